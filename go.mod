@@ -1,3 +1,9 @@
 module github.com/tickwire/tickwire
 
-go 1.26
+go 1.26.0
+
+require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/klauspost/compress v1.20.3 // indirect
+	golang.org/x/net v0.62.0 // indirect
+)

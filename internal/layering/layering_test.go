@@ -1,0 +1,179 @@
+package layering
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/tickwire/tickwire"
+
+// dep is one package in a dependency listing.
+type dep struct {
+	path     string
+	standard bool
+}
+
+// rule says what a package's transitive dependencies may be.
+type rule struct {
+	pkg string
+	// allowed reports whether pkg may depend on d; it returns the reason
+	// when it may not.
+	allowed func(d dep) (ok bool, why string)
+}
+
+// networking reports whether a standard library package is networking code.
+func networking(path string) bool {
+	return path == "net" || strings.HasPrefix(path, "net/") || path == "crypto/tls"
+}
+
+func under(path string, pkgs ...string) bool {
+	for _, p := range pkgs {
+		full := module + "/" + p
+		if path == full || strings.HasPrefix(path, full+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func stdlibOnly(d dep) (bool, string) {
+	switch {
+	case !d.standard:
+		return false, "only the standard library is allowed"
+	case networking(d.path):
+		return false, "networking code is not allowed"
+	}
+	return true, ""
+}
+
+// gamePackages are the packages that know about the game; the transport
+// layer must not.
+var gamePackages = []string{"protocol", "sim", "lockstep", "relay", "fogauth", "predict", "statesync"}
+
+func rules() []rule {
+	return []rule{
+		{"wire", stdlibOnly},
+		{"protocol", stdlibOnly},
+		{"netsim", func(d dep) (bool, string) {
+			if d.standard {
+				return true, ""
+			}
+			return false, "only the standard library is allowed"
+		}},
+		{"sim", func(d dep) (bool, string) {
+			switch {
+			case d.standard && networking(d.path):
+				return false, "the simulation never imports networking code"
+			case d.standard, under(d.path, "sim", "protocol", "wire"):
+				return true, ""
+			case strings.HasPrefix(d.path, "github.com/cespare/xxhash/"), strings.HasPrefix(d.path, "github.com/zeebo/xxh3"):
+				return true, ""
+			}
+			return false, "sim may import only protocol, wire, the standard library and xxHash"
+		}},
+		{"transport", func(d dep) (bool, string) {
+			if under(d.path, gamePackages...) {
+				return false, "the transport imports no game package"
+			}
+			return true, ""
+		}},
+	}
+}
+
+// violations checks deps of pkg against r.
+func violations(r rule, deps []dep) []string {
+	var bad []string
+	self := module + "/" + r.pkg
+	for _, d := range deps {
+		if d.path == self || strings.HasPrefix(d.path, self+"/") {
+			continue
+		}
+		if ok, why := r.allowed(d); !ok {
+			bad = append(bad, d.path+": "+why)
+		}
+	}
+	return bad
+}
+
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+		t.Fatalf("module root not found: %v", err)
+	}
+	return dir
+}
+
+// listDeps runs go list -deps on pattern (the package and its subpackages).
+func listDeps(t *testing.T, root, pattern string) []dep {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}} {{.Standard}}", pattern)
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		msg := ""
+		if ee, ok := err.(*exec.ExitError); ok {
+			msg = string(ee.Stderr)
+		}
+		t.Fatalf("go list %s: %v\n%s", pattern, err, msg)
+	}
+	var deps []dep
+	for line := range strings.Lines(string(out)) {
+		path, std, _ := strings.Cut(strings.TrimSpace(line), " ")
+		deps = append(deps, dep{path: path, standard: std == "true"})
+	}
+	return deps
+}
+
+func TestLayering(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("the go command is needed to list dependencies")
+	}
+	root := moduleRoot(t)
+	for _, r := range rules() {
+		t.Run(r.pkg, func(t *testing.T) {
+			if _, err := os.Stat(filepath.Join(root, r.pkg)); err != nil {
+				t.Skipf("package %s does not exist yet", r.pkg)
+			}
+			for _, v := range violations(r, listDeps(t, root, "./"+r.pkg+"/...")) {
+				t.Errorf("%s depends on %s", r.pkg, v)
+			}
+		})
+	}
+}
+
+// TestRulesCatchForbiddenImports proves the rules fail on the imports they
+// forbid, so TestLayering cannot pass vacuously.
+func TestRulesCatchForbiddenImports(t *testing.T) {
+	forbidden := map[string][]dep{
+		"wire":      {{path: "github.com/klauspost/compress/zstd"}, {path: "net", standard: true}},
+		"protocol":  {{path: module + "/wire"}, {path: "net/netip", standard: true}},
+		"netsim":    {{path: module + "/transport"}},
+		"sim":       {{path: module + "/transport"}, {path: module + "/netsim"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
+		"transport": {{path: module + "/protocol"}, {path: module + "/sim"}, {path: module + "/relay/core"}},
+	}
+	allowed := map[string][]dep{
+		"sim":       {{path: module + "/protocol"}, {path: module + "/wire"}, {path: "github.com/cespare/xxhash/v2"}, {path: "sort", standard: true}},
+		"transport": {{path: module + "/wire"}, {path: "github.com/klauspost/compress/zstd"}, {path: "net", standard: true}},
+	}
+	for _, r := range rules() {
+		for _, d := range forbidden[r.pkg] {
+			if len(violations(r, []dep{d})) == 0 {
+				t.Errorf("rule for %s lets it import %s", r.pkg, d.path)
+			}
+		}
+		if bad := violations(r, allowed[r.pkg]); len(bad) > 0 {
+			t.Errorf("rule for %s rejects allowed imports: %v", r.pkg, bad)
+		}
+	}
+	if !slices.Contains(gamePackages, "protocol") {
+		t.Error("protocol must count as a game package")
+	}
+}
