@@ -1,0 +1,105 @@
+// Package transport is tickwire's message transport over UDP: logical
+// channels with their own reliability, ordering, priority, compression and
+// fragmentation, multiplexed over one connection with selective
+// acknowledgement by ack vectors, RTT measurement corrected by the peer's
+// delay, loss detection, retransmission and a paced bandwidth budget.
+//
+// # Layers
+//
+// [Session] is the connection as a pure state machine (sans I/O): it takes
+// datagrams and the current time, and yields datagrams to send and the next
+// time it needs attention. It starts no goroutines, owns no socket and
+// reads no clock, so tests drive it over a simulated network in virtual
+// time and get exactly reproducible runs.
+//
+// [Conn] and [Listener] are the thin driver: they own a [net.PacketConn],
+// one reader goroutine per socket, one goroutine and one timer per
+// connection (armed at the Session's earliest deadline) and the compression
+// worker pool. On Linux, UDP sockets are read and written in batches
+// (recvmmsg/sendmmsg); any other PacketConn is used datagram by datagram.
+// [MemoryNetwork] is an in-memory PacketConn network for tests.
+//
+// # Channels
+//
+// A channel is one of Unreliable, UnreliableSequenced (older never after
+// newer), Reliable (exactly once, unordered) and ReliableOrdered, with a
+// [Priority] from Critical to Bulk and a weight. The scheduler serves
+// priority levels strictly and shares a level among its channels by deficit
+// round robin on their weights, within a [BandwidthBudget]: non-critical
+// data may use at most 1-CriticalReserve of the budget and Bulk data at most
+// BulkMaxFraction. Channel 0 is reserved for the handshake and disconnect.
+// [StandardChannels] and [Lanes] are ready-made channel sets.
+//
+// Send never blocks: when a reliable channel's limits are reached it
+// returns [ErrBackpressure] and the caller retries later; unreliable
+// channels drop their oldest queued messages instead.
+//
+// # Datagram layout
+//
+// All integers are big-endian. Every datagram starts with a 24-byte header:
+//
+//	 0       1       2       3       4       5       6       7
+//	+-------+-------+---------------+-------------------------------+
+//	|version| flags |  peer delay   |         connection id         |
+//	+-------+-------+---------------+-------------------------------+
+//	|      datagram sequence        |  latest received sequence     |
+//	+-------------------------------+-------------------------------+
+//	|                     ack vector (64 bits)                      |
+//	+---------------------------------------------------------------+
+//
+//	version           1
+//	flags             bit 0: ping (acknowledge even without frames)
+//	peer delay        time from receiving "latest received" to sending
+//	                  this datagram, in units of 8 µs; 0xFFFF = unknown
+//	connection id     chosen by the client, constant for the connection
+//	datagram sequence 32-bit serial number, +1 per datagram
+//	latest received   highest datagram sequence received from the peer
+//	ack vector        bit N set: datagram (latest received - N) arrived;
+//	                  all zero: no acknowledgement yet
+//
+// The header is followed by frames, packed up to the MTU (default 1200):
+//
+//	 0       1       2       3       4       5       6
+//	+-------+-------+---------------+---------------+
+//	|channel| flags |   sequence    |    length     |
+//	+-------+-------+---------------+---------------+
+//	| fragment index| fragment count|  total size (32 bits)         |  only if fragment
+//	+---------------+---------------+-------------------------------+
+//	| payload (length bytes) ...
+//
+//	flags     bit 0 reliable, bit 1 sequenced, bit 2 fragment,
+//	          bit 3 compressed, bit 4 last fragment
+//	sequence  per-channel 16-bit message sequence (serial arithmetic);
+//	          it is also the fragment group id
+//	total     size of the reassembled payload
+//
+// A compressed payload (after reassembly) is a uvarint of the original size
+// followed by one zstd frame; the receiver refuses an original size over the
+// channel's maximum and never decodes more than it declared.
+//
+// # Reliability
+//
+// Each datagram's reliable frames are remembered until the datagram is
+// acknowledged or declared lost: three later datagrams acknowledged (packet
+// threshold) or 9/8 RTT elapsed since a later one was acknowledged (time
+// threshold). Lost frames are queued again ahead of new data on their
+// channel. A retransmission timeout of srtt + 4·rttvar + ack delay, doubled
+// on each expiry without progress, covers lost tails. RTT samples come from
+// the acknowledgement of the latest datagram minus the peer's delay.
+// Receivers keep a 1024-message window per reliable channel: ordered
+// channels buffer out-of-order messages within it, unordered channels use
+// it to drop duplicates; the sender never runs further ahead than the
+// window.
+//
+// # Handshake and lifecycle
+//
+// A connection goes Disconnected → Connecting → Connected → Disconnecting →
+// Disconnected. The client sends hello (version, digest of the channel
+// configuration), the server answers hello-reply (accept with a server
+// token, or reject with a reason) and the client confirms with ready
+// (echoing the token). Until ready arrives the server retransmits its reply
+// only when the hello is retransmitted, so a spoofed hello cannot make it
+// send more than it received. Keepalive pings flow after KeepAliveInterval
+// of silence; IdleTimeout of silence ends the connection. Close delivers
+// queued reliable data, then a disconnect message with a reason.
+package transport
