@@ -212,7 +212,8 @@ func (b *Builder) BlockPos(x, y, z int32) *Builder { return b.I32(x).I32(y).I32(
 
 // QuantizedPos writes each axis as 20.12 fixed point: an I32 holding
 // round(v*4096), rounding half away from zero. An axis that is NaN or
-// outside [MinQuantizedPos, MaxQuantizedPos] is an ErrOutOfRange.
+// does not round into [MinQuantizedPos, MaxQuantizedPos] is an
+// ErrOutOfRange.
 func (b *Builder) QuantizedPos(x, y, z float64) *Builder {
 	qx, okx := quantizePos(x)
 	qy, oky := quantizePos(y)
