@@ -1,0 +1,80 @@
+// Package netsim impairs datagram traffic for tests and experiments: a
+// net.PacketConn wrapper adding seeded latency, jitter, loss (independent
+// and Gilbert–Elliott bursts), duplication, reordering, corruption and a
+// bandwidth limit, independently per direction; an in-memory network for
+// tests; and a UDP proxy applying the same impairment between real
+// processes (the "tickwire netsim" command).
+//
+// It implements the network condition simulation of the architecture
+// document (NetworkSimConfig) and imports only the standard library, so
+// the transport and its tests can build on it.
+//
+// # Model
+//
+// Each direction is a Link, modelled by a Path. A packet entering a Path
+// at time now goes through these stages, in this order:
+//
+//	WriteTo / arrival at now
+//	       │
+//	       ▼
+//	┌──────────────────────────┐  busy: bytes not yet serialised
+//	│ bandwidth queue (FIFO)   │──► full (> QueueLimit)? ──► drop: queue
+//	│ leaves at depart =       │  (BandwidthBps = B bytes/s)
+//	│  max(now, busy) + size/B │
+//	└──────────────────────────┘
+//	       │
+//	       ▼
+//	Gilbert–Elliott chain, one step per packet:
+//	          Enter
+//	    Good ───────► Bad      then lose it with GoodLoss in Good
+//	         ◄───────          or BadLoss (default 1) in Bad
+//	          Exit
+//	       │
+//	independent Loss
+//	       │──► lost by either? ──► drop: burst / loss
+//	       ▼
+//	corrupt? flip one random bit (packet still delivered)
+//	       │
+//	       ▼
+//	at = depart + Latency + U[-Jitter, +Jitter]   (never before depart)
+//	reorder? at += ReorderDelay                  (later packets overtake)
+//	duplicate? a copy at depart + Latency + U[-Jitter, +Jitter]
+//	       │
+//	       ▼
+//	delivered at `at` (and the copy at its own time)
+//
+// Path is pure: Decide(now, size) returns a Decision and touches no clock,
+// goroutine or socket, so the model is tested exhaustively without them.
+// Each impairment draws from its own math/rand/v2 PCG generator derived
+// from the seed, the direction and the impairment, so a seed and a
+// sequence of packets always give the same decisions, and enabling one
+// impairment does not change the decisions of another.
+//
+// Jitter is drawn independently per packet, as on Linux netem: jitter
+// wider than the gap between packets reorders them by itself. Reorder is
+// the explicit knob: a reordered packet is held back by ReorderDelay
+// (default 20 ms), so packets sent within that time overtake it.
+//
+// # Shell
+//
+// Wrap returns a PacketConn whose two directions each run one scheduler
+// goroutine: packets wait on a time-ordered heap (ties keep their sending
+// order) and a single timer wakes the goroutine at the earliest delivery.
+// A third goroutine reads the wrapped connection into the In direction.
+//
+//	         WriteTo ──► Path(Out) ──► heap ──timer──► wrapped.WriteTo
+//	app                                                              network
+//	         ReadFrom ◄── read queue ◄── heap ◄── Path(In) ◄── wrapped.ReadFrom
+//
+// Everything uses the time package, so inside a testing/synctest bubble
+// the impairment runs in virtual time: delays are exact and tests are
+// instant. Use MemNetwork endpoints there, since real sockets do not block
+// durably. Stats reports packets and bytes offered and delivered, drops by
+// cause, duplicates, reordered and corrupted packets.
+//
+// # Proxy
+//
+// Proxy relays between clients and one upstream server, with one upstream
+// socket and one pair of impaired links per client (Up: client→server,
+// Down: server→client), a cap on clients and idle expiry.
+package netsim
