@@ -86,7 +86,7 @@
 // channel. A retransmission timeout of srtt + 4·rttvar + ack delay, doubled
 // on each expiry without progress, covers lost tails. RTT samples come from
 // the acknowledgement of the latest datagram minus the peer's delay.
-// Receivers keep a 1024-message window per reliable channel: ordered
+// Receivers keep a 4096-message window per reliable channel: ordered
 // channels buffer out-of-order messages within it, unordered channels use
 // it to drop duplicates; the sender never runs further ahead than the
 // window.

@@ -16,7 +16,7 @@ const headerLen = 24
 const (
 	// flagPing asks for an acknowledgement even when the datagram carries
 	// no frames (keepalive, RTT probe).
-	flagPing = 1 << 0
+	flagPing         = 1 << 0
 	knownHeaderFlags = flagPing
 )
 

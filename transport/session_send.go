@@ -1,0 +1,204 @@
+package transport
+
+import "time"
+
+// AppendDatagram appends the next datagram to send to dst. It reports false,
+// leaving dst unchanged, when nothing is due now: no sendable data (or the
+// pacer or in-flight window holds it back), no acknowledgement due, no ping.
+func (s *Session) AppendDatagram(dst []byte, now time.Time) ([]byte, bool) {
+	if s.state == StateDisconnected && !s.finalAck {
+		return dst, false
+	}
+	live := s.state != StateDisconnected
+	fresh := s.set.flushInterval == 0 || s.flushReq
+	start := len(dst)
+	h := header{connID: s.connID, seq: s.nextSeq, ackLatest: s.acks.latest, ackMask: s.acks.mask, delay: delayUnknown}
+	if h.ackMask != 0 {
+		h.delay = encodeDelay(now.Sub(s.acks.latestAt))
+	}
+	dst = appendHeader(dst, h)
+	s.dgGen++
+	refs := s.sent.frameList()
+	nframes, windowed := 0, false
+	for live {
+		c, r, ok := s.pick(s.set.mtu-(len(dst)-start), fresh, now)
+		if !ok {
+			break
+		}
+		f := r.msg.frame(c.cfg.ID, r.idx)
+		dst = appendFrame(dst, &f)
+		c.take(r)
+		s.pacer.spendFrame(c.cfg.Priority, f.size())
+		nframes++
+		if c.reliable() {
+			refs = append(refs, r)
+		}
+		if c.cfg.Priority != Critical {
+			windowed = true
+		}
+	}
+	ping := live && nframes == 0 && s.pingDue
+	if nframes == 0 && !ping && !(s.ackPending && !now.Before(s.ackDeadline)) {
+		return dst[:start], false
+	}
+	if ping {
+		dst[start+1] |= flagPing
+	}
+	size := len(dst) - start
+	eliciting := nframes > 0 || ping
+	s.sent.push(sentDatagram{seq: h.seq, at: now, size: size, eliciting: eliciting,
+		windowed: windowed, done: !eliciting, frames: refs})
+	s.sent.trim()
+	s.nextSeq++
+	s.lastSent = now
+	s.pingDue = false
+	s.ackPending, s.ackEliciting, s.finalAck = false, 0, false
+	s.pacer.spendDatagram(size)
+	s.stats.packetsSent++
+	s.stats.bytesSent += uint64(size)
+	if s.flushReq && s.userQueuesEmpty() {
+		s.flushReq = false
+	}
+	return dst, true
+}
+
+// pick chooses the next frame that fits in room bytes: levels in strict
+// priority order, deficit round robin on weights within a level, subject to
+// the pacer and the in-flight window.
+func (s *Session) pick(room int, fresh bool, now time.Time) (*sendChannel, fragRef, bool) {
+	userOK := s.state == StateConnected || s.state == StateDisconnecting
+	for li := range numPriorities {
+		chans := s.levels[li]
+		if len(chans) == 0 {
+			continue
+		}
+		pr := Priority(li + 1)
+		if pr != Critical && s.sent.inFlight >= s.set.maxInFlight {
+			break
+		}
+		if !s.pacer.allows(pr, now) {
+			continue
+		}
+		for range 2*len(chans) + 1 {
+			c := chans[s.cursor[li]]
+			r, ok := c.peek(c.cfg.ID == ChannelControl || (userOK && fresh))
+			if ok && !s.turn[li] {
+				c.deficit += c.cfg.Weight * s.set.mtu
+				s.turn[li] = true
+			}
+			if ok && c.skipGen != s.dgGen {
+				size := r.msg.fragWireSize(r.idx)
+				if size <= room && c.deficit >= size {
+					c.deficit -= size
+					return c, r, true
+				}
+				if size > room {
+					c.skipGen = s.dgGen
+				}
+			}
+			if !ok {
+				c.deficit = 0
+			}
+			s.cursor[li] = (s.cursor[li] + 1) % len(chans)
+			s.turn[li] = false
+		}
+	}
+	return nil, fragRef{}, false
+}
+
+// sendReadyAt returns when queued data can next be sent, or zero if
+// nothing is sendable (or it waits for acknowledgements).
+func (s *Session) sendReadyAt(now time.Time) time.Time {
+	if s.state == StateDisconnected {
+		return time.Time{}
+	}
+	userOK := s.state == StateConnected || s.state == StateDisconnecting
+	fresh := s.set.flushInterval == 0 || s.flushReq
+	var t time.Time
+	for li := range numPriorities {
+		pr := Priority(li + 1)
+		if pr != Critical && s.sent.inFlight >= s.set.maxInFlight {
+			break
+		}
+		for _, c := range s.levels[li] {
+			if _, ok := c.peek(c.cfg.ID == ChannelControl || (userOK && fresh)); ok {
+				t = earliest(t, s.pacer.readyAt(pr, now))
+				break
+			}
+		}
+	}
+	return t
+}
+
+func (s *Session) userQueuesEmpty() bool {
+	for _, c := range s.send[1:] {
+		if c.queue.len() > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Deadline returns when the session next needs HandleTimeout or
+// AppendDatagram, given the current time; zero means not until a datagram
+// arrives or the application acts.
+func (s *Session) Deadline(now time.Time) time.Time {
+	if s.state == StateDisconnected {
+		if s.finalAck {
+			return now
+		}
+		return time.Time{}
+	}
+	t := s.lastRecv.Add(s.set.idleTimeout)
+	if s.state != StateConnected {
+		t = earliest(t, s.deadline)
+	}
+	if s.ackPending {
+		t = earliest(t, s.ackDeadline)
+	}
+	t = earliest(t, s.sent.lossTime)
+	t = earliest(t, s.rtoDeadline())
+	if s.state == StateConnected {
+		t = earliest(t, s.lastSent.Add(s.set.keepAlive))
+	}
+	if s.pingDue {
+		t = earliest(t, now)
+	}
+	t = earliest(t, s.asm.nextExpiry(s.set.fragTimeout))
+	if s.set.flushInterval > 0 && !s.flushReq && !s.userQueuesEmpty() {
+		t = earliest(t, s.nextTick)
+	}
+	return earliest(t, s.sendReadyAt(now))
+}
+
+// HandleTimeout runs the timers that are due at now: idle, handshake and
+// close timeouts, time-threshold loss detection, the retransmission timeout,
+// keepalives, fragment expiry and the flush tick.
+func (s *Session) HandleTimeout(now time.Time) {
+	if s.state == StateDisconnected {
+		return
+	}
+	if !now.Before(s.lastRecv.Add(s.set.idleTimeout)) {
+		s.end(ErrTimeout)
+		return
+	}
+	if s.state != StateConnected && !now.Before(s.deadline) {
+		s.end(ErrTimeout)
+		return
+	}
+	if !s.sent.lossTime.IsZero() && !now.Before(s.sent.lossTime) {
+		s.detectLoss(now)
+	}
+	if t := s.rtoDeadline(); !t.IsZero() && !now.Before(t) {
+		s.onRTO()
+	}
+	if s.state == StateConnected && !now.Before(s.lastSent.Add(s.set.keepAlive)) {
+		s.pingDue = true
+	}
+	s.asm.expire(now, s.set.fragTimeout)
+	if s.set.flushInterval > 0 && !now.Before(s.nextTick) {
+		s.flushReq = !s.userQueuesEmpty()
+		s.nextTick = nextGrid(s.nextTick, now, s.set.flushInterval)
+	}
+	s.progressClose()
+}

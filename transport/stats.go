@@ -1,0 +1,94 @@
+package transport
+
+import "time"
+
+// counters are a session's running totals.
+type counters struct {
+	packetsSent, packetsRecv uint64
+	bytesSent, bytesRecv     uint64
+	acked, lost, rtos        uint64
+	duplicates, malformed    uint64
+	refused                  uint64
+}
+
+// Stats is a snapshot of a connection's statistics.
+type Stats struct {
+	State State
+	// RTT is the smoothed round-trip time, RTTVar its mean deviation,
+	// MinRTT the smallest sample; all are the initial guess until the
+	// first acknowledgement.
+	RTT, RTTVar, MinRTT time.Duration
+	// LossPercent is the recent datagram loss rate (about the last 64
+	// datagrams), in percent.
+	LossPercent float64
+
+	BytesSent, BytesReceived     uint64 // datagram bytes (UDP payload)
+	PacketsSent, PacketsReceived uint64 // datagrams
+	PacketsLost                  uint64 // datagrams declared lost
+	Timeouts                     uint64 // retransmission timeouts
+	Duplicates                   uint64 // duplicated datagrams dropped
+	Malformed                    uint64 // datagrams that did not parse
+	Refused                      uint64 // datagrams left unacknowledged for lack of memory
+
+	// PendingReliable is the number of reliable messages queued or sent
+	// but not yet acknowledged.
+	PendingReliable int
+	// InFlightBytes is the size of unacknowledged windowed datagrams.
+	InFlightBytes int
+
+	Channels []ChannelStats
+}
+
+// ChannelStats are the counters of one channel.
+type ChannelStats struct {
+	ID   ChannelID
+	Name string
+
+	MessagesSent, BytesSent         uint64 // accepted by Send
+	MessagesReceived, BytesReceived uint64 // delivered to the application
+	Retransmits                     uint64 // frames sent again
+	Dropped                         uint64 // unreliable messages dropped from a full queue
+	Duplicates                      uint64 // frames received again or superseded
+	Errors                          uint64 // bad fragments or compressed data
+
+	Queued  int // messages waiting for their first transmission
+	Unacked int // reliable messages not yet acknowledged
+}
+
+// Stats returns a snapshot of the session's statistics.
+func (s *Session) Stats() Stats {
+	st := Stats{
+		State:           s.state,
+		RTT:             s.rtt.srtt(),
+		RTTVar:          s.rtt.variance,
+		MinRTT:          s.rtt.min,
+		LossPercent:     100 * s.lossRate,
+		BytesSent:       s.stats.bytesSent,
+		BytesReceived:   s.stats.bytesRecv,
+		PacketsSent:     s.stats.packetsSent,
+		PacketsReceived: s.stats.packetsRecv,
+		PacketsLost:     s.stats.lost,
+		Timeouts:        s.stats.rtos,
+		Duplicates:      s.stats.duplicates,
+		Malformed:       s.stats.malformed,
+		Refused:         s.stats.refused,
+		InFlightBytes:   s.sent.inFlight,
+	}
+	if !s.rtt.hasSample {
+		st.RTTVar, st.MinRTT = initialRTT/2, initialRTT
+	}
+	for i, c := range s.send {
+		if i == 0 {
+			continue
+		}
+		r := s.recv[i].stats
+		cs := c.stats
+		cs.ID, cs.Name = c.cfg.ID, c.cfg.Name
+		cs.MessagesReceived, cs.BytesReceived = r.MessagesReceived, r.BytesReceived
+		cs.Duplicates, cs.Errors = r.Duplicates, r.Errors
+		cs.Queued, cs.Unacked = c.queue.len(), c.unacked.len()
+		st.PendingReliable += c.unacked.len()
+		st.Channels = append(st.Channels, cs)
+	}
+	return st
+}
