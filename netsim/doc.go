@@ -36,9 +36,10 @@
 //	corrupt? flip one random bit (packet still delivered)
 //	       │
 //	       ▼
-//	at = depart + Latency + U[-Jitter, +Jitter]   (never before depart)
+//	at = depart + Latency + U[-Jitter, +Jitter]   (never before depart,
+//	     raised to the previous arrival if earlier: jitter keeps order)
 //	reorder? at += ReorderDelay                  (later packets overtake)
-//	duplicate? a copy at depart + Latency + U[-Jitter, +Jitter]
+//	duplicate? a copy at the same rule, after the original
 //	       │
 //	       ▼
 //	delivered at `at` (and the copy at its own time)
@@ -50,11 +51,14 @@
 // sequence of packets always give the same decisions, and enabling one
 // impairment does not change the decisions of another.
 //
-// Jitter is drawn independently per packet, as on Linux netem: jitter
-// wider than the gap between packets reorders them by itself. Reorder is
-// the explicit knob: a reordered packet is held back by ReorderDelay
-// (default 20 ms), so packets sent within that time overtake it.
-//
+// Jitter keeps packet order, as on a real FIFO path: a packet whose draw
+// would overtake the previous one arrives together with it. (Linux netem
+// draws jitter independently and so reorders heavily at high packet
+// rates, which makes any transport with a reordering threshold, such as
+// QUIC, see spurious losses.) Reorder is the only source of reordering: a
+// reordered packet is held back by ReorderDelay (default 20 ms), so
+// packets sent within that time overtake it.
+
 // # Shell
 //
 // Wrap returns a PacketConn whose two directions each run one scheduler

@@ -27,8 +27,11 @@ type Link struct {
 	// Latency is the one-way delay added to every packet.
 	Latency time.Duration
 	// Jitter adds a delay drawn uniformly from [-Jitter, +Jitter] to each
-	// packet independently (the total delay never goes below zero). Jitter
-	// larger than the gap between two packets reorders them, as on netem.
+	// packet (the total delay never goes below zero). Jitter never
+	// reorders: like a FIFO path, a packet that would overtake the one
+	// before it arrives together with it instead, so when packets are
+	// closer together than the jitter range their delays bunch towards
+	// Latency+Jitter. Reorder is the only source of reordering.
 	Jitter time.Duration
 	// Loss is the probability that a packet is dropped, independently of
 	// every other packet.
@@ -36,10 +39,11 @@ type Link struct {
 	// Burst adds Gilbert–Elliott correlated loss on top of Loss.
 	Burst Burst
 	// Duplicate is the probability that a packet is delivered twice. The
-	// copy gets its own jitter, so it may arrive before the original.
+	// copy draws its own jitter and arrives after the original.
 	Duplicate float64
 	// Reorder is the probability that a packet is held back by an extra
-	// ReorderDelay, so that packets sent after it overtake it.
+	// ReorderDelay after its jittered arrival, so that packets sent after
+	// it overtake it.
 	Reorder float64
 	// ReorderDelay is the hold-back of a reordered packet; zero means
 	// DefaultReorderDelay. Pick it longer than the gap between packets,

@@ -64,6 +64,7 @@ type Path struct {
 
 	bad       bool      // Gilbert–Elliott state
 	busyUntil time.Time // when the bandwidth queue drains
+	lastAt    time.Time // latest arrival of a packet not held back
 	stats     LinkStats
 }
 
@@ -94,6 +95,7 @@ func (p *Path) Stats() LinkStats { return p.stats }
 // Decide returns the fate of a packet of size bytes sent at now. The
 // packet first waits in the bandwidth queue (or is tail-dropped), then
 // meets loss, corruption, delay with jitter, reordering and duplication.
+// Calls must come in time order (now never decreasing).
 func (p *Path) Decide(now time.Time, size int) Decision {
 	l := &p.link
 	p.stats.Packets++
@@ -135,7 +137,7 @@ func (p *Path) Decide(now time.Time, size int) Decision {
 		d.CorruptBit = p.corruptRNG.IntN(size * 8)
 		p.stats.Corrupted++
 	}
-	d.At = depart.Add(p.delay())
+	d.At = p.arrival(depart)
 	if chance(p.reorderRNG, l.Reorder) {
 		hold := l.ReorderDelay
 		if hold == 0 {
@@ -146,7 +148,7 @@ func (p *Path) Decide(now time.Time, size int) Decision {
 		p.stats.Reordered++
 	}
 	if chance(p.dupRNG, l.Duplicate) {
-		d.DupAt = depart.Add(p.delay())
+		d.DupAt = p.arrival(depart)
 		p.stats.Duplicated++
 	}
 	return d
@@ -175,14 +177,20 @@ func (p *Path) burstStep() bool {
 	return chance(p.burstRNG, loss)
 }
 
-// delay is the latency plus a jitter drawn from [-Jitter, +Jitter],
-// never below zero.
-func (p *Path) delay() time.Duration {
+// arrival returns when a packet leaving the queue at depart arrives: after
+// the latency plus a jitter drawn from [-Jitter, +Jitter] (never below
+// zero), but not before the previous packet, so jitter never reorders.
+func (p *Path) arrival(depart time.Time) time.Time {
 	d := p.link.Latency
 	if j := p.link.Jitter; j > 0 {
 		d += time.Duration(p.jitterRNG.Int64N(2*int64(j)+1)) - j
 	}
-	return max(d, 0)
+	at := depart.Add(max(d, 0))
+	if at.Before(p.lastAt) {
+		at = p.lastAt
+	}
+	p.lastAt = at
+	return at
 }
 
 // chance reports true with probability prob. It draws from r only when

@@ -96,11 +96,14 @@ func TestPathStreamsDiffer(t *testing.T) {
 
 func TestPathLatencyJitterBounds(t *testing.T) {
 	const lat, jit = 40 * time.Millisecond, 10 * time.Millisecond
-	ds := decideN(Link{Latency: lat, Jitter: jit}, 3, 10000, 100, time.Millisecond)
+	// Packets 25 ms apart never catch up with each other, so the delays
+	// are exactly the uniform draws.
+	const gap = 25 * time.Millisecond
+	ds := decideN(Link{Latency: lat, Jitter: jit}, 3, 10000, 100, gap)
 	var sum time.Duration
 	minD, maxD := time.Duration(math.MaxInt64), time.Duration(0)
 	for i, d := range ds {
-		delay := d.At.Sub(t0.Add(time.Duration(i) * time.Millisecond))
+		delay := d.At.Sub(t0.Add(time.Duration(i) * gap))
 		minD, maxD = min(minD, delay), max(maxD, delay)
 		sum += delay
 	}
@@ -117,6 +120,25 @@ func TestPathLatencyJitterBounds(t *testing.T) {
 	for _, d := range decideN(Link{Latency: time.Millisecond, Jitter: 5 * time.Millisecond}, 3, 1000, 1, 0) {
 		if d.At.Before(t0) {
 			t.Fatalf("packet arrives at %v, before it was sent", d.At)
+		}
+	}
+}
+
+func TestPathJitterKeepsOrder(t *testing.T) {
+	const lat, jit = 40 * time.Millisecond, 10 * time.Millisecond
+	ds := decideN(Link{Latency: lat, Jitter: jit, Duplicate: 0.1}, 3, 10000, 100, time.Millisecond)
+	var last time.Time
+	for i, d := range ds {
+		delay := d.At.Sub(t0.Add(time.Duration(i) * time.Millisecond))
+		if d.At.Before(last) || delay < lat-jit || delay > lat+jit {
+			t.Fatalf("packet %d arrives %v after sending, %v after the previous one", i, delay, d.At.Sub(last))
+		}
+		last = d.At
+		if !d.DupAt.IsZero() {
+			if d.DupAt.Before(d.At) {
+				t.Fatalf("duplicate of packet %d arrives before it", i)
+			}
+			last = d.DupAt
 		}
 	}
 }
