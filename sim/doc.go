@@ -38,13 +38,13 @@
 // nodes hash their two children's hashes (16 bytes, little endian); leaves
 // are padded with zero hashes to a power of two. The root is StateHash().
 //
-//	                     root = StateHash()
-//	                 /                        \
-//	           h(0..3)                        h(4..7)
-//	          /       \                      /       \
-//	     h(0,1)       h(2,3)            h(4,5)        h(6,7)
-//	     /   \        /    \            /   \         /    \
-//	 world neutral  decor  p1 units  p1 structs p2 units p2 structs  0
+//	                    root = StateHash()
+//	                /                        \
+//	          h(0..3)                        h(4..7)
+//	         /       \                      /       \
+//	    h(0,1)       h(2,3)            h(4,5)        h(6,7)
+//	    /   \        /    \            /   \         /    \
+//	world neutral  decor  p1 units  p1 structs p2 units p2 structs  0
 //
 // DiffTrees descends only into differing subtrees to name the leaves where
 // two simulations disagree; Diff then lists field-by-field differences of

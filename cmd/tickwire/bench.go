@@ -14,6 +14,7 @@ type benchmark func(ctx context.Context, args []string, stdout, stderr io.Writer
 func benchmarks() map[string]benchmark {
 	return map[string]benchmark{
 		"codec": benchCodec,
+		"sim":   benchSim,
 	}
 }
 
