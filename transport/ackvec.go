@@ -48,19 +48,20 @@ func (a *ackVector) mark(seq uint32, now time.Time) (inOrder bool) {
 		a.latest, a.mask, a.latestAt = seq, 1, now
 		return true
 	}
-	d := seqDiff32(seq, a.latest)
-	if d <= 0 {
-		if -d < ackVectorBits {
-			a.mask |= 1 << -d
+	back := seqDiff32(a.latest, seq) // how far seq is behind latest
+	if back >= 0 {
+		if back < ackVectorBits {
+			a.mask |= 1 << back
 		}
 		return false
 	}
-	if d >= ackVectorBits {
+	ahead := seq - a.latest // in (0, 2^31]
+	if ahead >= ackVectorBits {
 		a.mask = 0
 	} else {
-		a.mask <<= d
+		a.mask <<= ahead
 	}
 	a.mask |= 1
 	a.latest, a.latestAt = seq, now
-	return d == 1
+	return ahead == 1
 }

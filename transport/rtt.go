@@ -64,4 +64,3 @@ func (r *rttStats) rto(ackDelay time.Duration) time.Duration {
 	}
 	return max(r.smoothed+max(4*r.variance, timerGranulary)+ackDelay, minRTO)
 }
-

@@ -19,7 +19,7 @@ func (s *Session) AppendDatagram(dst []byte, now time.Time) ([]byte, bool) {
 	dst = appendHeader(dst, h)
 	s.dgGen++
 	refs := s.sent.frameList()
-	nframes, windowed := 0, false
+	nframes, windowed, lowest := 0, false, Critical
 	for live {
 		c, r, ok := s.pick(s.set.mtu-(len(dst)-start), fresh, now)
 		if !ok {
@@ -36,6 +36,7 @@ func (s *Session) AppendDatagram(dst []byte, now time.Time) ([]byte, bool) {
 		if c.cfg.Priority != Critical {
 			windowed = true
 		}
+		lowest = max(lowest, c.cfg.Priority)
 	}
 	ping := live && nframes == 0 && s.pingDue
 	if nframes == 0 && !ping && !(s.ackPending && !now.Before(s.ackDeadline)) {
@@ -54,6 +55,7 @@ func (s *Session) AppendDatagram(dst []byte, now time.Time) ([]byte, bool) {
 	s.pingDue = false
 	s.ackPending, s.ackEliciting, s.finalAck = false, 0, false
 	s.pacer.spendDatagram(size)
+	s.pacer.spendFrame(lowest, headerLen) // the header counts against the lowest class it carried
 	s.stats.packetsSent++
 	s.stats.bytesSent += uint64(size)
 	if s.flushReq && s.userQueuesEmpty() {

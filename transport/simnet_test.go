@@ -42,6 +42,8 @@ type simNet struct {
 	wire [2]int
 	// onMessage is called for every message a side receives.
 	onMessage func(side int, m Message)
+	// hold[i] stops side i's application from reading.
+	hold [2]bool
 	// tap, when set, sees every datagram sent.
 	tap func(from int, b []byte)
 	buf []byte
@@ -119,7 +121,7 @@ func (n *simNet) service(i int) {
 		}
 		n.transmit(i, n.buf)
 	}
-	for {
+	for !n.hold[i] {
 		m, ok := s.Receive()
 		if !ok {
 			break
