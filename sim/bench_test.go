@@ -9,7 +9,7 @@ import (
 	"github.com/tickwire/tickwire/sim/scenario"
 )
 
-// battle is the benchmark workload: 8 players with 250 units each,
+// battle is the benchmark workload: 8 players with about 2,000 units,
 // played by bots until the armies are engaged.
 func battle(b *testing.B) (*sim.Sim, bot.Team) {
 	b.Helper()
@@ -27,7 +27,7 @@ func BenchmarkTick(b *testing.B) {
 	s, team := battle(b)
 	start := s.Snapshot()
 	var orders []protocol.TimestampedOrder
-	entities := len(s.Entities())
+	entities, units := len(s.Entities()), scenario.Units(s)
 	b.ResetTimer()
 	for i := range b.N {
 		if i%100 == 99 {
@@ -43,16 +43,18 @@ func BenchmarkTick(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(entities), "entities")
+	b.ReportMetric(float64(units), "units")
 }
 
 func BenchmarkStateHash(b *testing.B) {
 	s, _ := battle(b)
-	entities := len(s.Entities())
+	entities, units := len(s.Entities()), scenario.Units(s)
 	b.ResetTimer()
 	for range b.N {
 		s.StateHash()
 	}
 	b.ReportMetric(float64(entities), "entities")
+	b.ReportMetric(float64(units), "units")
 }
 
 // BenchmarkFogUpdate measures one tick's fog work for 8 players: their sight
@@ -62,7 +64,7 @@ func BenchmarkFogUpdate(b *testing.B) {
 	start := s.Snapshot()
 	fog := sim.NewRadiusFogProvider(s)
 	var src []sim.SightSource
-	entities := len(s.Entities())
+	entities, units := len(s.Entities()), scenario.Units(s)
 	b.ResetTimer()
 	for i := range b.N {
 		// Advance one tick between updates, untimed, so sources move and
@@ -85,4 +87,5 @@ func BenchmarkFogUpdate(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(entities), "entities")
+	b.ReportMetric(float64(units), "units")
 }

@@ -20,6 +20,7 @@ type simReport struct {
 	Units         int     `json:"units_per_player"`
 	MapSize       int     `json:"map_size"`
 	Entities      int     `json:"entities"`
+	UnitsAlive    int     `json:"units_alive"`
 	TickNs        float64 `json:"tick_ns"`
 	StateHashNs   float64 `json:"state_hash_ns"`
 	FogUpdateNs   float64 `json:"fog_update_ns"`
@@ -52,7 +53,7 @@ func benchSim(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	start := s.Snapshot()
-	r := simReport{Players: *players, Units: *units, MapSize: s.Terrain().Width(), Entities: len(s.Entities()), SnapshotBytes: len(start)}
+	r := simReport{Players: *players, Units: *units, MapSize: s.Terrain().Width(), Entities: len(s.Entities()), UnitsAlive: scenario.Units(s), SnapshotBytes: len(start)}
 	var orders []protocol.TimestampedOrder
 	var runs int
 	// untimed runs before each timed step: every 100 steps, rewind.
@@ -102,7 +103,8 @@ func benchSim(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *asJSON {
 		return json.NewEncoder(stdout).Encode(r)
 	}
-	fmt.Fprintf(stdout, "reference sim: %d players × %d units on a %d-cell map, %d entities\n", r.Players, r.Units, r.MapSize, r.Entities)
+	fmt.Fprintf(stdout, "reference sim: %d players × %d units on a %d-cell map; after the warm-up %d units alive, %d entities\n",
+		r.Players, r.Units, r.MapSize, r.UnitsAlive, r.Entities)
 	fmt.Fprintf(stdout, "tick %.1f µs, state hash %.1f µs, fog update (all players) %.1f µs\n", r.TickNs/1e3, r.StateHashNs/1e3, r.FogUpdateNs/1e3)
 	fmt.Fprintf(stdout, "snapshot %d bytes: %.1f µs to take, %.1f µs to restore\n", r.SnapshotBytes, r.SnapshotNs/1e3, r.RestoreNs/1e3)
 	return nil

@@ -6,9 +6,21 @@ import (
 )
 
 // BenchmarkParams is the workload of the simulation benchmarks: 8 players
-// with 250 units each (2,000 units) on a 64-cell map, so armies meet fast.
+// with 280 units each on a 64-cell map, so armies meet fast and about 2,000
+// units are alive and fighting when the warm-up ends.
 func BenchmarkParams() Params {
-	return Params{Players: 8, UnitsPerPlayer: 250, MapSize: 64, Seed: 42}
+	return Params{Players: 8, UnitsPerPlayer: 280, MapSize: 64, Seed: 42}
+}
+
+// Units counts the units alive in s.
+func Units(s *sim.Sim) int {
+	n := 0
+	for _, e := range s.Entities() {
+		if e.Category() == sim.CategoryUnit {
+			n++
+		}
+	}
+	return n
 }
 
 // BattleWarmup is how many ticks Battle plays before handing the match
