@@ -1,0 +1,73 @@
+package lockstep
+
+import (
+	"fmt"
+
+	"github.com/tickwire/tickwire/protocol"
+)
+
+// Simulation is what GameLoop drives: a deterministic simulation that applies
+// one confirmed tick at a time and summarises its state in a hash.
+type Simulation interface {
+	ApplyTick(protocol.TickOrders) error
+	StateHash() uint64
+}
+
+// OrderSource produces the local player's orders for a tick: a human's
+// input queue, or a bot.
+type OrderSource interface {
+	Orders(tick uint64) []protocol.TimestampedOrder
+}
+
+// GameLoop ties a simulation to a network model: drain input, submit orders,
+// poll the confirmed tick, apply it, report the hash. Visual prediction stays
+// out of the simulation; a renderer reads the simulation between steps.
+type GameLoop struct {
+	Sim     Simulation
+	Net     NetworkModel
+	Input   OrderSource // may be nil: a spectator or a remote-only player
+	applied uint64      // ticks applied so far
+	next    uint64      // the tick expected next
+	inputAt uint64      // ticks input was drained for
+	// OnTick, if set, is called after each applied tick with its hash.
+	OnTick func(tick, hash uint64)
+}
+
+// Step runs one iteration: it submits input for the next tick if it has not
+// yet, then applies every confirmed tick that has arrived. It returns how
+// many ticks were applied; 0 means the network has nothing confirmed yet.
+func (g *GameLoop) Step() (int, error) {
+	if g.Input != nil && g.inputAt <= g.applied {
+		g.inputAt = g.applied + 1
+		for _, o := range g.Input.Orders(g.next) {
+			g.Net.SubmitOrder(o)
+		}
+	}
+	n := 0
+	for {
+		t, ok := g.Net.PollTick()
+		if !ok {
+			return n, nil
+		}
+		if g.applied > 0 && t.Tick != g.next {
+			return n, fmt.Errorf("lockstep: tick %d confirmed, expected %d", t.Tick, g.next)
+		}
+		if err := g.Sim.ApplyTick(t); err != nil {
+			return n, fmt.Errorf("lockstep: applying tick %d: %w", t.Tick, err)
+		}
+		g.applied++
+		g.next = t.Tick + 1
+		h := g.Sim.StateHash()
+		g.Net.ReportSyncHash(t.Tick, h)
+		if g.OnTick != nil {
+			g.OnTick(t.Tick, h)
+		}
+		n++
+		if g.Input != nil {
+			return n, nil // one tick per step keeps input and ticks in step
+		}
+	}
+}
+
+// Applied is the number of ticks applied to the simulation.
+func (g *GameLoop) Applied() uint64 { return g.applied }

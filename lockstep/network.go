@@ -1,0 +1,65 @@
+package lockstep
+
+import (
+	"time"
+
+	"github.com/tickwire/tickwire/protocol"
+)
+
+// NetworkModel is how a game loop exchanges orders in lockstep. It is
+// lockstep-shaped: PollTick returns a confirmed tick or nothing yet.
+// Implementations are not required to be safe for concurrent use; a game
+// loop calls them from one goroutine.
+type NetworkModel interface {
+	// SubmitOrder queues an order of the local player for the next tick it
+	// can still reach.
+	SubmitOrder(order protocol.TimestampedOrder)
+	// PollTick returns the next confirmed tick, or false if it has not
+	// arrived yet.
+	PollTick() (protocol.TickOrders, bool)
+	// ReportSyncHash reports the local state hash after applying tick.
+	ReportSyncHash(tick uint64, hash uint64)
+	// Status reports where the connection is in its life.
+	Status() Status
+	// Diagnostics reports latency, loss and timing figures.
+	Diagnostics() Diagnostics
+}
+
+// Status is the state of a network model.
+type Status uint8
+
+// Network model states.
+const (
+	StatusConnecting   Status = iota // joining a room, before calibration
+	StatusCalibrating                // measuring latency before the match starts
+	StatusPlaying                    // ticks are flowing
+	StatusDesynced                   // the relay reported diverging state hashes
+	StatusEnded                      // the match is over
+	StatusDisconnected               // the connection is gone
+)
+
+var statusNames = [...]string{"connecting", "calibrating", "playing", "desynced", "ended", "disconnected"}
+
+// String returns the status in lower case.
+func (s Status) String() string {
+	if int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return "unknown"
+}
+
+// Diagnostics are the figures a network model reports for overlays, logs
+// and summaries. Fields a model cannot measure stay zero.
+type Diagnostics struct {
+	Tick          uint64        // last confirmed tick handed out
+	RTT           time.Duration // smoothed round-trip time to the relay
+	Loss          float64       // fraction of datagrams lost, 0..1
+	RunAhead      int           // ticks of input delay the relay asks for
+	OrdersSent    int           // orders submitted
+	LateOrders    int           // orders the relay received after their deadline
+	Strikes       int           // lateness strikes the relay counted
+	Desyncs       int           // desyncs the relay reported
+	DesyncTick    uint64        // tick of the first reported desync
+	BytesSent     uint64        // bytes sent on the wire
+	BytesReceived uint64        // bytes received on the wire
+}
