@@ -1,0 +1,69 @@
+//go:build linux
+
+package transport
+
+import (
+	"net"
+
+	"golang.org/x/net/ipv4"
+	"golang.org/x/net/ipv6"
+)
+
+// batchConn reads and writes several datagrams per system call
+// (recvmmsg/sendmmsg). ipv6.PacketConn has the same methods, as
+// ipv6.Message is the same type as ipv4.Message.
+type batchConn interface {
+	ReadBatch(ms []ipv4.Message, flags int) (int, error)
+	WriteBatch(ms []ipv4.Message, flags int) (int, error)
+}
+
+const readBatchSize = 16
+
+func newBatchConn(pc net.PacketConn) batchConn {
+	uc, ok := pc.(*net.UDPConn)
+	if !ok {
+		return nil
+	}
+	if la, ok := uc.LocalAddr().(*net.UDPAddr); ok && la.IP.To4() != nil {
+		return ipv4.NewPacketConn(uc)
+	}
+	return ipv6.NewPacketConn(uc)
+}
+
+func (ep *endpoint) readBatches() {
+	// Buffers of twice the MTU: larger datagrams are truncated and dropped
+	// as malformed.
+	size := min(2*ep.set.mtu, 1<<16)
+	ms := make([]ipv4.Message, readBatchSize)
+	for i := range ms {
+		ms[i].Buffers = [][]byte{make([]byte, size)}
+	}
+	for {
+		n, err := ep.batch.ReadBatch(ms, 0)
+		if err != nil {
+			if ep.fatal(err) {
+				return
+			}
+			continue
+		}
+		for i := range n {
+			if ms[i].N < size {
+				ep.route(ms[i].Buffers[0][:ms[i].N], ms[i].Addr)
+			}
+		}
+	}
+}
+
+func (ep *endpoint) writeBatch(addr net.Addr, dgs [][]byte) {
+	ms := make([]ipv4.Message, len(dgs))
+	for i, d := range dgs {
+		ms[i] = ipv4.Message{Buffers: [][]byte{d}, Addr: addr}
+	}
+	for len(ms) > 0 {
+		n, err := ep.batch.WriteBatch(ms, 0)
+		if err != nil || n == 0 {
+			return
+		}
+		ms = ms[n:]
+	}
+}

@@ -1,0 +1,222 @@
+package transport
+
+import (
+	"context"
+	"net"
+	"sync"
+	"time"
+)
+
+// Conn is a connection: the driver of one Session. Send, Receive, Flush,
+// Stats and Close are safe for concurrent use.
+type Conn struct {
+	ep   *endpoint
+	addr net.Addr
+	key  connKey
+
+	mu   sync.Mutex // guards sess
+	sess *Session
+
+	sendMu sync.Mutex // guards arena and out, and orders writes
+	arena  []byte
+	out    [][]byte
+
+	wake        chan struct{} // the run loop should re-evaluate
+	readable    chan struct{} // a message arrived or the connection ended
+	established chan struct{} // closed when the handshake ends either way
+	estOnce     sync.Once
+	accepted    bool // queued for Accept
+	done        chan struct{}
+	ownsEP      bool // dialed: closing the connection closes the socket
+}
+
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// handle processes a datagram from the peer.
+func (c *Conn) handle(b []byte) {
+	now := time.Now()
+	c.mu.Lock()
+	c.sess.HandleDatagram(b, now)
+	c.mu.Unlock()
+	// Answer at once (acknowledgements must keep up with bursts), then let
+	// the run loop re-arm its timer.
+	c.pump(false)
+	signal(c.wake)
+}
+
+// compressed completes a job of the compression pool.
+func (c *Conn) compressed(j *compressJob) {
+	c.mu.Lock()
+	c.sess.compressed(j)
+	c.mu.Unlock()
+	signal(c.wake)
+}
+
+// pump runs due timers if asked, sends what the session has to send and
+// publishes its state. It returns the session's next deadline and state.
+func (c *Conn) pump(timers bool) (time.Time, State) {
+	c.sendMu.Lock()
+	defer c.sendMu.Unlock()
+	now := time.Now()
+	c.mu.Lock()
+	s := c.sess
+	if d := s.Deadline(now); timers && !d.IsZero() && !d.After(now) {
+		s.HandleTimeout(now)
+	}
+	arena, out := c.arena[:0], c.out[:0]
+	for {
+		start := len(arena)
+		var ok bool
+		arena, ok = s.AppendDatagram(arena, now)
+		if !ok {
+			break
+		}
+		out = append(out, arena[start:len(arena):len(arena)])
+		if len(out) >= 64 {
+			break // write a batch; the run loop comes back for more
+		}
+	}
+	state, readable := s.State(), s.inbox.len() > 0
+	deadline := s.Deadline(now)
+	if len(out) == 64 {
+		deadline = now
+	}
+	c.mu.Unlock()
+	c.ep.write(c.addr, out)
+	c.arena, c.out = arena, out[:0]
+	if readable || state == StateDisconnected {
+		signal(c.readable)
+	}
+	if state != StateConnecting {
+		c.estOnce.Do(func() { close(c.established) })
+	}
+	return deadline, state
+}
+
+// run is the connection's goroutine: it owns the timer, armed at the
+// session's earliest deadline.
+func (c *Conn) run() {
+	defer close(c.done)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		deadline, state := c.pump(true)
+		if state == StateConnected && c.ep.listener != nil && !c.accepted {
+			c.accepted = true
+			c.ep.listener.offer(c)
+		}
+		if state == StateDisconnected {
+			c.ep.remove(c)
+			c.ep.set.logger.Debug("transport: connection ended", "peer", c.addr, "err", c.sess.Err())
+			return
+		}
+		timer.Stop()
+		if !deadline.IsZero() {
+			timer.Reset(time.Until(deadline))
+		}
+		select {
+		case <-c.wake:
+		case <-timer.C:
+		}
+	}
+}
+
+// RemoteAddr returns the peer's address.
+func (c *Conn) RemoteAddr() net.Addr { return c.addr }
+
+// LocalAddr returns the local address of the socket.
+func (c *Conn) LocalAddr() net.Addr { return c.ep.pc.LocalAddr() }
+
+// Send queues a message on a channel; the data is copied. It never blocks:
+// a full reliable channel returns ErrBackpressure (retry later). Other
+// errors: ErrMessageTooLarge, ErrUnknownChannel, ErrClosed (or the reason
+// the connection ended).
+func (c *Conn) Send(ch ChannelID, data []byte) error {
+	c.mu.Lock()
+	err := c.sess.Send(ch, data, time.Now())
+	if err == ErrClosed && c.sess.Err() != nil {
+		err = c.sess.Err()
+	}
+	c.mu.Unlock()
+	if err == nil && c.sess.set.flushInterval == 0 {
+		signal(c.wake)
+	}
+	return err
+}
+
+// Flush sends queued messages now instead of at the next FlushInterval tick.
+func (c *Conn) Flush() {
+	c.mu.Lock()
+	c.sess.Flush()
+	c.mu.Unlock()
+	signal(c.wake)
+}
+
+// Receive returns the next message, waiting until one arrives, the
+// connection ends (the error says why: ErrPeerClosed, ErrTimeout, ErrClosed)
+// or ctx is done. Messages received before the end are still returned.
+func (c *Conn) Receive(ctx context.Context) (Message, error) {
+	for {
+		c.mu.Lock()
+		m, ok := c.sess.Receive()
+		more := c.sess.inbox.len() > 0
+		err := c.sess.Err()
+		c.mu.Unlock()
+		if ok {
+			if more {
+				signal(c.readable)
+			}
+			return m, nil
+		}
+		if err != nil {
+			signal(c.readable)
+			return Message{}, err
+		}
+		select {
+		case <-c.readable:
+		case <-ctx.Done():
+			return Message{}, ctx.Err()
+		}
+	}
+}
+
+// Stats returns a snapshot of the connection's statistics.
+func (c *Conn) Stats() Stats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sess.Stats()
+}
+
+// State returns the connection's lifecycle state.
+func (c *Conn) State() State {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sess.State()
+}
+
+// Close closes the connection gracefully and waits until it has ended:
+// queued reliable messages are delivered, then the peer is told, within
+// CloseTimeout. A dialed connection also closes its socket.
+func (c *Conn) Close() error { return c.CloseWithReason("") }
+
+// CloseWithReason is Close with a reason the peer receives in its error.
+func (c *Conn) CloseWithReason(reason string) error {
+	c.startClose(reason)
+	<-c.done
+	if c.ownsEP {
+		c.ep.shutdown()
+	}
+	return nil
+}
+
+func (c *Conn) startClose(reason string) {
+	c.mu.Lock()
+	c.sess.Close(reason, time.Now())
+	c.mu.Unlock()
+	signal(c.wake)
+}

@@ -1,0 +1,188 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// pair connects a client and a server over pcs.
+func pair(t *testing.T, ctx context.Context, client, server net.PacketConn, cfg Config) (*Listener, *Conn, *Conn) {
+	t.Helper()
+	l, err := Listen(ctx, server, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sc *Conn
+	var aerr error
+	var wg sync.WaitGroup
+	wg.Go(func() { sc, aerr = l.Accept(ctx) })
+	cc, err := Dial(ctx, client, server.LocalAddr(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if aerr != nil {
+		t.Fatal(aerr)
+	}
+	return l, cc, sc
+}
+
+func TestConnOverMemoryNetwork(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		mn := NewMemoryNetwork()
+		a, _ := mn.ListenPacket("client")
+		b, _ := mn.ListenPacket("server")
+		l, cc, sc := pair(t, ctx, a, b, Config{})
+		defer l.Close()
+		big := bytes.Repeat([]byte("0123456789"), 200_000) // 2 MB, compressed on the pool
+		const n = 500
+		go func() {
+			for i := range n {
+				for {
+					err := cc.Send(ChannelActions, fmt.Appendf(nil, "msg %d", i))
+					if !errors.Is(err, ErrBackpressure) {
+						if err != nil {
+							t.Error(err)
+						}
+						break
+					}
+					time.Sleep(time.Millisecond)
+				}
+			}
+			if err := cc.Send(ChannelWorld, big); err != nil {
+				t.Error(err)
+			}
+		}()
+		next := 0
+		for next < n+1 {
+			m, err := sc.Receive(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch m.Channel {
+			case ChannelActions:
+				if want := fmt.Sprintf("msg %d", next); string(m.Data) != want {
+					t.Fatalf("got %q, want %q", m.Data, want)
+				}
+				next++
+			case ChannelWorld:
+				if !bytes.Equal(m.Data, big) {
+					t.Fatal("big message corrupted")
+				}
+				next++
+			}
+		}
+		// Reply on the server side, then close gracefully from the client.
+		if err := sc.Send(ChannelChat, []byte("pong")); err != nil {
+			t.Fatal(err)
+		}
+		m, err := cc.Receive(ctx)
+		if err != nil || string(m.Data) != "pong" {
+			t.Fatalf("client got %q, %v", m.Data, err)
+		}
+		if err := cc.CloseWithReason("done"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sc.Receive(ctx); !errors.Is(err, ErrPeerClosed) {
+			t.Fatalf("server Receive after peer close: %v", err)
+		}
+		st := sc.Stats()
+		if st.PacketsReceived == 0 || st.Channels[1].MessagesReceived != n {
+			t.Fatalf("stats %+v", st)
+		}
+	})
+}
+
+func TestDialTimesOut(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mn := NewMemoryNetwork()
+		a, _ := mn.ListenPacket("client")
+		_, err := Dial(t.Context(), a, MemoryAddr("nobody"), Config{HandshakeTimeout: 2 * time.Second})
+		if !errors.Is(err, ErrTimeout) {
+			t.Fatalf("err = %v", err)
+		}
+	})
+}
+
+func TestDialContextCancel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mn := NewMemoryNetwork()
+		a, _ := mn.ListenPacket("client")
+		ctx, cancel := context.WithTimeout(t.Context(), 500*time.Millisecond)
+		defer cancel()
+		if _, err := Dial(ctx, a, MemoryAddr("nobody"), Config{}); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("err = %v", err)
+		}
+	})
+}
+
+func TestListenerIgnoresGarbage(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mn := NewMemoryNetwork()
+		srv, _ := mn.ListenPacket("server")
+		l, err := Listen(t.Context(), srv, Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		x, _ := mn.ListenPacket("attacker")
+		// Valid headers without a hello create no connection.
+		for i := range 100 {
+			x.WriteTo(appendHeader(nil, header{connID: uint32(i), seq: 1}), srv.LocalAddr())
+			x.WriteTo([]byte("garbage"), srv.LocalAddr())
+		}
+		synctest.Wait()
+		l.ep.mu.Lock()
+		n := len(l.ep.conns)
+		l.ep.mu.Unlock()
+		if n != 0 {
+			t.Fatalf("%d connections from garbage", n)
+		}
+	})
+}
+
+func TestUDPLoopback(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	l, err := ListenUDP(ctx, "127.0.0.1:0", Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		c, err := l.Accept(ctx)
+		if err != nil {
+			return
+		}
+		for {
+			m, err := c.Receive(ctx)
+			if err != nil {
+				return
+			}
+			_ = c.Send(m.Channel, m.Data) // echo
+		}
+	}()
+	c, err := DialUDP(ctx, l.Addr().String(), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for i := range 100 {
+		msg := fmt.Appendf(nil, "ping %d", i)
+		if err := c.Send(ChannelActions, msg); err != nil {
+			t.Fatal(err)
+		}
+		m, err := c.Receive(ctx)
+		if err != nil || !bytes.Equal(m.Data, msg) {
+			t.Fatalf("echo %d: %q, %v", i, m.Data, err)
+		}
+	}
+}
