@@ -377,6 +377,7 @@ const (
 
 // half is the offset of a cell's centre from its corner.
 const half = int64(CellSize / 2)
+
 // appendPos writes p in the shortest of the position modes: absolute, or
 // relative to the player's previous position in the packet when it has one.
 func (e *encoder) appendPos(b []byte, player PlayerID, p WorldPos) []byte {

@@ -24,8 +24,8 @@ type command struct {
 // keeps no package-level mutable state.
 func commands() map[string]command {
 	return map[string]command{
-		"demo":  {"run a complete local game of the reference simulation", runDemo},
-		"bench": {"measure the library: bench codec|sim|transport [--json]", runBench},
+		"demo":   {"run a complete local game of the reference simulation", runDemo},
+		"bench":  {"measure the library: bench codec|sim|transport [--json]", runBench},
 		"netsim": {"impair UDP traffic: a proxy with latency, jitter, loss, duplication, reordering", runNetsim},
 	}
 }
