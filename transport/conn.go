@@ -21,13 +21,14 @@ type Conn struct {
 	arena  []byte
 	out    [][]byte
 
-	wake        chan struct{} // the run loop should re-evaluate
-	readable    chan struct{} // a message arrived or the connection ended
-	established chan struct{} // closed when the handshake ends either way
-	estOnce     sync.Once
-	accepted    bool // queued for Accept
-	done        chan struct{}
-	ownsEP      bool // dialed: closing the connection closes the socket
+	wake         chan struct{} // the run loop should re-evaluate
+	readable     chan struct{} // a message arrived or the connection ended
+	established  chan struct{} // closed when the handshake ends either way
+	estOnce      sync.Once
+	accepted     bool // queued for Accept
+	done         chan struct{}
+	ownsEP       bool      // dialed: closing the connection closes the socket
+	ownsListener *Listener // Pipe's server side: closing closes the listener
 }
 
 func signal(ch chan struct{}) {
@@ -210,6 +211,9 @@ func (c *Conn) CloseWithReason(reason string) error {
 	<-c.done
 	if c.ownsEP {
 		c.ep.shutdown()
+	}
+	if c.ownsListener != nil {
+		c.ownsListener.Close()
 	}
 	return nil
 }

@@ -6,11 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/tickwire/tickwire/netsim"
 )
+
+// nobody is an address no endpoint listens on.
+var nobody = net.UDPAddrFromAddrPort(netip.MustParseAddrPort("192.0.2.99:9"))
 
 // pair connects a client and a server over pcs.
 func pair(t *testing.T, ctx context.Context, client, server net.PacketConn, cfg Config) (*Listener, *Conn, *Conn) {
@@ -37,9 +43,9 @@ func pair(t *testing.T, ctx context.Context, client, server net.PacketConn, cfg 
 func TestConnOverMemoryNetwork(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
-		mn := NewMemoryNetwork()
-		a, _ := mn.ListenPacket("client")
-		b, _ := mn.ListenPacket("server")
+		mn := netsim.NewMemNetwork()
+		a, _ := mn.ListenPacket("")
+		b, _ := mn.ListenPacket("")
 		l, cc, sc := pair(t, ctx, a, b, Config{})
 		defer l.Close()
 		big := bytes.Repeat([]byte("0123456789"), 200_000) // 2 MB, compressed on the pool
@@ -103,9 +109,9 @@ func TestConnOverMemoryNetwork(t *testing.T) {
 
 func TestDialTimesOut(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		mn := NewMemoryNetwork()
-		a, _ := mn.ListenPacket("client")
-		_, err := Dial(t.Context(), a, MemoryAddr("nobody"), Config{HandshakeTimeout: 2 * time.Second})
+		mn := netsim.NewMemNetwork()
+		a, _ := mn.ListenPacket("")
+		_, err := Dial(t.Context(), a, nobody, Config{HandshakeTimeout: 2 * time.Second})
 		if !errors.Is(err, ErrTimeout) {
 			t.Fatalf("err = %v", err)
 		}
@@ -114,11 +120,11 @@ func TestDialTimesOut(t *testing.T) {
 
 func TestDialContextCancel(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		mn := NewMemoryNetwork()
-		a, _ := mn.ListenPacket("client")
+		mn := netsim.NewMemNetwork()
+		a, _ := mn.ListenPacket("")
 		ctx, cancel := context.WithTimeout(t.Context(), 500*time.Millisecond)
 		defer cancel()
-		if _, err := Dial(ctx, a, MemoryAddr("nobody"), Config{}); !errors.Is(err, context.DeadlineExceeded) {
+		if _, err := Dial(ctx, a, nobody, Config{}); !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("err = %v", err)
 		}
 	})
@@ -126,14 +132,14 @@ func TestDialContextCancel(t *testing.T) {
 
 func TestListenerIgnoresGarbage(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		mn := NewMemoryNetwork()
-		srv, _ := mn.ListenPacket("server")
+		mn := netsim.NewMemNetwork()
+		srv, _ := mn.ListenPacket("")
 		l, err := Listen(t.Context(), srv, Config{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer l.Close()
-		x, _ := mn.ListenPacket("attacker")
+		x, _ := mn.ListenPacket("")
 		// Valid headers without a hello create no connection.
 		for i := range 100 {
 			x.WriteTo(appendHeader(nil, header{connID: uint32(i), seq: 1}), srv.LocalAddr())
@@ -185,4 +191,64 @@ func TestUDPLoopback(t *testing.T) {
 			t.Fatalf("echo %d: %q, %v", i, m.Data, err)
 		}
 	}
+}
+
+func TestPipe(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c, s, err := Pipe(t.Context(), Config{Channels: Lanes()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Send(LaneOrders, []byte("attack")); err != nil {
+			t.Fatal(err)
+		}
+		m, err := s.Receive(t.Context())
+		if err != nil || string(m.Data) != "attack" || m.Channel != LaneOrders {
+			t.Fatalf("got %v, %v", m, err)
+		}
+		c.Close()
+		s.Close()
+	})
+}
+
+// TestConnOverImpairedNetwork runs the driver through the netsim wrapper:
+// latency, jitter, loss, duplication and reordering in both directions.
+func TestConnOverImpairedNetwork(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		mn := netsim.NewMemNetwork()
+		link := netsim.Link{Latency: 25 * time.Millisecond, Jitter: 5 * time.Millisecond,
+			Loss: 0.05, Duplicate: 0.01, Reorder: 0.02}
+		a, _ := mn.ListenPacket("")
+		b, _ := mn.ListenPacket("")
+		ca := netsim.Wrap(a, netsim.Config{Seed: 1, Out: link})
+		cb := netsim.Wrap(b, netsim.Config{Seed: 2, Out: link})
+		l, cc, sc := pair(t, ctx, ca, cb, Config{})
+		defer l.Close()
+		const n = 2000
+		go func() {
+			for i := range n {
+				for errors.Is(cc.Send(ChannelActions, fmt.Appendf(nil, "%d", i)), ErrBackpressure) {
+					time.Sleep(5 * time.Millisecond)
+				}
+				if i%10 == 0 {
+					time.Sleep(10 * time.Millisecond)
+				}
+			}
+		}()
+		for i := range n {
+			m, err := sc.Receive(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(m.Data) != fmt.Sprint(i) {
+				t.Fatalf("message %d is %q", i, m.Data)
+			}
+		}
+		st := cc.Stats()
+		if st.PacketsLost == 0 || st.RTT < 40*time.Millisecond || st.RTT > 70*time.Millisecond {
+			t.Fatalf("stats: lost %d, rtt %v", st.PacketsLost, st.RTT)
+		}
+		cc.Close()
+	})
 }

@@ -17,7 +17,8 @@
 // connection (armed at the Session's earliest deadline) and the compression
 // worker pool. On Linux, UDP sockets are read and written in batches
 // (recvmmsg/sendmmsg); any other PacketConn is used datagram by datagram.
-// [MemoryNetwork] is an in-memory PacketConn network for tests.
+// [Pipe] connects two Conns over an in-memory network for tests; the
+// netsim package impairs any PacketConn for tests of bad networks.
 //
 // # Channels
 //
