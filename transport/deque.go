@@ -9,7 +9,6 @@ type deque[T any] struct {
 func (q *deque[T]) len() int     { return len(q.buf) - q.head }
 func (q *deque[T]) push(v T)     { q.buf = append(q.buf, v) }
 func (q *deque[T]) front() T     { return q.buf[q.head] }
-func (q *deque[T]) at(i int) T   { return q.buf[q.head+i] }
 func (q *deque[T]) ptr(i int) *T { return &q.buf[q.head+i] }
 func (q *deque[T]) items() []T   { return q.buf[q.head:] }
 
