@@ -1,0 +1,81 @@
+// Package msg defines the messages between lockstep clients and the relay
+// and their encoding: the order submissions and tick frames of play, timing
+// feedback, client metrics, sync-hash reports and desync notices, removal
+// notices, the calibration pings of match start and the commit-reveal game
+// seed exchange.
+//
+// A message is a wire message type prefix followed by its fields, written
+// with wire.Builder and read with wire.Reader. Orders travel inside as
+// protocol.NativeCodec packets. Decode is strict: every count is checked
+// against the remaining input before anything is allocated, every value
+// against its range, and trailing bytes are an error; it never panics.
+// Errors are *Error values wrapping ErrUnknownType, ErrMalformed, ErrRange
+// or ErrOrders, and the wire or protocol error beneath.
+//
+// # Field notation
+//
+//	uv   unsigned LEB128 varint          zz   zigzag varint
+//	u8 u16 u32 u64   little-endian fixed width
+//	[n]  n raw bytes                     {x}* uv count, then that many x
+//	orders = {uv length, NativeCodec packet}*  the packets of one tick;
+//	         count 0 = no orders, else exactly one tick group equal to the
+//	         message's tick with at least one order
+//
+// # Play (one-byte types)
+//
+//	OrderSubmit 0x20  client → relay, one per tick window (also the heartbeat)
+//	+------+------+--------+----------+-------+-------------+--------+
+//	| 0x20 | tick | sentUs | ackTick  | token | ackDelayUs  | orders |
+//	|      |  uv  |   uv   |    uv    |  u32  |     uv      |        |
+//	+------+------+--------+----------+-------+-------------+--------+
+//	  tick       window the orders were issued in (client's estimate)
+//	  sentUs     client's estimate of the relay clock at send, µs
+//	  ackTick    newest frame applied; token = that frame's liveness token
+//	  orders     SubTickTime of each order is the client's hint
+//
+//	TickFrame 0x21  relay → all, once per tick, never late
+//	+------+------+-------+-------+----------+--------------------------------+--------+
+//	| 0x21 | tick | token | flags | runAhead | {player uv, atTick uv, why u8}*| orders |
+//	|      |  uv  |  u32  |  u8   |    u8    |   removal schedule             |        |
+//	+------+------+-------+-------+----------+--------------------------------+--------+
+//	  flags      bit 0: sync request, report SyncHash for this tick
+//	  orders     canonical, chronological, relay-normalised sub-tick times;
+//	             an Idle for each player that missed the deadline
+//	  why        0 timeout, 1 lag-switch, 2 frozen, 3 no-commit, 4 no-reveal, 5 left
+//
+//	SyncHash 0x22  client → relay
+//	+------+------+----------+
+//	| 0x22 | tick | hash u64 |
+//	+------+------+----------+
+//
+// # Control (two-byte types)
+//
+//	TimingFeedback 0x80 0x40  relay → one client, every 30 ticks
+//	  avgArrivalDeltaUs zz | lateCount uv (≤ 65535) | jitterUs uv | recommendedOffsetUs zz
+//	ClientMetrics  0x80 0x41  client → relay
+//	  avgLatencyUs uv | avgFPS u16 | arrivalCushion i16 | tickProcessingUs uv
+//	DesyncDetected 0x80 0x42  relay → all
+//	  tick uv
+//	PlayerRemoved  0x80 0x43  relay → all
+//	  player uv | atTick uv (0 before the first tick) | why u8
+//
+// # Match start (three-byte types)
+//
+//	CalibrationPing 0xC0 0x00 0x40  relay → client
+//	  seq u16 | relaySendUs uv
+//	CalibrationPong 0xC0 0x00 0x41  client → relay
+//	  seq u16 | relaySendUs uv (echoed) | clientRecvUs uv | clientSendUs uv
+//	MatchTiming     0xC0 0x00 0x42  relay → client, after calibration
+//	  tickIntervalUs uv | runAhead u8 | deadlineUs uv | clockOffsetUs zz | submitOffsetUs zz
+//	SeedCommit      0xC0 0x00 0x43  client → relay
+//	  commitment [32]  = SHA-256(contribution || nonce)
+//	SeedCommitments 0xC0 0x00 0x44  relay → all, once every commitment is in
+//	  {player uv, commitment [32]}*
+//	SeedReveal      0xC0 0x00 0x45  client → relay
+//	  contribution [32] | nonce [16]
+//	SeedResult      0xC0 0x00 0x46  relay → all
+//	  seed u64 | startUs uv  (relay clock at which tick 0's window opens)
+//
+// Times named ...Us on the relay clock are microseconds since the relay's
+// epoch; a client converts with MatchTiming.ClockOffsetUs.
+package msg
