@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net"
+	"time"
+
+	"github.com/tickwire/tickwire/transport"
+)
+
+// tickwireAdapter measures tickwire's own transport: one channel per lane,
+// with the lane's reliability and priority, no compression (the workload
+// payloads are random, and the peers do not compress either).
+type tickwireAdapter struct{}
+
+// laneChannel maps a lane to its channel id (lane + 1; 0 is reserved).
+func laneChannel(l Lane) transport.ChannelID { return transport.ChannelID(l) + 1 }
+
+func (tickwireAdapter) config(o Options) transport.Config {
+	return transport.Config{
+		Channels: []transport.ChannelConfig{
+			{ID: laneChannel(Ordered), Name: "ordered", Reliability: transport.ReliableOrdered,
+				AllowFragmentation: true, MaxMessageSize: maxFrame},
+			{ID: laneChannel(Unreliable), Name: "unreliable", Reliability: transport.Unreliable},
+			{ID: laneChannel(Critical), Name: "critical", Reliability: transport.ReliableOrdered,
+				Priority: transport.Critical},
+			{ID: laneChannel(Bulk), Name: "bulk", Reliability: transport.ReliableOrdered,
+				Priority: transport.Bulk, AllowFragmentation: true},
+		},
+		MTU:               o.MTU,
+		MaxMessageSize:    maxFrame,
+		KeepAliveInterval: o.Keepalive,
+		Bandwidth:         transport.BandwidthBudget{MaxBytesPerSecond: int(o.Bandwidth)},
+	}
+}
+
+func (a tickwireAdapter) Listen(ctx context.Context, pc net.PacketConn, o Options) (Listener, error) {
+	l, err := transport.Listen(ctx, pc, a.config(o))
+	if err != nil {
+		pc.Close()
+		return nil, err
+	}
+	return tickwireListener{l: l, pc: pc}, nil
+}
+
+func (a tickwireAdapter) Dial(ctx context.Context, pc net.PacketConn, remote net.Addr, o Options) (Conn, error) {
+	c, err := transport.Dial(ctx, pc, remote, a.config(o))
+	if err != nil {
+		pc.Close()
+		return nil, err
+	}
+	return tickwireConn{c: c, pc: pc}, nil
+}
+
+type tickwireListener struct {
+	l  *transport.Listener
+	pc net.PacketConn
+}
+
+func (l tickwireListener) Accept(ctx context.Context) (Conn, error) {
+	c, err := l.l.Accept(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return tickwireConn{c: c}, nil
+}
+
+func (l tickwireListener) Close() error {
+	err := l.l.Close()
+	l.pc.Close()
+	return err
+}
+
+type tickwireConn struct {
+	c  *transport.Conn
+	pc net.PacketConn // the client's socket; nil on the server side
+}
+
+// Send queues msg; a full reliable channel is retried every millisecond,
+// so Send blocks like the stream-based peers' writes do.
+func (t tickwireConn) Send(lane Lane, msg []byte) error {
+	for {
+		err := t.c.Send(laneChannel(lane), msg)
+		if !errors.Is(err, transport.ErrBackpressure) {
+			return err
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func (t tickwireConn) Receive(ctx context.Context) ([]byte, error) {
+	m, err := t.c.Receive(ctx)
+	return m.Data, err
+}
+
+func (t tickwireConn) Close() error {
+	err := t.c.Close()
+	if t.pc != nil {
+		t.pc.Close()
+	}
+	return err
+}
