@@ -74,14 +74,17 @@ type env struct {
 func (e *env) send(i int, s series, seq uint32, size int) error {
 	msg := make([]byte, max(size, headerSize))
 	fillRandom(msg[headerSize:]) // incompressible, so no peer gains by compressing
-	header{series: s, conn: uint16(i), seq: seq, sent: time.Since(e.epoch)}.put(msg)
+	now := time.Since(e.epoch)
+	header{series: s, conn: uint16(i), seq: seq, sent: now}.put(msg)
+	e.mu.Lock()
+	if _, ok := e.firstSent[s]; !ok {
+		e.firstSent[s] = now // before Send, which may block for long
+	}
+	e.mu.Unlock()
 	if err := e.clients[i].Send(s.lane, msg); err != nil {
 		return err
 	}
 	e.mu.Lock()
-	if e.sent[s] == 0 {
-		e.firstSent[s] = time.Since(e.epoch)
-	}
 	e.sent[s]++
 	e.mu.Unlock()
 	return nil
