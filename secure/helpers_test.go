@@ -2,6 +2,7 @@ package secure
 
 import (
 	"crypto/ed25519"
+	"errors"
 	"io"
 	"math/rand/v2"
 	"net/netip"
@@ -106,4 +107,14 @@ func testHeader(seq uint32) []byte {
 
 func netipWithPort(a netip.AddrPort, port uint16) netip.AddrPort {
 	return netip.AddrPortFrom(a.Addr(), port)
+}
+
+// errorsIs reports whether err matches every target.
+func errorsIs(err error, targets ...error) bool {
+	for _, target := range targets {
+		if !errors.Is(err, target) {
+			return false
+		}
+	}
+	return true
 }
