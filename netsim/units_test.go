@@ -19,3 +19,14 @@ func TestParseBandwidth(t *testing.T) {
 		}
 	}
 }
+
+func FuzzParseBandwidth(f *testing.F) {
+	for _, s := range []string{"10mbit", "64kB", "1500", "1.5 mbit", "1e300GB", "-0", "0x10"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if v, err := ParseBandwidth(s); err == nil && v < 0 {
+			t.Errorf("ParseBandwidth(%q) = %d", s, v)
+		}
+	})
+}
