@@ -40,8 +40,8 @@ func benchCodec(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	ticks := fs.Int("ticks", 10_000, "ticks")
 	tps := fs.Int("tps", 30, "ticks per second")
 	minTime := fs.Duration("benchtime", 500*time.Millisecond, "minimum time spent timing encode and decode each")
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	m := ordertraffic.Model{Seed: *seed, Players: *players, Ticks: *ticks, TicksPerSecond: *tps}
 	traffic := ordertraffic.Generate(m)

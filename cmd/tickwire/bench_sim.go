@@ -44,8 +44,8 @@ func benchSim(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	mapSize := fs.Int("map", def.MapSize, "map size in cells")
 	seed := fs.Uint64("seed", def.Seed, "seed")
 	benchtime := fs.Duration("benchtime", time.Second, "minimum time spent on each measurement")
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	p := scenario.Params{Players: *players, UnitsPerPlayer: *units, MapSize: *mapSize, Seed: *seed}
 	s, team, err := scenario.Battle(p, scenario.BattleWarmup)

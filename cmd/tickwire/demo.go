@@ -49,8 +49,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	ticks := fs.Uint64("ticks", 900, "ticks to simulate")
 	seed := fs.Uint64("seed", 1, "game seed (map, simulation and bots)")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))

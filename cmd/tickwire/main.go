@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -33,6 +34,22 @@ func commands() map[string]command {
 // errUsage marks a command-line mistake; main exits with status 2 for it.
 var errUsage = errors.New("usage error")
 
+// errHelp reports that -h or --help printed a command's usage; main exits 0.
+var errHelp = errors.New("help requested")
+
+// parseFlags parses a subcommand's flags: -h gives errHelp, any other flag
+// mistake wraps errUsage.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		return errHelp
+	}
+	return fmt.Errorf("%w: %v", errUsage, err)
+}
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -52,6 +69,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if err := c.run(ctx, args[1:], stdout, stderr); err != nil {
+		if errors.Is(err, errHelp) {
+			return 0
+		}
 		fmt.Fprintf(stderr, "tickwire %s: %v\n", args[0], err)
 		if errors.Is(err, errUsage) {
 			return 2

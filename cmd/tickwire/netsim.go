@@ -113,8 +113,8 @@ func runNetsim(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			}
 		})
 	}
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if *listen == "" || *upstream == "" || fs.NArg() > 0 {
 		fs.Usage()
