@@ -139,4 +139,3 @@ func TestSpoofedHelloFloodLeavesNoState(t *testing.T) {
 		t.Fatalf("after the real client: %+v", st.Admission)
 	}
 }
-

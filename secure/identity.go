@@ -31,17 +31,17 @@ func verifyTranscript(pub ed25519.PublicKey, context string, th *[sha256.Size]by
 // fixed nonce (sequence 0) is never reused.
 func sealIdentity(msg []byte, s *secret, pub ed25519.PublicKey, sig []byte) []byte {
 	k := newTrafficKeys(s)
-	n := k.nonce(0)
+	var n [ivSize]byte
 	pt := make([]byte, 0, KeySize+sigSize)
 	pt = append(append(pt, pub...), sig...)
-	return k.aead.Seal(msg, n[:], pt, clone(msg))
+	return k.aead.Seal(msg, k.nonce(&n, 0), pt, clone(msg))
 }
 
 // openIdentity opens a sealed identity.
 func openIdentity(s *secret, clear, sealed []byte) (ed25519.PublicKey, []byte, error) {
 	k := newTrafficKeys(s)
-	n := k.nonce(0)
-	pt, err := k.aead.Open(nil, n[:], sealed, clear)
+	var n [ivSize]byte
+	pt, err := k.aead.Open(nil, k.nonce(&n, 0), sealed, clear)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: sealed identity", ErrAuth)
 	}

@@ -92,14 +92,14 @@ func newTrafficKeys(s *secret) trafficKeys {
 // nonce is the IV XOR the 64-bit sequence in the low bytes (as in TLS 1.3
 // and QUIC): unique per key for every sequence, so a datagram only opens
 // under the sequence it was sealed with.
-func (k *trafficKeys) nonce(seq uint64) (n [ivSize]byte) {
-	n = k.iv
+func (k *trafficKeys) nonce(n *[ivSize]byte, seq uint64) []byte {
+	*n = k.iv
 	var s [8]byte
 	binary.BigEndian.PutUint64(s[:], seq)
 	for i := range s {
 		n[ivSize-8+i] ^= s[i]
 	}
-	return n
+	return n[:]
 }
 
 // nextSecret derives the secret of the next key phase. The old secret

@@ -72,6 +72,7 @@ type Session struct {
 		window          replayWindow
 	}
 	stats SessionStats
+	nonce [ivSize]byte // scratch, so the nonce does not escape per datagram
 }
 
 func newSession(sendSecret, recvSecret secret, rekeyAfter uint64) *Session {
@@ -109,9 +110,8 @@ func (s *Session) Seal(dst []byte, seq uint32, header, plaintext []byte) ([]byte
 		s.send.count = 0
 		s.stats.KeyUpdatesSent++
 	}
-	n := s.send.cur.keys.nonce(full)
 	dst = append(dst, s.send.cur.phase)
-	dst = s.send.cur.keys.aead.Seal(dst, n[:], plaintext, header)
+	dst = s.send.cur.keys.aead.Seal(dst, s.send.cur.keys.nonce(&s.nonce, full), plaintext, header)
 	s.send.count++
 	s.send.last, s.send.started = full, true
 	s.stats.Sealed++
@@ -122,17 +122,17 @@ func (s *Session) Seal(dst []byte, seq uint32, header, plaintext []byte) ([]byte
 // seq and header, appending the plaintext to dst. It returns ErrMalformed,
 // ErrReplay (a duplicate or a sequence older than the replay window) or
 // ErrAuth (tampered or forged), counting each; a failed Open changes
-// nothing else. Key updates by the peer are followed automatically.
+// nothing else and allocates nothing, so floods of forgeries stay cheap. Key updates by the peer are followed automatically.
 func (s *Session) Open(dst []byte, seq uint32, header, sealed []byte) ([]byte, error) {
 	r := &s.recv
 	if len(sealed) < Overhead || sealed[0]&^knownFlags != 0 {
 		s.stats.Malformed++
-		return dst, fmt.Errorf("%w: sealed payload of %d bytes", ErrMalformed, len(sealed))
+		return dst, ErrMalformed
 	}
 	full := s.expand(seq)
 	if !r.window.fresh(full) {
 		s.stats.Replayed++
-		return dst, fmt.Errorf("%w: sequence %d", ErrReplay, full)
+		return dst, ErrReplay
 	}
 	// Choose the keys by the phase bit: the current phase; the previous one
 	// for stragglers sealed before the peer's last key update; or the next
@@ -143,18 +143,17 @@ func (s *Session) Open(dst []byte, seq uint32, header, sealed []byte) ([]byte, e
 	case phase == r.cur.phase && !(r.havePrev && full < r.prevStart):
 		k = &r.cur
 	case phase == r.cur.phase: // two phases old: no longer held
-		s.stats.Replayed++
-		return dst, fmt.Errorf("%w: sequence %d predates the previous key phase", ErrReplay, full)
+		s.stats.Replayed++ // predates the previous key phase
+		return dst, ErrReplay
 	case r.havePrev && full < r.curStart:
 		k = &r.prev
 	default:
 		k = &r.next
 	}
-	n := k.keys.nonce(full)
-	out, err := k.keys.aead.Open(dst, n[:], sealed[1:], header)
+	out, err := k.keys.aead.Open(dst, k.keys.nonce(&s.nonce, full), sealed[1:], header)
 	if err != nil {
 		s.stats.Tampered++
-		return dst, fmt.Errorf("%w: datagram %d", ErrAuth, full)
+		return dst, ErrAuth
 	}
 	r.window.mark(full)
 	switch k {
