@@ -5,6 +5,10 @@ const (
 	// DefaultMaxOrdersPerPlayerPerTick is the hard ceiling on one player's
 	// orders in one tick, the last of the relay's three rate-control layers.
 	DefaultMaxOrdersPerPlayerPerTick = 256
+	// DefaultMaxOrdersPerTick caps all players' orders in one tick
+	// (64 players at the per-player ceiling), so a tick continued over
+	// many packets cannot grow without bound.
+	DefaultMaxOrdersPerTick = 64 * DefaultMaxOrdersPerPlayerPerTick
 	// DefaultMaxUnitsPerOrder caps the unit ids in one Move or Attack.
 	DefaultMaxUnitsPerOrder = 64
 	// DefaultMaxCustomPayload caps a Custom order's payload in bytes.
@@ -18,6 +22,7 @@ const (
 // defaults above; a field left zero takes its default.
 type ProtocolLimits struct {
 	MaxOrdersPerPlayerPerTick int
+	MaxOrdersPerTick          int
 	MaxUnitsPerOrder          int
 	MaxCustomPayload          int
 	MaxPacketSize             int
@@ -27,6 +32,9 @@ type ProtocolLimits struct {
 func (l ProtocolLimits) WithDefaults() ProtocolLimits {
 	if l.MaxOrdersPerPlayerPerTick <= 0 {
 		l.MaxOrdersPerPlayerPerTick = DefaultMaxOrdersPerPlayerPerTick
+	}
+	if l.MaxOrdersPerTick <= 0 {
+		l.MaxOrdersPerTick = DefaultMaxOrdersPerTick
 	}
 	if l.MaxUnitsPerOrder <= 0 {
 		l.MaxUnitsPerOrder = DefaultMaxUnitsPerOrder

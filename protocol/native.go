@@ -218,6 +218,9 @@ func (e *encoder) group(t *TickOrders, prev uint64, havePrev bool) error {
 // checkPlayerCounts enforces the per-player order ceiling on the sender side,
 // so an encoder never produces what a decoder must reject.
 func (e *encoder) checkPlayerCounts(t *TickOrders) error {
+	if len(t.Orders) > e.lim.MaxOrdersPerTick {
+		return fmt.Errorf("%w: %d orders in tick %d > %d", ErrLimit, len(t.Orders), t.Tick, e.lim.MaxOrdersPerTick)
+	}
 	if len(t.Orders) <= e.lim.MaxOrdersPerPlayerPerTick {
 		return nil
 	}

@@ -12,6 +12,8 @@ type decoder struct {
 	off int
 	err error
 	st  deltaState
+	// counts holds orders per player of the current tick once needed.
+	counts map[PlayerID]int
 }
 
 // Decode implements OrderCodec. It returns a *DecodeError wrapping one of
@@ -197,6 +199,7 @@ func (d *decoder) packet(dst []TickOrders, continues bool) ([]TickOrders, error)
 			g = &out[len(out)-1]
 		}
 		first = false
+		d.counts = nil
 		end, err := d.orders(g)
 		if err != nil {
 			return dst, err
@@ -254,8 +257,8 @@ func (d *decoder) orders(g *TickOrders) (byte, error) {
 		if err != nil {
 			return 0, err
 		}
-		if countPlayer(g.Orders, d.st.player) >= d.lim.MaxOrdersPerPlayerPerTick {
-			return 0, d.fail(ErrLimit)
+		if err := d.admit(g); err != nil {
+			return 0, err
 		}
 		d.st.mem.remember(d.st.player, o)
 		g.Orders = append(g.Orders, TimestampedOrder{Player: d.st.player, Order: o, SubTickTime: d.st.subTick})
@@ -275,14 +278,28 @@ func tagBit(t byte) uint8 {
 	return 0
 }
 
-func countPlayer(orders []TimestampedOrder, p PlayerID) int {
-	n := 0
-	for i := range orders {
-		if orders[i].Player == p {
-			n++
+// admit checks that one more order of the current player fits the tick's
+// limits. Per-player counts are kept only once the tick holds enough orders
+// for a player to reach the ceiling, and are built once from the orders
+// already there (a continued tick brings some), so checking stays linear.
+func (d *decoder) admit(g *TickOrders) error {
+	if len(g.Orders) >= d.lim.MaxOrdersPerTick {
+		return d.fail(ErrLimit)
+	}
+	if len(g.Orders) < d.lim.MaxOrdersPerPlayerPerTick {
+		return nil
+	}
+	if d.counts == nil {
+		d.counts = make(map[PlayerID]int)
+		for i := range g.Orders {
+			d.counts[g.Orders[i].Player]++
 		}
 	}
-	return n
+	if d.counts[d.st.player] >= d.lim.MaxOrdersPerPlayerPerTick {
+		return d.fail(ErrLimit)
+	}
+	d.counts[d.st.player]++
+	return nil
 }
 
 // body reads the order body of the current kind.

@@ -325,3 +325,57 @@ func TestNativeProtocolID(t *testing.T) {
 	}
 	var _ protocol.OrderCodec = protocol.NativeCodec{}
 }
+
+// TestNativeDecodeTickLimitsAcrossPackets: a tick continued over many
+// packets still meets the per-player and per-tick ceilings.
+func TestNativeDecodeTickLimitsAcrossPackets(t *testing.T) {
+	idle := func(players, each int) []protocol.TickOrders {
+		var orders []protocol.TimestampedOrder
+		for p := range players {
+			for range each {
+				orders = append(orders, protocol.TimestampedOrder{Player: protocol.PlayerID(p), Order: protocol.Idle{}})
+			}
+		}
+		return []protocol.TickOrders{{Tick: 9, Orders: orders}}
+	}
+	decode := func(c protocol.NativeCodec, packets [][]byte) error {
+		var out []protocol.TickOrders
+		for _, p := range packets {
+			var err error
+			if out, err = c.Decode(out, p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	loose := protocol.NativeCodec{Limits: protocol.ProtocolLimits{MaxOrdersPerPlayerPerTick: 1000, MaxOrdersPerTick: 100_000}}
+	// 40 players × 10 orders against a 300-order tick ceiling.
+	packets, err := loose.Encode(nil, idle(40, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	strict := protocol.NativeCodec{Limits: protocol.ProtocolLimits{MaxOrdersPerTick: 300}}
+	if err := decode(strict, packets); !errors.Is(err, protocol.ErrLimit) {
+		t.Errorf("400 orders against a 300-order ceiling: %v", err)
+	}
+	// One player with 600 orders, spread over several packets.
+	if packets, err = loose.Encode(nil, idle(1, 600)); err != nil {
+		t.Fatal(err)
+	}
+	if len(packets) < 2 {
+		t.Fatalf("600 idle orders fit in one packet")
+	}
+	if err := decode(protocol.NativeCodec{}, packets); !errors.Is(err, protocol.ErrLimit) {
+		t.Errorf("600 orders from one player across packets: %v", err)
+	}
+	// At the default ceilings exactly, everything passes.
+	if packets, err = (protocol.NativeCodec{}).Encode(nil, idle(64, 256)); err != nil {
+		t.Fatal(err)
+	}
+	if err := decode(protocol.NativeCodec{}, packets); err != nil {
+		t.Errorf("64 players × 256 orders: %v", err)
+	}
+	if _, err := (protocol.NativeCodec{}).Encode(nil, idle(65, 256)); !errors.Is(err, protocol.ErrLimit) {
+		t.Errorf("encoding 65 × 256 orders: %v", err)
+	}
+}
