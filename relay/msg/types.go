@@ -62,7 +62,7 @@ const (
 	// FlagSyncRequest asks every client to report its state hash after
 	// applying the frame's tick (SyncHash).
 	FlagSyncRequest uint8 = 1 << iota
-	validFrameFlags = FlagSyncRequest
+	validFrameFlags       = FlagSyncRequest
 )
 
 // TickFrame is the relay's canonical broadcast of one tick. Relay → all.
