@@ -1,0 +1,137 @@
+package relay
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/tickwire/tickwire/relay/msg"
+)
+
+// onSubmit runs a submission through timing accounting and the filter
+// chain.
+func (c *Core) onSubmit(p *player, m *msg.OrderSubmit) error {
+	if c.phase != PhasePlaying {
+		return fmt.Errorf("%w: OrderSubmit while %v", ErrPhase, c.phase)
+	}
+	if m.Tick > math.MaxInt64 || int64(m.Tick) > c.lastOpenTick() {
+		return fmt.Errorf("%w: submission for tick %d, newest open %d", ErrTick, m.Tick, c.lastOpenTick())
+	}
+	c.echo(p, m)
+	cal := &p.state.Clock
+	env := outlierK*cal.Jitter() + c.cfg.SkewBudget
+	dev := cal.observeOffset(c.now, usToDur(m.SentUs), c.cfg.SkewBudget)
+	b := &c.batch
+	*b = Batch{Now: c.now, Player: p.state.ID, Submit: m, Tick: m.Tick, Late: m.Tick < c.timeline.next,
+		Deviation: dev, Envelope: env, Orders: b.Orders[:0], core: c, p: p}
+	for _, o := range m.Orders {
+		b.Orders = append(b.Orders, BatchOrder{TimestampedOrder: o})
+	}
+	c.account(p, m.Tick, b.Late, dev > env)
+	if b.Late {
+		b.DropAll(DropLate)
+	}
+	for _, f := range c.cfg.Filters {
+		f.Apply(b)
+	}
+	c.reportDrops(b)
+	return nil
+}
+
+// account records a submission's arrival against its tick's deadline: the
+// margin feeds TimingFeedback; on-time ones slowly forgive strikes. A late
+// one is a strike only if it is also delayed beyond what the player's
+// measured path explains (the mark of a lag switch: packets held, then
+// released); such lateness is also kept out of QoS adaptation. Lateness the
+// path explains is the network's, and QoS adaptation answers it.
+func (c *Core) account(p *player, tick uint64, late, unexplained bool) {
+	margin := (c.due(tick) - c.now) / time.Microsecond
+	margin = min(max(margin, -time.Duration(c.cfg.HeartbeatTimeout/time.Microsecond)), time.Duration(c.cfg.HeartbeatTimeout/time.Microsecond))
+	p.win.n++
+	p.win.sum += int64(margin)
+	p.win.sumSq += int64(margin) * int64(margin)
+	if late {
+		p.state.LateSubmissions++
+		c.emit(LateSubmission{Player: p.state.ID, Tick: tick, LateBy: -margin * time.Microsecond})
+		if unexplained {
+			p.win.flagged = true
+			c.strike(p, "late")
+		}
+		return
+	}
+	c.timeline.window(tick).onTime[p.index] = true
+	p.onTimeRun++
+	if p.onTimeRun >= c.cfg.Strikes.DecayAfter {
+		p.onTimeRun = 0
+		p.state.Strikes = max(p.state.Strikes-1, 0)
+	}
+}
+
+// reportDrops emits one event per drop reason other than lateness (which
+// LateSubmission reports).
+func (c *Core) reportDrops(b *Batch) {
+	var counts [numDropReasons]int
+	for i := range b.Orders {
+		counts[b.Orders[i].Drop]++
+	}
+	for r := DropInvalid; r < numDropReasons; r++ {
+		if counts[r] > 0 && (r != DropLate || !b.Late) {
+			c.emit(OrdersDropped{Player: b.Player, Tick: b.Tick, Reason: r, Count: counts[r]})
+		}
+	}
+}
+
+// endWindow closes a QoS window after tick k: it sends each player its
+// TimingFeedback, updates the players' metrics and evaluates the QoS
+// adaptation.
+func (c *Core) endWindow(k uint64) {
+	for _, p := range c.players {
+		if p.state.Status == StatusRemoved {
+			continue
+		}
+		w := &p.win
+		m := &p.state.Metrics
+		m.LateCountWindow = uint16(min(w.late, math.MaxUint16))
+		m.EWMALateRateBps = ewmaBps(c.cfg.Profile.EWMAAlphaQ15, lateBps(w.late, w.ticks), m.EWMALateRateBps)
+		if w.n > 0 {
+			mean := w.sum / w.n
+			jitter := uint32(math.Sqrt(float64(max(w.sumSq/w.n-mean*mean, 0))))
+			m.JitterUs = jitter
+			// Aim for a margin of twice the jitter plus 2 ms.
+			target := 2*int64(jitter) + 2000
+			limit := int64(c.deadline / time.Microsecond)
+			fb := c.feedbacks.get()
+			*fb = msg.TimingFeedback{
+				AvgArrivalDeltaUs:   int32(mean),
+				LateCount:           m.LateCountWindow,
+				JitterUs:            jitter,
+				RecommendedOffsetUs: int32(min(max(target-mean, -limit), limit)),
+			}
+			c.send(p.state.ID, fb)
+		}
+	}
+	if ev, ok := c.evaluateQosWindow(k); ok {
+		c.emit(ev)
+	}
+	for _, p := range c.players {
+		if p.win.flagged {
+			p.excluded = qosExcludeWindows
+		} else if p.excluded > 0 {
+			p.excluded--
+		}
+		p.win = windowStats{}
+	}
+}
+
+func lateBps(late, total int) uint16 {
+	if total == 0 {
+		return 0
+	}
+	return uint16(min(late*10_000/total, 10_000))
+}
+
+// ewmaBps smooths a late rate with alpha in q15 (alpha/32768).
+func ewmaBps(alphaQ15 uint16, raw, prev uint16) uint16 {
+	a := uint32(alphaQ15)
+	return uint16((a*uint32(raw) + (32768-a)*uint32(prev)) / 32768)
+}
