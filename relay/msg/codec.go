@@ -3,6 +3,7 @@ package msg
 import (
 	"errors"
 	"math"
+	"strings"
 
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/wire"
@@ -78,6 +79,20 @@ func (c Codec) Append(dst []byte, m Message) ([]byte, error) {
 		appendFixed(&b, m.Nonce[:])
 	case *SeedResult:
 		b.U64(m.Seed).Uvarint(m.StartUs)
+	case *JoinRoom:
+		if len(m.Room) > MaxRoomName || m.RoomSize == 0 {
+			err = ErrRange
+			break
+		}
+		b.String(m.Room).U8(m.RoomSize)
+	case *JoinAccepted:
+		b.Uvarint(uint64(m.Player)).U8(m.RoomSize).U16(m.TickRate)
+	case *JoinRefused:
+		if m.Reason >= numRefusals || len(m.Detail) > MaxRefusalDetail {
+			err = ErrRange
+			break
+		}
+		b.U8(uint8(m.Reason)).String(m.Detail)
 	default:
 		return dst, &Error{Type: m.Type(), Err: ErrUnknownType}
 	}
@@ -226,6 +241,21 @@ func (c Codec) Decode(b []byte) (Message, error) {
 		m = sr
 	case TypeSeedResult:
 		m = &SeedResult{Seed: r.U64(), StartUs: r.Uvarint()}
+	case TypeJoinRoom:
+		j := &JoinRoom{Room: readString(r, MaxRoomName, &err), RoomSize: r.U8()}
+		if j.RoomSize == 0 && r.Valid() && err == nil {
+			err = ErrRange
+		}
+		m = j
+	case TypeJoinAccepted:
+		m = &JoinAccepted{Player: u16Player(r, &err), RoomSize: r.U8(), TickRate: r.U16()}
+	case TypeJoinRefused:
+		j := &JoinRefused{Reason: RefusalReason(r.U8())}
+		if j.Reason >= numRefusals && r.Valid() && err == nil {
+			err = ErrRange
+		}
+		j.Detail = readString(r, MaxRefusalDetail, &err)
+		m = j
 	default:
 		if r.Err() != nil {
 			return nil, &Error{Err: ErrMalformed, Cause: r.Err()}
@@ -275,6 +305,17 @@ func readRemoval(r *wire.Reader, errp *error) Removal {
 		*errp = ErrRange
 	}
 	return rm
+}
+
+// readString reads a length-prefixed string of at most max bytes into a
+// fresh string.
+func readString(r *wire.Reader, max int, errp *error) string {
+	s := r.StringView()
+	if len(s) > max && r.Valid() && *errp == nil {
+		*errp = ErrRange
+		return ""
+	}
+	return strings.Clone(s)
 }
 
 func readFixed(r *wire.Reader, p []byte) {

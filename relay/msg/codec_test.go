@@ -41,6 +41,11 @@ func samples() []msg.Message {
 		&msg.SeedCommitments{Commitments: []msg.Commitment{{Player: 1, Commitment: commit}, {Player: 2}}},
 		&msg.SeedReveal{Contribution: commit, Nonce: [16]byte{1, 2, 3}},
 		&msg.SeedResult{Seed: 0xFEEDFACECAFEBEEF, StartUs: 2_600_000},
+		&msg.JoinRoom{Room: "lobby-7", RoomSize: 8},
+		&msg.JoinRoom{Room: "", RoomSize: 1},
+		&msg.JoinAccepted{Player: 3, RoomSize: 8, TickRate: 30},
+		&msg.JoinRefused{Reason: msg.RefuseRoomFull, Detail: "room \"lobby-7\" has 8 of 8 players"},
+		&msg.JoinRefused{Reason: msg.RefuseShutdown},
 	}
 }
 
@@ -133,6 +138,9 @@ func TestDecodeErrors(t *testing.T) {
 		{"orders wrong tick", wrongTick, msg.ErrOrders},
 		{"orders bad packet", append(submit[:len(submit)-2:len(submit)-2], 'Q', 'Z'), msg.ErrOrders},
 		{"commitments count", []byte{0xC0, 0x00, 0x44, 5, 1}, msg.ErrMalformed},
+		{"room size 0", []byte{0xC0, 0x00, 0x50, 1, 'a', 0}, msg.ErrRange},
+		{"room name too long", append(append([]byte{0xC0, 0x00, 0x50, msg.MaxRoomName + 1}, bytes.Repeat([]byte{'r'}, msg.MaxRoomName+1)...), 2), msg.ErrRange},
+		{"refusal reason", []byte{0xC0, 0x00, 0x52, 99, 0}, msg.ErrRange},
 	} {
 		_, err := c.Decode(tc.b)
 		if !errors.Is(err, tc.want) {
@@ -154,6 +162,10 @@ func TestAppendErrors(t *testing.T) {
 		{&msg.TickFrame{Flags: 0x40}, msg.ErrRange},
 		{&msg.PlayerRemoved{msg.Removal{Reason: 200}}, msg.ErrRange},
 		{&msg.OrderSubmit{Orders: []protocol.TimestampedOrder{{Player: 1}}}, msg.ErrOrders},
+		{&msg.JoinRoom{Room: "r"}, msg.ErrRange},
+		{&msg.JoinRoom{Room: string(make([]byte, msg.MaxRoomName+1)), RoomSize: 2}, msg.ErrRange},
+		{&msg.JoinRefused{Reason: 77}, msg.ErrRange},
+		{&msg.JoinRefused{Detail: string(make([]byte, msg.MaxRefusalDetail+1))}, msg.ErrRange},
 	} {
 		dst := []byte{1, 2}
 		out, err := c.Append(dst, tc.m)

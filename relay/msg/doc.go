@@ -76,6 +76,17 @@
 //	SeedResult      0xC0 0x00 0x46  relay → all
 //	  seed u64 | startUs uv  (relay clock at which tick 0's window opens)
 //
+// # Joining (three-byte types)
+//
+//	JoinRoom        0xC0 0x00 0x50  client → relay, the first message
+//	  room uv-length string (≤ 64 bytes) | roomSize u8 (≥ 1)
+//	JoinAccepted    0xC0 0x00 0x51  relay → client
+//	  player uv | roomSize u8 | tickRate u16
+//	JoinRefused     0xC0 0x00 0x52  relay → client, then the relay closes
+//	  reason u8 | detail uv-length string (≤ 200 bytes)
+//	  reason     0 room full, 1 server full, 2 size mismatch, 3 bad request,
+//	             4 shutting down
+//
 // Times named ...Us on the relay clock are microseconds since the relay's
 // epoch; a client converts with MatchTiming.ClockOffsetUs.
 package msg

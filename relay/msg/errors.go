@@ -68,4 +68,7 @@ var typeNames = map[wire.MessageType]string{
 	TypeSeedCommitments: "SeedCommitments",
 	TypeSeedReveal:      "SeedReveal",
 	TypeSeedResult:      "SeedResult",
+	TypeJoinRoom:        "JoinRoom",
+	TypeJoinAccepted:    "JoinAccepted",
+	TypeJoinRefused:     "JoinRefused",
 }

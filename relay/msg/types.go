@@ -23,6 +23,9 @@ const (
 	TypeSeedCommitments wire.MessageType = 0xC00044
 	TypeSeedReveal      wire.MessageType = 0xC00045
 	TypeSeedResult      wire.MessageType = 0xC00046
+	TypeJoinRoom        wire.MessageType = 0xC00050
+	TypeJoinAccepted    wire.MessageType = 0xC00051
+	TypeJoinRefused     wire.MessageType = 0xC00052
 )
 
 // Message is one relay protocol message. The set of implementations is
@@ -216,6 +219,60 @@ type SeedResult struct {
 	StartUs uint64
 }
 
+// Limits of the join messages.
+const (
+	// MaxRoomName is the longest room name in bytes.
+	MaxRoomName = 64
+	// MaxRefusalDetail is the longest refusal detail in bytes.
+	MaxRefusalDetail = 200
+)
+
+// JoinRoom asks the relay for a seat in the named room, which starts a game
+// once RoomSize players have joined. It is the first message a client
+// sends. Client → relay.
+type JoinRoom struct {
+	Room     string // at most MaxRoomName bytes
+	RoomSize uint8  // players the game needs, at least 1
+}
+
+// JoinAccepted gives the client its seat: its player id and the room's
+// size and tick rate. Calibration follows once the room is full.
+// Relay → client.
+type JoinAccepted struct {
+	Player   protocol.PlayerID
+	RoomSize uint8
+	TickRate uint16 // ticks per second
+}
+
+// RefusalReason says why the relay refused a join.
+type RefusalReason uint8
+
+// Refusal reasons.
+const (
+	RefuseRoomFull     RefusalReason = iota // the room has all its players
+	RefuseServerFull                        // the relay hosts as many games as it may
+	RefuseSizeMismatch                      // the room exists with another size
+	RefuseBadRequest                        // the first message was not a valid JoinRoom
+	RefuseShutdown                          // the relay is shutting down
+	numRefusals
+)
+
+var refusalNames = [numRefusals]string{"room full", "server full", "room size mismatch", "bad request", "shutting down"}
+
+func (r RefusalReason) String() string {
+	if r < numRefusals {
+		return refusalNames[r]
+	}
+	return "refusal?"
+}
+
+// JoinRefused turns a join down; the relay closes the connection after it.
+// Relay → client.
+type JoinRefused struct {
+	Reason RefusalReason
+	Detail string // human-readable, at most MaxRefusalDetail bytes
+}
+
 func (*OrderSubmit) Type() wire.MessageType     { return TypeOrderSubmit }
 func (*TickFrame) Type() wire.MessageType       { return TypeTickFrame }
 func (*SyncHash) Type() wire.MessageType        { return TypeSyncHash }
@@ -230,3 +287,6 @@ func (*SeedCommit) Type() wire.MessageType      { return TypeSeedCommit }
 func (*SeedCommitments) Type() wire.MessageType { return TypeSeedCommitments }
 func (*SeedReveal) Type() wire.MessageType      { return TypeSeedReveal }
 func (*SeedResult) Type() wire.MessageType      { return TypeSeedResult }
+func (*JoinRoom) Type() wire.MessageType        { return TypeJoinRoom }
+func (*JoinAccepted) Type() wire.MessageType    { return TypeJoinAccepted }
+func (*JoinRefused) Type() wire.MessageType     { return TypeJoinRefused }
