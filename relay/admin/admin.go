@@ -1,0 +1,95 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Stats is a snapshot of the relay's figures. Counters only grow over the
+// life of the relay.
+type Stats struct {
+	ActiveGames    int
+	Players        int
+	LateOrders     uint64
+	Strikes        uint64
+	QosAdjustments uint64
+	Desyncs        uint64
+	BytesIn        uint64
+	BytesOut       uint64
+}
+
+// Source supplies the snapshot a scrape exposes. It is called from HTTP
+// handler goroutines and must be safe for concurrent use.
+type Source interface {
+	AdminStats() Stats
+}
+
+// SourceFunc adapts a function to Source.
+type SourceFunc func() Stats
+
+// AdminStats implements Source.
+func (f SourceFunc) AdminStats() Stats { return f() }
+
+// Server serves the admin endpoints.
+type Server struct {
+	reg   *prometheus.Registry
+	ready atomic.Bool
+	mux   *http.ServeMux
+}
+
+// New returns a server exposing src. It starts not ready.
+func New(src Source) *Server {
+	s := &Server{reg: prometheus.NewRegistry(), mux: http.NewServeMux()}
+	s.reg.MustRegister(
+		newCollector(src),
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Write([]byte("ok\n"))
+	})
+	s.mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !s.ready.Load() {
+			http.Error(w, "not ready", http.StatusServiceUnavailable)
+			return
+		}
+		w.Write([]byte("ready\n"))
+	})
+	s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{Registry: s.reg}))
+	return s
+}
+
+// SetReady sets what /readyz answers.
+func (s *Server) SetReady(ready bool) { s.ready.Store(ready) }
+
+// Handler returns the HTTP handler of the endpoints.
+func (s *Server) Handler() http.Handler { return s.mux }
+
+// Serve serves on ln until ctx ends, then shuts down gracefully (waiting
+// up to five seconds for requests in progress). It returns nil after a
+// shutdown caused by ctx.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{Handler: s.mux, ReadHeaderTimeout: 5 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := hs.Shutdown(sctx)
+	if serr := <-done; !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	return err
+}

@@ -1,0 +1,55 @@
+package admin
+
+import "github.com/prometheus/client_golang/prometheus"
+
+// collector turns one Source snapshot per scrape into metrics.
+type collector struct {
+	src Source
+
+	games, players              *prometheus.Desc
+	late, strikes, qos, desyncs *prometheus.Desc
+	bytesIn, bytesOut           *prometheus.Desc
+}
+
+func newCollector(src Source) *collector {
+	d := func(name, help string) *prometheus.Desc {
+		return prometheus.NewDesc("tickwire_relay_"+name, help, nil, nil)
+	}
+	return &collector{
+		src:      src,
+		games:    d("active_games", "Games in progress."),
+		players:  d("players", "Connected players."),
+		late:     d("late_orders_total", "Order submissions that arrived after their tick's deadline."),
+		strikes:  d("strikes_total", "Lateness strikes given to players."),
+		qos:      d("qos_adjustments_total", "In-match QoS changes of run-ahead or deadline."),
+		desyncs:  d("desyncs_total", "Sync-hash mismatches detected."),
+		bytesIn:  d("bytes_received_total", "UDP payload bytes received."),
+		bytesOut: d("bytes_sent_total", "UDP payload bytes sent."),
+	}
+}
+
+// Describe implements prometheus.Collector.
+func (c *collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{c.games, c.players, c.late, c.strikes, c.qos, c.desyncs, c.bytesIn, c.bytesOut} {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector.
+func (c *collector) Collect(ch chan<- prometheus.Metric) {
+	s := c.src.AdminStats()
+	gauge := func(d *prometheus.Desc, v int) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, float64(v))
+	}
+	counter := func(d *prometheus.Desc, v uint64) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v))
+	}
+	gauge(c.games, s.ActiveGames)
+	gauge(c.players, s.Players)
+	counter(c.late, s.LateOrders)
+	counter(c.strikes, s.Strikes)
+	counter(c.qos, s.QosAdjustments)
+	counter(c.desyncs, s.Desyncs)
+	counter(c.bytesIn, s.BytesIn)
+	counter(c.bytesOut, s.BytesOut)
+}

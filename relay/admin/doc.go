@@ -1,0 +1,22 @@
+// Package admin is the relay's operator HTTP endpoint: liveness, readiness
+// and Prometheus metrics.
+//
+//	GET /healthz   200 "ok" while the process serves requests
+//	GET /readyz    200 "ready" once the relay listens, 503 before
+//	GET /metrics   Prometheus text exposition
+//
+// The metrics are read from a Source at scrape time, so the relay keeps
+// plain counters of its own and this package owns the Prometheus types.
+// Every Server has its own prometheus.Registry (never the global one):
+//
+//	tickwire_relay_active_games           gauge    games in progress
+//	tickwire_relay_players                gauge    connected players
+//	tickwire_relay_late_orders_total      counter  submissions after their tick's deadline
+//	tickwire_relay_strikes_total          counter  lateness strikes given
+//	tickwire_relay_qos_adjustments_total  counter  run-ahead/deadline changes
+//	tickwire_relay_desyncs_total          counter  sync-hash mismatches detected
+//	tickwire_relay_bytes_received_total   counter  UDP payload bytes in
+//	tickwire_relay_bytes_sent_total       counter  UDP payload bytes out
+//
+// together with the standard go_* and process_* collectors.
+package admin
