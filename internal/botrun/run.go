@@ -1,0 +1,257 @@
+package botrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/tickwire/tickwire/lockstep"
+)
+
+// Defaults of Config.
+const (
+	DefaultPoll        = 2 * time.Millisecond
+	DefaultStallAfter  = 15 * time.Second
+	DefaultProgressGap = 250 * time.Millisecond
+)
+
+// ErrStalled reports a client that confirmed no tick for Config.StallAfter.
+var ErrStalled = errors.New("botrun: no tick confirmed in time")
+
+// Config configures Run. Players, Ticks and Join are required.
+type Config struct {
+	// Players is the number of bots in this process.
+	Players int
+	// RoomSize is the number of players of the match (the scenario is
+	// built for it); 0 means Players.
+	RoomSize int
+	// Ticks is how many ticks each bot plays.
+	Ticks uint64
+	// Join connects and joins one bot.
+	Join JoinFunc
+	// Light skips the simulation: one Move order per tick, constant hash.
+	Light bool
+	// Poll is how often a client with nothing confirmed looks again;
+	// 0 means DefaultPoll.
+	Poll time.Duration
+	// StallAfter gives up on a client that confirms no tick for this
+	// long; 0 means DefaultStallAfter.
+	StallAfter time.Duration
+	// OnProgress, if set, receives a summary every ProgressEvery while
+	// the bots play, from a goroutine of its own.
+	OnProgress func(Progress)
+	// ProgressEvery is the progress period; 0 means DefaultProgressGap.
+	ProgressEvery time.Duration
+}
+
+// Progress is a live summary across the bots of this process.
+type Progress struct {
+	Tick       uint64        // lowest tick applied by any bot
+	Ticks      uint64        // ticks to play
+	LateOrders int           // summed over the bots
+	RTT        time.Duration // highest smoothed RTT
+	Desyncs    int           // highest count reported to any bot
+	Playing    int           // bots whose match has started
+}
+
+// Run plays the bots' match and returns the summary. It returns an error
+// only for a bad Config or a cancelled ctx; a bot that fails records its
+// error in its PlayerReport and the report is then not in sync.
+func Run(ctx context.Context, cfg Config) (Report, error) {
+	if cfg.Players < 1 || cfg.Ticks < 1 || cfg.Join == nil {
+		return Report{}, fmt.Errorf("botrun: need players, ticks and a join function")
+	}
+	if cfg.RoomSize == 0 {
+		cfg.RoomSize = cfg.Players
+	}
+	if cfg.RoomSize < cfg.Players {
+		return Report{}, fmt.Errorf("botrun: room of %d cannot hold %d bots", cfg.RoomSize, cfg.Players)
+	}
+	if cfg.Poll <= 0 {
+		cfg.Poll = DefaultPoll
+	}
+	if cfg.StallAfter <= 0 {
+		cfg.StallAfter = DefaultStallAfter
+	}
+	if cfg.ProgressEvery <= 0 {
+		cfg.ProgressEvery = DefaultProgressGap
+	}
+	bots := make([]*runner, cfg.Players)
+	var wg sync.WaitGroup
+	for i := range bots {
+		bots[i] = &runner{cfg: &cfg, index: i}
+		wg.Go(func() { bots[i].run(ctx) })
+	}
+	if cfg.OnProgress != nil {
+		stop := make(chan struct{})
+		var pwg sync.WaitGroup
+		pwg.Go(func() { reportProgress(&cfg, bots, stop) })
+		defer pwg.Wait()
+		defer close(stop)
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return Report{}, err
+	}
+	r := Report{Players: make([]PlayerReport, len(bots))}
+	for i, b := range bots {
+		r.Players[i] = b.report
+	}
+	r.AllInSync = inSync(r.Players, cfg.Ticks)
+	return r, nil
+}
+
+func reportProgress(cfg *Config, bots []*runner, stop <-chan struct{}) {
+	t := time.NewTicker(cfg.ProgressEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			cfg.OnProgress(summarize(cfg, bots))
+			return
+		case <-t.C:
+			cfg.OnProgress(summarize(cfg, bots))
+		}
+	}
+}
+
+func summarize(cfg *Config, bots []*runner) Progress {
+	p := Progress{Ticks: cfg.Ticks, Tick: cfg.Ticks}
+	for _, b := range bots {
+		b.mu.Lock()
+		d, playing := b.live, b.playing
+		b.mu.Unlock()
+		if playing {
+			p.Playing++
+		}
+		p.Tick = min(p.Tick, d.Tick)
+		p.LateOrders += d.LateOrders
+		p.RTT = max(p.RTT, d.RTT)
+		p.Desyncs = max(p.Desyncs, d.Desyncs)
+	}
+	if p.Playing < len(bots) {
+		p.Tick = 0
+	}
+	return p
+}
+
+// runner is one bot.
+type runner struct {
+	cfg    *Config
+	index  int
+	report PlayerReport
+
+	mu      sync.Mutex // guards live and playing for progress reports
+	live    lockstep.Diagnostics
+	playing bool
+}
+
+func (r *runner) run(ctx context.Context) {
+	c, err := r.cfg.Join(ctx, r.index)
+	if err != nil {
+		r.report.Error = fmt.Sprintf("join: %v", err)
+		return
+	}
+	defer c.Close()
+	if err := r.play(ctx, c); err != nil {
+		r.report.Error = err.Error()
+	}
+}
+
+// play waits for the match to start, then applies ticks until done.
+func (r *runner) play(ctx context.Context, c Client) error {
+	poll := time.NewTicker(r.cfg.Poll)
+	defer poll.Stop()
+	wait := func(since time.Time) error {
+		if time.Since(since) > r.cfg.StallAfter {
+			return ErrStalled
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-poll.C:
+			return nil
+		}
+	}
+	since := time.Now()
+	for c.Status() != lockstep.StatusPlaying {
+		if st := c.Status(); st > lockstep.StatusPlaying {
+			return fmt.Errorf("match ended before it started: %v", st)
+		}
+		if err := wait(since); err != nil {
+			return err
+		}
+	}
+	r.report.ID = int(c.Player())
+	var (
+		sim   lockstep.Simulation
+		input lockstep.OrderSource
+	)
+	if r.cfg.Light {
+		sim, input = lightSim{}, newLightInput(c.Player())
+	} else {
+		var err error
+		if sim, input, err = newGame(r.cfg.RoomSize, c.Player(), c.Seed()); err != nil {
+			return err
+		}
+	}
+	r.setLive(c.Diagnostics(), true)
+
+	var (
+		rtts, gaps []time.Duration
+		first      lockstep.Diagnostics
+		firstAt    time.Time
+		lastAt     time.Time
+		finalHash  uint64
+	)
+	loop := lockstep.GameLoop{Sim: sim, Net: c, Input: input, OnTick: func(tick, hash uint64) {
+		now := time.Now()
+		d := c.Diagnostics()
+		if lastAt.IsZero() {
+			first, firstAt = d, now
+		} else {
+			gaps = append(gaps, now.Sub(lastAt))
+		}
+		lastAt, finalHash = now, hash
+		rtts = append(rtts, d.RTT)
+		r.setLive(d, true)
+	}}
+	since = time.Now()
+	var err error
+	for loop.Applied() < r.cfg.Ticks && err == nil {
+		var n int
+		if n, err = loop.Step(); err != nil || n > 0 {
+			since = time.Now()
+			continue
+		}
+		if st := c.Status(); st == lockstep.StatusEnded || st == lockstep.StatusDisconnected {
+			err = fmt.Errorf("match %v after %d ticks", st, loop.Applied())
+			break
+		}
+		err = wait(since)
+	}
+	d := c.Diagnostics()
+	r.setLive(d, true)
+	span := lastAt.Sub(firstAt)
+	r.report.Ticks = loop.Applied()
+	r.report.OrdersSent = d.OrdersSent
+	r.report.LateOrders = d.LateOrders
+	r.report.Strikes = d.Strikes
+	r.report.Desyncs = d.Desyncs
+	r.report.FinalHash = fmt.Sprintf("%016x", finalHash)
+	r.report.RTTP50MS = ms(Percentile(rtts, 0.50))
+	r.report.RTTP99MS = ms(Percentile(rtts, 0.99))
+	r.report.TickGapP99MS = ms(Percentile(gaps, 0.99))
+	r.report.RunAhead = d.RunAhead
+	r.report.BytesUpPerS = perSecond(d.BytesSent-first.BytesSent, span)
+	r.report.BytesDownPerS = perSecond(d.BytesReceived-first.BytesReceived, span)
+	return err
+}
+
+func (r *runner) setLive(d lockstep.Diagnostics, playing bool) {
+	r.mu.Lock()
+	r.live, r.playing = d, playing
+	r.mu.Unlock()
+}
