@@ -25,6 +25,9 @@ type normalization struct{}
 func (normalization) Name() string { return "normalize" }
 
 func (normalization) Apply(b *Batch) {
+	if b.Kept() == 0 {
+		return // a late or empty batch claims nothing
+	}
 	c, cal, tl := b.core, &b.p.state.Clock, &b.core.timeline
 	slack := c.cfg.SkewBudget
 	sent := usToDur(b.Submit.SentUs)
