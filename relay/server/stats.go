@@ -1,0 +1,106 @@
+package server
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/tickwire/tickwire/relay"
+)
+
+// Stats is a snapshot of the server's figures. Counters are cumulative
+// since New; ActiveGames, Players and Rooms describe the moment.
+type Stats struct {
+	ActiveGames  int // rooms playing (relay core running)
+	WaitingRooms int // rooms still filling
+	Players      int // connections seated in a room
+
+	GamesStarted, GamesEnded uint64
+	JoinsRefused             uint64
+	LateOrders               uint64 // submissions that missed their tick
+	Strikes                  uint64 // anti-lag-switch strikes
+	Removals                 uint64 // players removed from a match
+	QosAdjustments           uint64 // run-ahead/deadline changes
+	Desyncs                  uint64 // sync checks whose hashes disagreed
+	MessagesIn, MessagesOut  uint64 // relay messages decoded and sent
+	Malformed                uint64 // messages that did not decode
+	Rejected                 uint64 // messages the relay core refused
+	BytesIn, BytesOut        uint64 // datagram bytes of room connections
+
+	Rooms []RoomStats
+}
+
+// RoomStats describes one room; figures of a playing room are refreshed
+// about once a second.
+type RoomStats struct {
+	Name     string
+	Size     int // players the game needs
+	Players  int // seated (connections not closed)
+	Phase    string
+	Tick     uint64 // next tick to broadcast
+	RunAhead uint8
+	Deadline time.Duration
+}
+
+// counters are the server's cumulative figures, updated by the rooms and
+// read concurrently by Stats.
+type counters struct {
+	gamesStarted, gamesEnded, joinsRefused atomic.Uint64
+	lateOrders, strikes, removals          atomic.Uint64
+	qosAdjustments, desyncs                atomic.Uint64
+	messagesIn, messagesOut                atomic.Uint64
+	malformed, rejected                    atomic.Uint64
+	bytesIn, bytesOut                      atomic.Uint64
+}
+
+// count records an event in the counters.
+func (c *counters) count(ev relay.Event) {
+	switch ev.(type) {
+	case relay.LateSubmission:
+		c.lateOrders.Add(1)
+	case relay.Strike:
+		c.strikes.Add(1)
+	case relay.PlayerRemoved:
+		c.removals.Add(1)
+	case relay.QosAdjustmentEvent:
+		c.qosAdjustments.Add(1)
+	case relay.Desync:
+		c.desyncs.Add(1)
+	}
+}
+
+// Stats returns a snapshot of the server's figures. It is safe to call
+// from any goroutine at any rate; it takes the server's lock only to list
+// the rooms.
+func (s *Server) Stats() Stats {
+	c := &s.counters
+	st := Stats{
+		GamesStarted:   c.gamesStarted.Load(),
+		GamesEnded:     c.gamesEnded.Load(),
+		JoinsRefused:   c.joinsRefused.Load(),
+		LateOrders:     c.lateOrders.Load(),
+		Strikes:        c.strikes.Load(),
+		Removals:       c.removals.Load(),
+		QosAdjustments: c.qosAdjustments.Load(),
+		Desyncs:        c.desyncs.Load(),
+		MessagesIn:     c.messagesIn.Load(),
+		MessagesOut:    c.messagesOut.Load(),
+		Malformed:      c.malformed.Load(),
+		Rejected:       c.rejected.Load(),
+		BytesIn:        c.bytesIn.Load(),
+		BytesOut:       c.bytesOut.Load(),
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.rooms {
+		rs := *r.published.Load()
+		rs.Players = r.seated
+		if r.started {
+			st.ActiveGames++
+		} else {
+			st.WaitingRooms++
+		}
+		st.Players += r.seated
+		st.Rooms = append(st.Rooms, rs)
+	}
+	return st
+}
