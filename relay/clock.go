@@ -26,7 +26,9 @@ type robustEWMA struct {
 }
 
 // observe folds x in unless it lies beyond the envelope of outlierK
-// deviations plus slack, and reports whether it did.
+// deviations plus slack, and reports whether it did. The deviation learns
+// from outliers too, at a sixteenth of the gain and clipped to twice the
+// envelope.
 func (e *robustEWMA) observe(now, x, slack time.Duration) bool {
 	if !e.seeded {
 		e.Mean, e.Dev, e.seeded = x, x/2, true
@@ -39,6 +41,10 @@ func (e *robustEWMA) observe(now, x, slack time.Duration) bool {
 		e.Mean += d / 8
 		return true
 	}
+	// An outlier widens the deviation slowly and by a bounded amount, so a
+	// path whose jitter really grew is soon explained while a burst of
+	// withheld packets barely moves it.
+	e.Dev += (min(abs(d), 2*(outlierK*e.Dev+slack)) - e.Dev) / 16
 	if e.runN > 0 && abs(x-e.runMean) <= outlierK*e.Dev+slack {
 		e.runN++
 		e.runMean += (x - e.runMean) / time.Duration(e.runN)

@@ -261,7 +261,7 @@ func (c *Core) NextDeadline() (time.Duration, bool) {
 		return 0, false
 	}
 	for _, p := range c.players {
-		if p.state.Status != StatusActive {
+		if p.state.Status != StatusActive || c.phase != PhasePlaying {
 			continue
 		}
 		at(p.state.LastHeard + c.cfg.HeartbeatTimeout)

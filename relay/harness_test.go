@@ -23,7 +23,9 @@ type simNet struct {
 	seq     int
 	rng     *mrand.Rand
 	log     *bytes.Buffer // what the core sent and reported, if not nil
-	quiet   bool          // log only events and rare messages
+	quiet   bool          // log only rare messages and events
+	// lateQuiet counts the LateSubmission events quiet left out.
+	lateQuiet int
 	// onFrame, if set, sees every frame as the relay sends it.
 	onFrame func(f *msg.TickFrame)
 	// onSubmit, if set, sees every submission as it reaches the relay.
@@ -51,6 +53,7 @@ type simClient struct {
 	nextTick  uint64 // next window to submit
 	lastTick  uint64
 	lastToken uint32
+	frameAt   time.Duration // when frame lastTick arrived
 	haveFrame bool
 	pending   map[uint64][]protocol.TimestampedOrder // by tick
 	contrib   [32]byte
@@ -257,7 +260,7 @@ func (n *simNet) submit(c *simClient) {
 	s := &msg.OrderSubmit{Tick: k, SentUs: durUs(c.estimate(n.now)), Orders: c.pending[k]}
 	delete(c.pending, k)
 	if c.haveFrame && !c.noEcho {
-		s.AckTick, s.Token = c.lastTick, c.lastToken
+		s.AckTick, s.Token, s.AckDelayUs = c.lastTick, c.lastToken, uint32(durUs(n.now-c.frameAt))
 	}
 	hold := c.hold
 	if c.holdOnly > 0 && c.holdOnly != k {
@@ -284,7 +287,7 @@ func (n *simNet) receive(c *simClient, f frameCopy) {
 		c.playing = true
 	case kFrame:
 		if !c.haveFrame || f.tick > c.lastTick {
-			c.lastTick, c.lastToken, c.haveFrame = f.tick, f.token, true
+			c.lastTick, c.lastToken, c.frameAt, c.haveFrame = f.tick, f.token, n.now, true
 		}
 		if f.flags&msg.FlagSyncRequest != 0 {
 			h := f.tick * 0x9e3779b97f4a7c15
@@ -319,6 +322,10 @@ func (n *simNet) drain() {
 		}
 	}
 	for _, ev := range rd.Events {
+		if _, late := ev.(LateSubmission); late && n.quiet {
+			n.lateQuiet++
+			continue
+		}
 		n.logf("%s", fmtEvent(ev))
 	}
 	n.core.Advance()

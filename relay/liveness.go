@@ -25,6 +25,12 @@ func (l *frameLog) record(tick uint64, token uint32, at time.Duration) {
 	e.tick, e.token, e.at, e.valid = tick, token, at, true
 }
 
+// sentAt returns when frame tick was sent, if it is remembered.
+func (l *frameLog) sentAt(tick uint64) (time.Duration, bool) {
+	e := &l.entries[tick%frameLogSize]
+	return e.at, e.valid && e.tick == tick
+}
+
 // lookup returns when frame tick was sent, if it is remembered and token
 // is its token.
 func (l *frameLog) lookup(tick uint64, token uint32) (time.Duration, bool) {
@@ -66,10 +72,11 @@ func (c *Core) frozenAt(p *player) (time.Duration, bool) {
 }
 
 // checkLiveness removes players that went silent (heartbeat timeout) and
-// players that keep talking but stopped echoing liveness tokens (frozen).
+// players that keep talking but stopped echoing liveness tokens (frozen),
+// during play.
 func (c *Core) checkLiveness() {
-	if c.phase == PhaseEnded {
-		return
+	if c.phase != PhasePlaying {
+		return // before play the seed exchange's timeouts cover silence
 	}
 	c.active(func(p *player) {
 		switch t, frozen := c.frozenAt(p); {

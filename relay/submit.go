@@ -52,7 +52,11 @@ func (c *Core) account(p *player, tick uint64, late, unexplained bool) {
 	p.win.sumSq += int64(margin) * int64(margin)
 	if late {
 		p.state.LateSubmissions++
-		c.emit(LateSubmission{Player: p.state.ID, Tick: tick, LateBy: -margin * time.Microsecond})
+		lateBy := -margin * time.Microsecond
+		if at, ok := c.frameLog.sentAt(tick); ok {
+			lateBy = c.now - at // the deadline may have moved since
+		}
+		c.emit(LateSubmission{Player: p.state.ID, Tick: tick, LateBy: lateBy})
 		if unexplained {
 			p.win.flagged = true
 			c.strike(p, "late")

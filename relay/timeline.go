@@ -83,6 +83,9 @@ func (c *Core) startPlay() {
 	c.phase = PhasePlaying
 	c.timeline.start = c.now + c.cfg.StartDelay
 	c.timeline.next = 0
+	for _, p := range c.players {
+		p.state.LastHeard = c.now // heartbeats count from the start of play
+	}
 }
 
 // finalize broadcasts tick k: the orders forwarded to its window plus an

@@ -28,7 +28,8 @@ import (
 //	calibrate                run the ping exchange to its end
 //	start                    run the seed exchange until play begins
 //	issue p=ID at=T [kind=move]  the client issues an order at relay time T
-//	play to=TICK [quiet]     run until frame TICK has been broadcast
+//	play to=TICK [quiet]     run until frame TICK has been broadcast (quiet:
+//	                         no frames, feedback or late submissions)
 //	advance by=D | to=T [quiet]
 //	submit p=ID tick=K at=T [sent=T] [sub=US,...] [noecho]  a hand-made
 //	    submission reaching the relay at T (sent defaults to an honest stamp)
@@ -108,6 +109,10 @@ func TestTranscripts(t *testing.T) {
 			default:
 				td.Fatalf(t, "unknown command %q", td.Cmd)
 			}
+			if n.lateQuiet > 0 {
+				fmt.Fprintf(&out, "(%d late submissions not shown)\n", n.lateQuiet)
+				n.lateQuiet = 0
+			}
 			return out.String()
 		})
 	})
@@ -155,7 +160,7 @@ func cmdSubmit(t *testing.T, td *datadriven.TestData, n *simNet) {
 		s.Orders = append(s.Orders, protocol.TimestampedOrder{Player: c.id, Order: protocol.Move{Units: []protocol.EntityID{1}}, SubTickTime: uint32(us)})
 	}
 	if c.haveFrame && !td.HasArg("noecho") {
-		s.AckTick, s.Token = c.lastTick, c.lastToken
+		s.AckTick, s.Token, s.AckDelayUs = c.lastTick, c.lastToken, uint32(durUs(at-c.up-c.frameAt))
 	}
 	n.runUntil(at, func() bool { return false })
 	n.push(delivery{at: at, toRelay: true, client: c, m: s})
