@@ -27,6 +27,7 @@ func commands() map[string]command {
 	return map[string]command{
 		"demo":   {"run a complete local game of the reference simulation", runDemo},
 		"bench":  {"measure the library: bench codec|sim|transport [--json]", runBench},
+		"relay":  {"host relay lockstep games: relay --listen ADDR --admin ADDR [--tps N] [--max-games N]", runRelay},
 		"netsim": {"impair UDP traffic: a proxy with latency, jitter, loss, duplication, reordering", runNetsim},
 	}
 }

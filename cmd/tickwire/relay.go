@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+
+	"github.com/tickwire/tickwire/relay/admin"
+	"github.com/tickwire/tickwire/relay/server"
+	"github.com/tickwire/tickwire/transport"
+)
+
+// relayFlags are the options of "tickwire relay".
+type relayFlags struct {
+	listen   string
+	admin    string
+	tps      int
+	maxGames int
+	maxConns int
+}
+
+func parseRelayFlags(args []string, stderr io.Writer) (relayFlags, error) {
+	var f relayFlags
+	fs := flag.NewFlagSet("relay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:7777", "UDP address for clients")
+	fs.StringVar(&f.admin, "admin", "127.0.0.1:7778", "HTTP address for /healthz, /readyz and /metrics (empty: none)")
+	fs.IntVar(&f.tps, "tps", 30, "ticks per second")
+	fs.IntVar(&f.maxGames, "max-games", 0, "concurrent games (rooms), 0 for no limit")
+	fs.IntVar(&f.maxConns, "max-conns", 16384, "concurrent client connections")
+	if err := parseFlags(fs, args); err != nil {
+		return f, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return f, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	case f.tps < 1 || f.tps > 1000:
+		return f, fmt.Errorf("%w: --tps must be 1..1000", errUsage)
+	case f.maxGames < 0 || f.maxConns < 1:
+		return f, fmt.Errorf("%w: --max-games must not be negative, --max-conns positive", errUsage)
+	}
+	return f, nil
+}
+
+// runRelay hosts games until ctx ends (SIGINT or SIGTERM): "tickwire relay".
+func runRelay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, err := parseRelayFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	tcfg := server.TransportConfig()
+	tcfg.MaxConnections = f.maxConns
+	tcfg.AcceptBacklog = 1024
+	ln, err := transport.ListenUDP(ctx, f.listen, tcfg)
+	if err != nil {
+		return err
+	}
+	srv := server.New(server.Config{TickRate: f.tps, MaxGames: f.maxGames, Logger: log})
+	var wg sync.WaitGroup
+	var adminErr error
+	if f.admin != "" {
+		hl, err := net.Listen("tcp", f.admin)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		adm := admin.New(adminSource(srv))
+		adm.SetReady(true)
+		wg.Go(func() { adminErr = adm.Serve(ctx, hl) })
+		log.Info("admin listening", "addr", hl.Addr().String())
+	}
+	log.Info("relay listening", "addr", ln.Addr().String(), "tps", f.tps, "max_games", f.maxGames)
+	err = srv.Serve(ctx, ln)
+	wg.Wait()
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		err = nil
+	}
+	log.Info("relay stopped")
+	return errors.Join(err, adminErr)
+}
+
+// adminSource exposes a relay server's figures to the admin endpoint.
+func adminSource(srv *server.Server) admin.Source {
+	return admin.SourceFunc(func() admin.Stats {
+		st := srv.Stats()
+		return admin.Stats{
+			ActiveGames:    st.ActiveGames,
+			Players:        st.Players,
+			LateOrders:     st.LateOrders,
+			Strikes:        st.Strikes,
+			QosAdjustments: st.QosAdjustments,
+			Desyncs:        st.Desyncs,
+			BytesIn:        st.BytesIn,
+			BytesOut:       st.BytesOut,
+		}
+	})
+}

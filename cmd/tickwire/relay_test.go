@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRelayFlags(t *testing.T) {
+	f, err := parseRelayFlags(nil, io.Discard)
+	if err != nil || f.listen != "127.0.0.1:7777" || f.admin != "127.0.0.1:7778" || f.tps != 30 || f.maxGames != 0 {
+		t.Fatalf("defaults %+v, %v", f, err)
+	}
+	f, err = parseRelayFlags([]string{"--listen", ":9000", "--admin", "", "--tps", "60", "--max-games", "5"}, io.Discard)
+	if err != nil || f.listen != ":9000" || f.admin != "" || f.tps != 60 || f.maxGames != 5 {
+		t.Fatalf("parsed %+v, %v", f, err)
+	}
+	for _, bad := range [][]string{{"--tps", "0"}, {"--max-games", "-1"}, {"extra"}, {"--nope"}} {
+		if _, err := parseRelayFlags(bad, io.Discard); !errors.Is(err, errUsage) {
+			t.Errorf("%v: %v, want a usage error", bad, err)
+		}
+	}
+}
+
+// TestRelayAdmin runs "tickwire relay" and checks the admin endpoints
+// while it runs, then its graceful shutdown.
+func TestRelayAdmin(t *testing.T) {
+	stop, _, adm := startRelay(t)
+	for _, path := range []string{"/healthz", "/readyz"} {
+		if code, _ := httpGet(t, "http://"+adm+path); code != http.StatusOK {
+			t.Errorf("%s: %d", path, code)
+		}
+	}
+	code, body := httpGet(t, "http://"+adm+"/metrics")
+	if code != http.StatusOK {
+		t.Fatalf("/metrics: %d", code)
+	}
+	for _, name := range []string{"tickwire_relay_active_games", "tickwire_relay_players", "tickwire_relay_late_orders_total",
+		"tickwire_relay_strikes_total", "tickwire_relay_qos_adjustments_total", "tickwire_relay_desyncs_total",
+		"tickwire_relay_bytes_received_total", "tickwire_relay_bytes_sent_total"} {
+		if !strings.Contains(body, name) {
+			t.Errorf("/metrics lacks %s", name)
+		}
+	}
+	stop()
+}
+
+// startRelay runs "tickwire relay" on free loopback ports until the test
+// calls stop (which checks a clean exit); it returns the relay's UDP and
+// admin addresses.
+func startRelay(t *testing.T) (stop func(), udpAddr, adminAddr string) {
+	t.Helper()
+	udp, adm := freeAddr(t, "udp"), freeAddr(t, "tcp")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	var errOut bytes.Buffer
+	go func() { done <- run(ctx, []string{"relay", "--listen", udp, "--admin", adm}, io.Discard, &errOut) }()
+	waitReady(t, "http://"+adm+"/readyz")
+	t.Cleanup(cancel)
+	return func() {
+		t.Helper()
+		cancel()
+		if code := <-done; code != 0 {
+			t.Fatalf("relay exit %d: %s", code, errOut.String())
+		}
+	}, udp, adm
+}
+
+func httpGet(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
+}
+
+// freeAddr returns a loopback address with a port that was free a moment ago.
+func freeAddr(t *testing.T, network string) string {
+	t.Helper()
+	if network == "udp" {
+		pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pc.Close()
+		return pc.LocalAddr().String()
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// waitReady polls url until it answers 200; the loop waits for a server
+// to start and decides no verdict.
+func waitReady(t *testing.T, url string) {
+	t.Helper()
+	for range 500 {
+		resp, err := http.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%s never became ready", url)
+}
