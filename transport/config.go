@@ -5,6 +5,8 @@ import (
 	"hash/fnv"
 	"log/slog"
 	"time"
+
+	"github.com/tickwire/tickwire/secure"
 )
 
 // Config configures connections. The zero value is usable: it gives the
@@ -74,6 +76,19 @@ type Config struct {
 	// were not yet returned by Accept. 0 means 128.
 	AcceptBacklog int
 
+	// Security, when set, authenticates and encrypts the connection (see
+	// SecurityConfig): a stateless cookie exchange, X25519 key agreement,
+	// Ed25519 identities and AES-256-GCM on every datagram. Nil keeps the
+	// plaintext handshake, for trusted networks and tests. Both sides must
+	// agree: an encrypted side ignores a plaintext peer's datagrams.
+	Security *SecurityConfig
+	// MemoryBudget bounds the bytes a connection holds in its send queues,
+	// unacknowledged messages, reassembly and undelivered messages;
+	// exceeding it ends the connection with ErrMemoryBudget. 0 means
+	// 128 MiB (above what the default per-channel limits allow together);
+	// a negative value means no budget beyond the individual limits.
+	MemoryBudget int
+
 	// Logger receives connection events. Nil discards them.
 	Logger *slog.Logger
 }
@@ -137,6 +152,8 @@ type settings struct {
 	maxConns      int
 	backlog       int
 	logger        *slog.Logger
+	security      *SecurityConfig
+	memoryBudget  int
 	digest        uint64 // hash of what both sides must agree on
 }
 
@@ -164,12 +181,17 @@ func (c Config) resolve() (*settings, error) {
 		maxConns:      orDefault(c.MaxConnections, 4096),
 		backlog:       orDefault(c.AcceptBacklog, 128),
 		logger:        c.Logger,
+		security:      c.Security,
+		memoryBudget:  orDefault(c.MemoryBudget, 128<<20),
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
 	if s.mtu < minMTU || s.mtu > maxMTU {
 		return nil, fmt.Errorf("%w: MTU %d outside [%d, %d]", ErrInvalidConfig, s.mtu, minMTU, maxMTU)
+	}
+	if s.security != nil {
+		s.mtu -= secure.Overhead // sealing adds the flags byte and the tag
 	}
 	s.maxFramed = s.mtu - headerLen - frameHeaderLen
 	s.fragPayload = s.maxFramed - fragHeaderLen

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"sync"
 	"time"
@@ -14,8 +15,9 @@ type Conn struct {
 	addr net.Addr
 	key  connKey
 
-	mu   sync.Mutex // guards sess
+	mu   sync.Mutex // guards sess and sec
 	sess *Session
+	sec  *connSecurity // nil: plaintext
 
 	sendMu sync.Mutex // guards arena and out, and orders writes
 	arena  []byte
@@ -38,9 +40,30 @@ func signal(ch chan struct{}) {
 	}
 }
 
-// handle processes a datagram from the peer.
+// handle processes a datagram from the peer, opening it first on an
+// encrypted connection; datagrams that do not open are counted and dropped.
 func (c *Conn) handle(b []byte) {
 	now := time.Now()
+	if c.sec == nil {
+		c.handlePlain(b, now)
+		return
+	}
+	c.mu.Lock()
+	plain, err := c.sec.open(c.sec.plain[:0], b, now)
+	if err != nil {
+		c.mu.Unlock()
+		c.ep.sec.openFailed(err)
+		return
+	}
+	c.sec.plain = plain
+	c.mu.Unlock()
+	c.handlePlain(plain, now)
+}
+
+// handlePlain processes a plaintext (or opened) datagram. On encrypted
+// connections only the endpoint's read goroutine calls handle, so the
+// opened buffer is not overwritten meanwhile.
+func (c *Conn) handlePlain(b []byte, now time.Time) {
 	c.mu.Lock()
 	c.sess.HandleDatagram(b, now)
 	c.mu.Unlock()
@@ -82,13 +105,23 @@ func (c *Conn) pump(timers bool) (time.Time, State) {
 			break // write a batch; the run loop comes back for more
 		}
 	}
+	if budget := s.set.memoryBudget; budget > 0 && s.State() != StateDisconnected {
+		if n := memoryInUse(s); n > budget {
+			s.end(fmt.Errorf("%w: %d bytes, budget %d", ErrMemoryBudget, n, budget))
+			c.ep.set.logger.Warn("transport: memory budget exceeded", "peer", c.addr, "bytes", n)
+		}
+	}
 	state, readable := s.State(), s.inbox.len() > 0
 	deadline := s.Deadline(now)
 	if len(out) == 64 {
 		deadline = now
 	}
+	wire := out
+	if c.sec != nil {
+		wire = c.sec.seal(out)
+	}
 	c.mu.Unlock()
-	c.ep.write(c.addr, out)
+	c.ep.write(c.addr, wire)
 	c.arena, c.out = arena, out[:0]
 	if readable || state == StateDisconnected {
 		signal(c.readable)

@@ -146,10 +146,7 @@ func TestListenerIgnoresGarbage(t *testing.T) {
 			x.WriteTo([]byte("garbage"), srv.LocalAddr())
 		}
 		synctest.Wait()
-		l.ep.mu.Lock()
-		n := len(l.ep.conns)
-		l.ep.mu.Unlock()
-		if n != 0 {
+		if n := l.Stats().Connections; n != 0 {
 			t.Fatalf("%d connections from garbage", n)
 		}
 	})

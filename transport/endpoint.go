@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -39,6 +40,13 @@ type endpoint struct {
 	listener *Listener // nil for a dialed connection
 	closed   bool
 	readDone chan struct{}
+
+	// Encrypted endpoints (set.security != nil).
+	pending    map[connKey]*pendingConn // server: handshakes past the cookie
+	lastSweep  time.Time                // server: last sweep of pending
+	handshakes chan []byte              // client: server handshake packets for Dial
+	sec        secCounters
+	refused    atomic.Uint64 // plaintext hellos refused: MaxConnections reached
 }
 
 func newEndpoint(pc net.PacketConn, set *settings) (*endpoint, error) {
@@ -47,13 +55,15 @@ func newEndpoint(pc net.PacketConn, set *settings) (*endpoint, error) {
 		return nil, err
 	}
 	return &endpoint{
-		pc:       pc,
-		set:      set,
-		codec:    cdc,
-		pool:     newCompressPool(cdc, set.workers),
-		batch:    newBatchConn(pc),
-		conns:    make(map[connKey]*Conn),
-		readDone: make(chan struct{}),
+		pc:         pc,
+		set:        set,
+		codec:      cdc,
+		pool:       newCompressPool(cdc, set.workers),
+		batch:      newBatchConn(pc),
+		conns:      make(map[connKey]*Conn),
+		readDone:   make(chan struct{}),
+		pending:    make(map[connKey]*pendingConn),
+		handshakes: make(chan []byte, 16),
 	}, nil
 }
 
@@ -108,6 +118,10 @@ func (ep *endpoint) isClosed() bool {
 // route hands a datagram to its connection, creating a server connection
 // for a valid hello when listening.
 func (ep *endpoint) route(b []byte, addr net.Addr) {
+	if ep.set.security != nil {
+		ep.routeSecure(b, addr)
+		return
+	}
 	id, ok := peekConnID(b)
 	if !ok {
 		return
@@ -115,9 +129,13 @@ func (ep *endpoint) route(b []byte, addr net.Addr) {
 	key := keyOf(addr, id)
 	ep.mu.Lock()
 	c := ep.conns[key]
-	if c == nil && ep.listener != nil && !ep.closed && isHello(b) && len(ep.conns) < ep.set.maxConns {
-		c = ep.newConn(addr, key, SessionParams{ConnID: id, InitialSeq: random32(), Token: random32()})
-		go c.run()
+	if c == nil && ep.listener != nil && !ep.closed && isHello(b) {
+		if len(ep.conns) >= ep.set.maxConns {
+			ep.refused.Add(1)
+		} else {
+			c = ep.newConn(addr, key, SessionParams{ConnID: id, InitialSeq: random32(), Token: random32()})
+			go c.run()
+		}
 	}
 	ep.mu.Unlock()
 	if c != nil {
@@ -163,6 +181,14 @@ func (ep *endpoint) remove(c *Conn) {
 		delete(ep.conns, c.key)
 	}
 	ep.mu.Unlock()
+	c.mu.Lock()
+	if c.sec != nil {
+		c.sec.close()
+	}
+	c.mu.Unlock()
+	if s, ok := ep.pc.(interface{ forget(net.Addr) }); ok {
+		s.forget(c.addr) // a stream server closes the peer's stream
+	}
 }
 
 // write sends datagrams to addr.
@@ -193,7 +219,12 @@ func (ep *endpoint) shutdown() {
 	for _, c := range ep.conns {
 		conns = append(conns, c)
 	}
+	pending := ep.pending
+	ep.pending = make(map[connKey]*pendingConn)
 	ep.mu.Unlock()
+	for _, p := range pending {
+		p.close()
+	}
 	for _, c := range conns {
 		c.startClose("")
 	}

@@ -2,17 +2,29 @@ package transport
 
 import (
 	"context"
+	"crypto/ed25519"
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
+
+	"github.com/tickwire/tickwire/secure"
 )
 
-// Listener accepts connections on a PacketConn.
+// Listener accepts connections on one or more PacketConns (a UDP socket,
+// and with ServeTCP and WebSocketHandler the stream fallbacks), which share
+// its configuration, its connection limits and its Accept queue.
 type Listener struct {
-	ep        *endpoint
+	set       *settings
+	sec       *secure.Server // nil: plaintext
 	accept    chan *Conn
 	closed    chan struct{}
 	closeOnce sync.Once
+
+	mu          sync.Mutex
+	eps         []*endpoint
+	done        bool
+	backlogFull atomic.Uint64
 }
 
 // Listen accepts connections on pc, which the Listener owns from now on:
@@ -25,14 +37,35 @@ func Listen(ctx context.Context, pc net.PacketConn, cfg Config) (*Listener, erro
 	if err != nil {
 		return nil, err
 	}
-	ep, err := newEndpoint(pc, set)
+	sec, err := newSecureServer(set)
 	if err != nil {
 		return nil, err
 	}
-	l := &Listener{ep: ep, accept: make(chan *Conn, set.backlog), closed: make(chan struct{})}
-	ep.listener = l
-	go ep.readLoop()
+	l := &Listener{set: set, sec: sec, accept: make(chan *Conn, set.backlog), closed: make(chan struct{})}
+	if err := l.Serve(pc); err != nil {
+		return nil, err
+	}
 	return l, nil
+}
+
+// Serve accepts connections on another PacketConn as well, which the
+// Listener owns from now on.
+func (l *Listener) Serve(pc net.PacketConn) error {
+	ep, err := newEndpoint(pc, l.set)
+	if err != nil {
+		return err
+	}
+	ep.listener = l
+	l.mu.Lock()
+	if l.done {
+		l.mu.Unlock()
+		ep.shutdown()
+		return ErrClosed
+	}
+	l.eps = append(l.eps, ep)
+	l.mu.Unlock()
+	go ep.readLoop()
+	return nil
 }
 
 // offer queues a connection that completed its handshake for Accept; with a
@@ -41,9 +74,58 @@ func (l *Listener) offer(c *Conn) {
 	select {
 	case l.accept <- c:
 	default:
+		l.backlogFull.Add(1)
 		c.ep.set.logger.Warn("transport: accept backlog full, closing connection", "peer", c.addr)
 		go c.CloseWithReason("server busy")
 	}
+}
+
+// ListenerStats are a Listener's counters: connections, and every refusal.
+type ListenerStats struct {
+	// Connections is the number of open connections (handshaking ones
+	// included); Pending the encrypted handshakes past the cookie that
+	// carried no datagram yet.
+	Connections, Pending int
+	// RefusedFull counts plaintext hellos ignored because MaxConnections
+	// was reached; BacklogFull connections closed because the Accept queue
+	// was full.
+	RefusedFull, BacklogFull uint64
+	// Handshake are the secure handshake counters (encrypted listeners):
+	// bytes before address validation, cookies, refusals by reason
+	// (Handshake.Refused, indexed by secure.RefusalReason) and admission.
+	Handshake secure.ServerStats
+	// Security are the datagram counters of encrypted connections.
+	Security SecurityStats
+}
+
+// Stats returns the listener's counters.
+func (l *Listener) Stats() ListenerStats {
+	var st ListenerStats
+	l.mu.Lock()
+	eps := append([]*endpoint(nil), l.eps...)
+	l.mu.Unlock()
+	for _, ep := range eps {
+		ep.mu.Lock()
+		st.Connections += len(ep.conns)
+		st.Pending += len(ep.pending)
+		ep.mu.Unlock()
+		st.RefusedFull += ep.refused.Load()
+		ep.sec.add(&st.Security)
+	}
+	st.BacklogFull = l.backlogFull.Load()
+	if l.sec != nil {
+		st.Handshake = l.sec.Stats()
+	}
+	return st
+}
+
+// PublicKey returns the server identity clients pin, or nil for a
+// plaintext listener.
+func (l *Listener) PublicKey() ed25519.PublicKey {
+	if l.sec == nil {
+		return nil
+	}
+	return l.sec.PublicKey()
 }
 
 // Accept waits for the next connection whose handshake completed.
@@ -58,14 +140,22 @@ func (l *Listener) Accept(ctx context.Context) (*Conn, error) {
 	}
 }
 
-// Addr returns the local address.
-func (l *Listener) Addr() net.Addr { return l.ep.pc.LocalAddr() }
+// Addr returns the local address of the first PacketConn.
+func (l *Listener) Addr() net.Addr { return l.eps[0].pc.LocalAddr() }
 
-// Close closes every connection gracefully, then the socket.
+// Close closes every connection gracefully, then the sockets.
 func (l *Listener) Close() error {
 	l.closeOnce.Do(func() {
 		close(l.closed)
-		l.ep.shutdown()
+		l.mu.Lock()
+		l.done = true
+		eps := l.eps
+		l.mu.Unlock()
+		var wg sync.WaitGroup
+		for _, ep := range eps {
+			wg.Go(ep.shutdown)
+		}
+		wg.Wait()
 	})
 	return nil
 }
@@ -83,11 +173,21 @@ func Dial(ctx context.Context, pc net.PacketConn, raddr net.Addr, cfg Config) (*
 		return nil, err
 	}
 	id := random32()
+	key := keyOf(raddr, id)
+	var sec *connSecurity
+	go ep.readLoop()
+	if set.security != nil {
+		key = keyOf(raddr, 0) // handshake packets carry no connection id
+		if sec, err = ep.clientHandshake(ctx, raddr); err != nil {
+			ep.shutdown()
+			return nil, fmt.Errorf("transport: dial %v: %w", raddr, err)
+		}
+	}
 	ep.mu.Lock()
-	c := ep.newConn(raddr, keyOf(raddr, id), SessionParams{Client: true, ConnID: id, InitialSeq: random32()})
+	c := ep.newConn(raddr, key, SessionParams{Client: true, ConnID: id, InitialSeq: random32()})
+	c.sec = sec
 	ep.mu.Unlock()
 	c.ownsEP = true
-	go ep.readLoop()
 	go c.run()
 	select {
 	case <-c.established:
