@@ -77,6 +77,10 @@ func runRelay(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	log.Info("relay listening", "addr", ln.Addr().String(), "tps", f.tps, "max_games", f.maxGames)
 	err = srv.Serve(ctx, ln)
+	// Shutting down: end the games, close their connections gracefully,
+	// then the socket.
+	srv.Close()
+	ln.Close()
 	wg.Wait()
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		err = nil
