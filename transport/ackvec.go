@@ -5,6 +5,14 @@ import "time"
 // ackVectorBits is the number of datagrams one ack vector covers.
 const ackVectorBits = 64
 
+// ackEvery is how many ack-eliciting datagrams may arrive before an
+// acknowledgement is sent at once, rather than after the ack delay. Gaps
+// are acknowledged at once anyway (see Session.HandleDatagram), so this
+// only bounds how much an acknowledgement covers; eight keeps one-way
+// streams at one small acknowledgement per eight datagrams or per ack
+// delay while an ack vector still covers every datagram eight times.
+const ackEvery = 8
+
 // recvStatus classifies an arriving datagram sequence.
 type recvStatus uint8
 
@@ -64,4 +72,11 @@ func (a *ackVector) mark(seq uint32, now time.Time) (inOrder bool) {
 	a.mask |= 1
 	a.latest, a.latestAt = seq, now
 	return ahead == 1
+}
+
+// holeAt reports whether datagram latest-n is missing while an older one
+// arrived: the moment a gap reaches the sender's packet threshold, when an
+// immediate acknowledgement lets the sender declare the loss.
+func (a *ackVector) holeAt(n uint32) bool {
+	return a.mask&(1<<n) == 0 && a.mask>>n != 0
 }

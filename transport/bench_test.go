@@ -9,7 +9,7 @@ import (
 
 // fullDatagram returns a datagram of 64-byte reliable messages up to the MTU.
 func fullDatagram() []byte {
-	b := appendHeader(nil, header{connID: 1, seq: 2, ackLatest: 3, ackMask: 0xFFFF, delay: 9})
+	b := appendHeader(nil, header{flags: flagAck, connID: 1, seq: 2, ackLatest: 3, ackMask: 0xFFFF, delay: 9})
 	payload := make([]byte, 64)
 	for seq := uint16(0); len(b)+frameHeaderLen+len(payload) <= DefaultMTU; seq++ {
 		b = appendFrame(b, &frame{channel: 2, flags: frameReliable | frameOrdered, seq: seq, payload: payload})
@@ -23,7 +23,7 @@ func BenchmarkDatagramEncode(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(fullDatagram())))
 	for b.Loop() {
-		buf = appendHeader(buf[:0], header{connID: 1, seq: 2, ackLatest: 3, ackMask: 0xFFFF})
+		buf = appendHeader(buf[:0], header{flags: flagAck, connID: 1, seq: 2, ackLatest: 3, ackMask: 0xFFFF})
 		for seq := uint16(0); len(buf)+frameHeaderLen+len(payload) <= DefaultMTU; seq++ {
 			f := frame{channel: 2, flags: frameReliable | frameOrdered, seq: seq, payload: payload}
 			buf = appendFrame(buf, &f)

@@ -37,26 +37,32 @@
 //
 // # Datagram layout
 //
-// All integers are big-endian. Every datagram starts with a 24-byte header:
+// All integers are big-endian. Every datagram starts with a 10-byte header;
+// a 14-byte acknowledgement section follows it when flag bit 1 is set:
 //
 //	 0       1       2       3       4       5       6       7
-//	+-------+-------+---------------+-------------------------------+
-//	|version| flags |  peer delay   |         connection id         |
-//	+-------+-------+---------------+-------------------------------+
-//	|      datagram sequence        |  latest received sequence     |
-//	+-------------------------------+-------------------------------+
+//	+-------+-------+-------------------------------+---------------+
+//	|version| flags |         connection id         | datagram seq…
+//	+-------+-------+-------------------------------+---------------+
+//	 …sequence      |  peer delay   |    latest received sequence   |  ack section
+//	+---------------+---------------+-------------------------------+  (flag bit 1)
 //	|                     ack vector (64 bits)                      |
 //	+---------------------------------------------------------------+
 //
-//	version           1
+//	version           2
 //	flags             bit 0: ping (acknowledge even without frames)
-//	peer delay        time from receiving "latest received" to sending
-//	                  this datagram, in units of 8 µs; 0xFFFF = unknown
+//	                  bit 1: the acknowledgement section follows
 //	connection id     chosen by the client, constant for the connection
 //	datagram sequence 32-bit serial number, +1 per datagram
+//	peer delay        time from receiving "latest received" to sending
+//	                  this datagram, in units of 8 µs; 0xFFFF = unknown
 //	latest received   highest datagram sequence received from the peer
-//	ack vector        bit N set: datagram (latest received - N) arrived;
-//	                  all zero: no acknowledgement yet
+//	ack vector        bit N set: datagram (latest received - N) arrived
+//
+// A side sends the acknowledgement section while it owes an
+// acknowledgement and for one RTT after the peer's latest ack-eliciting
+// datagram (one with frames or a ping), so the section is repeated in case
+// one is lost; a side that only receives acknowledgements sends none.
 //
 // The header is followed by frames, packed up to the MTU (default 1200):
 //
@@ -84,9 +90,14 @@
 // acknowledged or declared lost: three later datagrams acknowledged (packet
 // threshold) or 9/8 RTT elapsed since a later one was acknowledged (time
 // threshold). Lost frames are queued again ahead of new data on their
-// channel. A retransmission timeout of srtt + 4·rttvar + ack delay, doubled
-// on each expiry without progress, covers lost tails. RTT samples come from
-// the acknowledgement of the latest datagram minus the peer's delay.
+// channel, and a retransmitted frame of up to 256 bytes rides once more in
+// the next datagram sent, so that losing the retransmission too rarely
+// costs another round trip. A retransmission timeout of srtt + 4·rttvar +
+// ack delay, doubled on each expiry without progress, covers lost tails.
+// RTT samples come from the acknowledgement of the latest datagram minus
+// the peer's delay. Receivers acknowledge at once a datagram that arrives
+// out of order or makes a gap reach three datagrams (the sender's packet
+// threshold), else after eight ack-eliciting datagrams or the ack delay.
 // Receivers keep a 4096-message window per reliable channel: ordered
 // channels buffer out-of-order messages within it, unordered channels use
 // it to drop duplicates; the sender never runs further ahead than the

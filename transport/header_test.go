@@ -9,32 +9,40 @@ import (
 )
 
 func TestHeaderRoundTrip(t *testing.T) {
-	h := header{flags: flagPing, delay: 1234, connID: 0xDEADBEEF, seq: 0xFFFFFFFF, ackLatest: 7, ackMask: 0x8000000000000001}
-	b := appendHeader(nil, h)
-	if len(b) != headerLen {
-		t.Fatalf("header is %d bytes, want %d", len(b), headerLen)
-	}
-	got, rest, err := parseHeader(append(b, 9))
-	if err != nil || got != h || !bytes.Equal(rest, []byte{9}) {
-		t.Fatalf("parseHeader = %+v, %v, %v; want %+v", got, rest, err, h)
-	}
-	// The layout drawn in doc.go, byte for byte.
-	want := "01" + "01" + "04d2" + "deadbeef" + "ffffffff" + "00000007" + "8000000000000001"
-	if hex.EncodeToString(b) != want {
-		t.Fatalf("wire form %x, want %s", b, want)
-	}
-	id, ok := peekConnID(b)
-	if !ok || id != h.connID {
-		t.Fatalf("peekConnID = %x, %v", id, ok)
+	for _, c := range []struct {
+		h    header
+		want string // the layout drawn in doc.go, byte for byte
+	}{
+		{header{flags: flagPing | flagAck, delay: 1234, connID: 0xDEADBEEF, seq: 0xFFFFFFFF, ackLatest: 7, ackMask: 0x8000000000000001},
+			"02" + "03" + "deadbeef" + "ffffffff" + "04d2" + "00000007" + "8000000000000001"},
+		{header{connID: 0xDEADBEEF, seq: 5}, "02" + "00" + "deadbeef" + "00000005"},
+	} {
+		b := appendHeader(nil, c.h)
+		if len(b) != c.h.size() {
+			t.Fatalf("header is %d bytes, size() says %d", len(b), c.h.size())
+		}
+		got, rest, err := parseHeader(append(b, 9))
+		if err != nil || got != c.h || !bytes.Equal(rest, []byte{9}) {
+			t.Fatalf("parseHeader = %+v, %v, %v; want %+v", got, rest, err, c.h)
+		}
+		if hex.EncodeToString(b) != c.want {
+			t.Fatalf("wire form %x, want %s", b, c.want)
+		}
+		id, ok := peekConnID(b)
+		if !ok || id != c.h.connID {
+			t.Fatalf("peekConnID = %x, %v", id, ok)
+		}
 	}
 }
 
 func TestHeaderRejects(t *testing.T) {
 	good := appendHeader(nil, header{connID: 1})
+	acked := appendHeader(nil, header{flags: flagAck, connID: 1, ackMask: 1})
 	for name, b := range map[string][]byte{
-		"short":   good[:headerLen-1],
-		"version": append([]byte{2}, good[1:]...),
-		"flags":   append([]byte{1, 0x80}, good[2:]...),
+		"short":     good[:headerMinLen-1],
+		"short ack": acked[:headerLen-1],
+		"version":   append([]byte{1}, good[1:]...),
+		"flags":     append([]byte{protocolVersion, 0x80}, good[2:]...),
 	} {
 		if _, _, err := parseHeader(b); !errors.Is(err, ErrMalformed) {
 			t.Errorf("%s: err = %v, want ErrMalformed", name, err)

@@ -80,6 +80,7 @@ type sendChannel struct {
 	nextSeq  uint16
 	queue    deque[*outMsg] // waiting for (the rest of) their first transmission
 	retx     deque[fragRef] // lost fragments, sent before new data
+	repeat   deque[repeatRef]
 	unacked  deque[*outMsg] // reliable messages not yet fully acknowledged, by seq
 	queued   int            // bytes in queue
 	unackedN int            // bytes in unacked
@@ -154,12 +155,16 @@ func (c *sendChannel) peek(fresh bool) (fragRef, bool) {
 	return fragRef{m, m.next}, true
 }
 
-// take consumes the fragment returned by peek.
-func (c *sendChannel) take(r fragRef) {
+// take consumes the fragment returned by peek for the datagram of
+// generation gen.
+func (c *sendChannel) take(r fragRef, gen uint64) {
 	m := r.msg
 	if m.state[r.idx] == fragQueued {
 		c.retx.pop()
 		c.stats.Retransmits++
+		if m.fragWireSize(r.idx) <= repeatMaxSize {
+			c.repeat.push(repeatRef{ref: r, gen: gen})
+		}
 	} else {
 		m.next++
 		if m.next == m.count {
@@ -204,6 +209,18 @@ func (c *sendChannel) resend() {
 			c.onLost(fragRef{m, i})
 		}
 	}
+}
+
+// repeatMaxSize bounds the frames whose retransmission is sent twice: the
+// small messages for which a second round trip costs most in latency and a
+// second copy least in bytes.
+const repeatMaxSize = 256
+
+// repeatRef is a retransmitted fragment due for its second copy in a
+// datagram after the one of generation gen.
+type repeatRef struct {
+	ref fragRef
+	gen uint64
 }
 
 // idle reports whether the channel has nothing queued or unacknowledged.

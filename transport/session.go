@@ -89,7 +89,8 @@ type Session struct {
 	ackPending   bool
 	ackEliciting int
 	ackDeadline  time.Time
-	finalAck     bool // one acknowledgement owed after the peer disconnected
+	elicitedAt   time.Time // arrival of the latest ack-eliciting datagram
+	finalAck     bool      // one acknowledgement owed after the peer disconnected
 	lastRecv     time.Time
 	asm          assembler
 	inbox        deque[Message]

@@ -48,8 +48,9 @@ func (s *Session) HandleDatagram(b []byte, now time.Time) {
 	inOrder := s.acks.mark(h.seq, now)
 	if len(frames) > 0 || h.flags&flagPing != 0 {
 		s.ackEliciting++
+		s.elicitedAt = now
 		switch {
-		case !inOrder || s.ackEliciting >= 2:
+		case !inOrder || s.acks.holeAt(packetThreshold) || s.ackEliciting >= ackEvery:
 			s.scheduleAck(now)
 		case !s.ackPending:
 			s.scheduleAck(now.Add(s.set.ackDelay))

@@ -8,56 +8,16 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/tickwire/tickwire/transport/transportbench"
 )
 
 // peers lists the transports that can be measured.
 func peers() map[string]Peer {
-	return map[string]Peer{"kcp": kcpPeer{}, "quic": quicPeer{}, "tickwire": tickwireAdapter{}}
-}
-
-// SeriesResult holds the figures of one series of messages.
-type SeriesResult struct {
-	Name       string  `json:"name"`
-	Sent       int     `json:"sent"`
-	Delivered  int     `json:"delivered"`
-	Duplicates int     `json:"duplicates_delivered,omitempty"`
-	P50Ms      float64 `json:"p50_ms"`
-	P99Ms      float64 `json:"p99_ms"`
-	P999Ms     float64 `json:"p999_ms"`
-	MaxMs      float64 `json:"max_ms"`
-	// GoodputBps is the message bytes received from the series' first
-	// send to the end of the sending phase, per second of that span.
-	GoodputBps float64 `json:"goodput_bytes_per_s"`
-}
-
-// Result is the JSON object printed for one run.
-type Result struct {
-	Workload string `json:"workload"`
-	About    string `json:"about"`
-	Peer     string `json:"peer"`
-	Conns    int    `json:"conns"`
-	// ConnsAccepted is the connections the server accepted (normally Conns).
-	ConnsAccepted int            `json:"conns_accepted"`
-	Seconds       float64        `json:"seconds"` // sending phase
-	Series        []SeriesResult `json:"series"`
-
-	WirePackets     uint64  `json:"wire_packets"`
-	WireBytes       uint64  `json:"wire_bytes"`
-	WireBytesPerMsg float64 `json:"wire_bytes_per_msg,omitempty"`
-	// CPU is the process's user+system time over the sending phase and
-	// the drain, so it includes the load generator and netsim itself.
-	CPUSeconds      float64 `json:"cpu_s"`
-	CPUMicrosPerMsg float64 `json:"cpu_us_per_msg,omitempty"`
-	// Per connection-second figures, for the idle workload W5.
-	WireBytesPerConnSec float64 `json:"wire_bytes_per_conn_s,omitempty"`
-	CPUMicrosPerConnSec float64 `json:"cpu_us_per_conn_s,omitempty"`
-
-	RSSMiB     float64 `json:"rss_mib"`
-	PeakRSSMiB float64 `json:"peak_rss_mib"`
+	return map[string]Peer{"kcp": kcpPeer{}, "quic": quicPeer{}, "tickwire": transportbench.Tickwire{}}
 }
 
 func main() {
@@ -73,10 +33,14 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	ps, ws := peers(), workloads()
+	ps := peers()
+	var names []string
+	for _, w := range transportbench.Workloads() {
+		names = append(names, w.Name)
+	}
 	fs := flag.NewFlagSet("peers", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	wname := fs.String("workload", "W1", "workload: "+strings.Join(sortedKeys(ws), ", "))
+	wname := fs.String("workload", "W1", "workload: "+strings.Join(names, ", "))
 	pname := fs.String("peer", "kcp", "transport: "+strings.Join(sortedKeys(ps), ", "))
 	dur := fs.Duration("duration", 0, "sending time (0: the workload's full length, 30s for W1, W2, W4, W5)")
 	conns := fs.Int("conns", 0, "connections (0: the workload's count)")
@@ -87,7 +51,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	w, ok := ws[*wname]
+	w, ok := transportbench.WorkloadByName(*wname)
 	if !ok {
 		return fmt.Errorf("unknown workload %q", *wname)
 	}
@@ -95,14 +59,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return fmt.Errorf("unknown peer %q (have %s)", *pname, strings.Join(sortedKeys(ps), ", "))
 	}
-	d := w.full
-	if *dur > 0 {
-		d = *dur
-	}
 	if *conns > 0 {
-		w.conns = *conns
+		w.Conns = *conns
 	}
-	res, err := measure(ctx, p, w, Options{Keepalive: *keepalive, MTU: *mtu, Unreliable: w.unreliable, Bandwidth: w.link.BandwidthBps}, *seed, d)
+	res, err := transportbench.Run(ctx, p, w, transportbench.RunConfig{Seed: *seed, Duration: *dur, Keepalive: *keepalive, MTU: *mtu})
 	if err != nil {
 		return err
 	}
@@ -112,118 +72,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
 	}
-	printText(stdout, res)
+	transportbench.WriteText(stdout, res)
 	return nil
-}
-
-// measure runs one workload and computes its figures.
-func measure(ctx context.Context, p Peer, w workload, o Options, seed uint64, d time.Duration) (*Result, error) {
-	e, cleanup, err := start(ctx, p, w, o, seed)
-	if err != nil {
-		return nil, err
-	}
-	defer cleanup()
-
-	cpu0, began := cpuTime(), time.Now()
-	pk0, by0 := e.wire()
-	if err := w.drive(ctx, e, d); err != nil {
-		return nil, fmt.Errorf("%s: %w", w.name, err)
-	}
-	sending := time.Since(began)
-	sendEnd := time.Since(e.epoch)
-	atEnd := map[series]received{}
-	for _, s := range e.seriesSent() {
-		atEnd[s] = e.rec.snapshot(s)
-	}
-	// Drain: wait for reliable series to complete (bounded; Bulk is left
-	// behind by design), and a second more for unreliable messages still
-	// in flight.
-	waitFor(ctx, 15*time.Second, func() bool {
-		for _, s := range e.seriesSent() {
-			if s.lane != Unreliable && s.lane != Bulk && e.rec.count(s) < e.sentCount(s) {
-				return false
-			}
-		}
-		return true
-	})
-	if w.unreliable {
-		time.Sleep(time.Second)
-	}
-	cpu := cpuTime() - cpu0
-	pk1, by1 := e.wire()
-
-	res := &Result{Workload: w.name, About: w.about, Conns: w.conns, ConnsAccepted: e.accepted(), Seconds: sending.Seconds(),
-		WirePackets: pk1 - pk0, WireBytes: by1 - by0, CPUSeconds: cpu.Seconds(),
-		RSSMiB: float64(currentRSS()) / (1 << 20), PeakRSSMiB: float64(peakRSS()) / (1 << 20)}
-	delivered := 0
-	for _, s := range e.seriesSent() {
-		got := e.rec.snapshot(s)
-		lat := got.latencies
-		slices.Sort(lat)
-		ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
-		name := s.lane.String()
-		if w.name == "W4" {
-			name += [...]string{"_unloaded", "_loaded"}[s.phase]
-		}
-		res.Series = append(res.Series, SeriesResult{
-			Name: name, Sent: e.sentCount(s), Delivered: len(lat), Duplicates: got.duplicates,
-			P50Ms: ms(percentile(lat, 0.5)), P99Ms: ms(percentile(lat, 0.99)), P999Ms: ms(percentile(lat, 0.999)),
-			MaxMs: ms(percentile(lat, 1)), GoodputBps: float64(atEnd[s].bytes) / (sendEnd - e.firstSentAt(s)).Seconds(),
-		})
-		delivered += len(lat)
-	}
-	if delivered > 0 {
-		res.WireBytesPerMsg = float64(res.WireBytes) / float64(delivered)
-		res.CPUMicrosPerMsg = float64(cpu.Microseconds()) / float64(delivered)
-	}
-	connSec := float64(w.conns) * sending.Seconds()
-	if w.name == "W5" {
-		res.WireBytesPerConnSec = float64(res.WireBytes) / connSec
-		res.CPUMicrosPerConnSec = float64(cpu.Microseconds()) / connSec
-	}
-	return res, nil
-}
-
-// seriesSent lists the series sent so far, in a stable order.
-func (e *env) seriesSent() []series {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	out := make([]series, 0, len(e.sent))
-	for s := range e.sent {
-		out = append(out, s)
-	}
-	slices.SortFunc(out, func(a, b series) int {
-		if a.lane != b.lane {
-			return int(a.lane) - int(b.lane)
-		}
-		return int(a.phase) - int(b.phase)
-	})
-	return out
-}
-
-func (e *env) firstSentAt(s series) time.Duration {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.firstSent[s]
-}
-
-func (e *env) sentCount(s series) int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.sent[s]
-}
-
-func printText(w io.Writer, r *Result) {
-	fmt.Fprintf(w, "%s %s: %d conns (%d accepted), %.1fs sending; %s\n", r.Workload, r.Peer, r.Conns, r.ConnsAccepted, r.Seconds, r.About)
-	for _, s := range r.Series {
-		fmt.Fprintf(w, "  %-18s sent %8d delivered %8d dup %4d  p50 %8.2fms p99 %8.2fms p99.9 %8.2fms max %8.2fms goodput %10.0f B/s\n",
-			s.Name, s.Sent, s.Delivered, s.Duplicates, s.P50Ms, s.P99Ms, s.P999Ms, s.MaxMs, s.GoodputBps)
-	}
-	fmt.Fprintf(w, "  wire %d packets, %d bytes (%.1f B/msg); cpu %.2fs (%.1f µs/msg); rss %.1f MiB (peak %.1f MiB)\n",
-		r.WirePackets, r.WireBytes, r.WireBytesPerMsg, r.CPUSeconds, r.CPUMicrosPerMsg, r.RSSMiB, r.PeakRSSMiB)
-	if r.Workload == "W5" {
-		fmt.Fprintf(w, "  per connection-second: %.1f wire bytes, %.1f µs cpu\n", r.WireBytesPerConnSec, r.CPUMicrosPerConnSec)
-	}
 }
 
 func sortedKeys[V any](m map[string]V) []string {

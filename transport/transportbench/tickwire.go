@@ -1,4 +1,4 @@
-package main
+package transportbench
 
 import (
 	"context"
@@ -9,19 +9,20 @@ import (
 	"github.com/tickwire/tickwire/transport"
 )
 
-// tickwireAdapter measures tickwire's own transport: one channel per lane,
+// Tickwire is the Peer of tickwire's own transport: one channel per lane,
 // with the lane's reliability and priority, no compression (the workload
-// payloads are random, and the peers do not compress either).
-type tickwireAdapter struct{}
+// payloads are random, and the peers do not compress either), and W4's
+// cap as its bandwidth budget.
+type Tickwire struct{}
 
 // laneChannel maps a lane to its channel id (lane + 1; 0 is reserved).
 func laneChannel(l Lane) transport.ChannelID { return transport.ChannelID(l) + 1 }
 
-func (tickwireAdapter) config(o Options) transport.Config {
+func (Tickwire) config(o Options) transport.Config {
 	return transport.Config{
 		Channels: []transport.ChannelConfig{
 			{ID: laneChannel(Ordered), Name: "ordered", Reliability: transport.ReliableOrdered,
-				AllowFragmentation: true, MaxMessageSize: maxFrame},
+				AllowFragmentation: true, MaxMessageSize: MaxMessageSize},
 			{ID: laneChannel(Unreliable), Name: "unreliable", Reliability: transport.Unreliable},
 			{ID: laneChannel(Critical), Name: "critical", Reliability: transport.ReliableOrdered,
 				Priority: transport.Critical},
@@ -29,13 +30,13 @@ func (tickwireAdapter) config(o Options) transport.Config {
 				Priority: transport.Bulk, AllowFragmentation: true},
 		},
 		MTU:               o.MTU,
-		MaxMessageSize:    maxFrame,
+		MaxMessageSize:    MaxMessageSize,
 		KeepAliveInterval: o.Keepalive,
 		Bandwidth:         transport.BandwidthBudget{MaxBytesPerSecond: int(o.Bandwidth)},
 	}
 }
 
-func (a tickwireAdapter) Listen(ctx context.Context, pc net.PacketConn, o Options) (Listener, error) {
+func (a Tickwire) Listen(ctx context.Context, pc net.PacketConn, o Options) (Listener, error) {
 	l, err := transport.Listen(ctx, pc, a.config(o))
 	if err != nil {
 		pc.Close()
@@ -44,7 +45,7 @@ func (a tickwireAdapter) Listen(ctx context.Context, pc net.PacketConn, o Option
 	return tickwireListener{l: l, pc: pc}, nil
 }
 
-func (a tickwireAdapter) Dial(ctx context.Context, pc net.PacketConn, remote net.Addr, o Options) (Conn, error) {
+func (a Tickwire) Dial(ctx context.Context, pc net.PacketConn, remote net.Addr, o Options) (Conn, error) {
 	c, err := transport.Dial(ctx, pc, remote, a.config(o))
 	if err != nil {
 		pc.Close()
