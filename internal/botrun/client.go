@@ -8,13 +8,17 @@ import (
 )
 
 // Client is one joined player: a lockstep network model that knows the
-// local player's id and, once play starts, the agreed game seed.
+// local player's id, learns the agreed game seed and can be waited on.
+// *lockstep.RelayClient implements it.
 type Client interface {
 	lockstep.NetworkModel
-	// Player is the local player's id in the match.
-	Player() protocol.PlayerID
-	// Seed is the agreed game seed; valid once Status is StatusPlaying.
-	Seed() uint64
+	// PlayerID is the local player's id in the match.
+	PlayerID() protocol.PlayerID
+	// AwaitSeed waits until the match's game seed is agreed.
+	AwaitSeed(ctx context.Context) (uint64, error)
+	// Wait blocks until PollTick has a tick, the model ended or ctx is
+	// done.
+	Wait(ctx context.Context) error
 	// Close leaves the match and releases the connection.
 	Close() error
 }

@@ -12,13 +12,18 @@ import (
 
 // Defaults of Config.
 const (
-	DefaultPoll        = 2 * time.Millisecond
-	DefaultStallAfter  = 15 * time.Second
-	DefaultProgressGap = 250 * time.Millisecond
+	DefaultStartTimeout = 2 * time.Minute
+	DefaultStallAfter   = 15 * time.Second
+	DefaultProgressGap  = 250 * time.Millisecond
 )
 
-// ErrStalled reports a client that confirmed no tick for Config.StallAfter.
-var ErrStalled = errors.New("botrun: no tick confirmed in time")
+// Errors recorded in a PlayerReport.
+var (
+	// ErrStalled: the client confirmed no tick for Config.StallAfter.
+	ErrStalled = errors.New("botrun: no tick confirmed in time")
+	// ErrNoStart: the match did not start within Config.StartTimeout.
+	ErrNoStart = errors.New("botrun: the match did not start in time")
+)
 
 // Config configures Run. Players, Ticks and Join are required.
 type Config struct {
@@ -33,9 +38,9 @@ type Config struct {
 	Join JoinFunc
 	// Light skips the simulation: one Move order per tick, constant hash.
 	Light bool
-	// Poll is how often a client with nothing confirmed looks again;
-	// 0 means DefaultPoll.
-	Poll time.Duration
+	// StartTimeout bounds the wait from joining to the agreed game seed
+	// (the room filling up and calibrating); 0 means DefaultStartTimeout.
+	StartTimeout time.Duration
 	// StallAfter gives up on a client that confirms no tick for this
 	// long; 0 means DefaultStallAfter.
 	StallAfter time.Duration
@@ -69,8 +74,8 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if cfg.RoomSize < cfg.Players {
 		return Report{}, fmt.Errorf("botrun: room of %d cannot hold %d bots", cfg.RoomSize, cfg.Players)
 	}
-	if cfg.Poll <= 0 {
-		cfg.Poll = DefaultPoll
+	if cfg.StartTimeout <= 0 {
+		cfg.StartTimeout = DefaultStartTimeout
 	}
 	if cfg.StallAfter <= 0 {
 		cfg.StallAfter = DefaultStallAfter
@@ -162,40 +167,29 @@ func (r *runner) run(ctx context.Context) {
 
 // play waits for the match to start, then applies ticks until done.
 func (r *runner) play(ctx context.Context, c Client) error {
-	poll := time.NewTicker(r.cfg.Poll)
-	defer poll.Stop()
-	wait := func(since time.Time) error {
-		if time.Since(since) > r.cfg.StallAfter {
-			return ErrStalled
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-poll.C:
-			return nil
-		}
+	// One watchdog per bot: it cancels the bot's context with the cause
+	// when the match does not start, or stalls, in time.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	watchdog := time.AfterFunc(r.cfg.StartTimeout, func() { cancel(ErrNoStart) })
+	defer watchdog.Stop()
+	seed, err := c.AwaitSeed(ctx)
+	if err != nil {
+		return cause(ctx, err)
 	}
-	since := time.Now()
-	for c.Status() != lockstep.StatusPlaying {
-		if st := c.Status(); st > lockstep.StatusPlaying {
-			return fmt.Errorf("match ended before it started: %v", st)
-		}
-		if err := wait(since); err != nil {
-			return err
-		}
-	}
-	r.report.ID = int(c.Player())
+	watchdog.Stop()
+	watchdog = time.AfterFunc(r.cfg.StallAfter, func() { cancel(ErrStalled) })
+	defer watchdog.Stop()
+
+	r.report.ID = int(c.PlayerID())
 	var (
 		sim   lockstep.Simulation
 		input lockstep.OrderSource
 	)
 	if r.cfg.Light {
-		sim, input = lightSim{}, newLightInput(c.Player())
-	} else {
-		var err error
-		if sim, input, err = newGame(r.cfg.RoomSize, c.Player(), c.Seed()); err != nil {
-			return err
-		}
+		sim, input = lightSim{}, newLightInput(c.PlayerID())
+	} else if sim, input, err = newGame(r.cfg.RoomSize, c.PlayerID(), seed); err != nil {
+		return err
 	}
 	r.setLive(c.Diagnostics(), true)
 
@@ -208,6 +202,7 @@ func (r *runner) play(ctx context.Context, c Client) error {
 	)
 	loop := lockstep.GameLoop{Sim: sim, Net: c, Input: input, OnTick: func(tick, hash uint64) {
 		now := time.Now()
+		watchdog.Reset(r.cfg.StallAfter)
 		d := c.Diagnostics()
 		if lastAt.IsZero() {
 			first, firstAt = d, now
@@ -218,19 +213,18 @@ func (r *runner) play(ctx context.Context, c Client) error {
 		rtts = append(rtts, d.RTT)
 		r.setLive(d, true)
 	}}
-	since = time.Now()
-	var err error
 	for loop.Applied() < r.cfg.Ticks && err == nil {
 		var n int
 		if n, err = loop.Step(); err != nil || n > 0 {
-			since = time.Now()
 			continue
 		}
-		if st := c.Status(); st == lockstep.StatusEnded || st == lockstep.StatusDisconnected {
+		if st := c.Status(); st >= lockstep.StatusEnded {
 			err = fmt.Errorf("match %v after %d ticks", st, loop.Applied())
 			break
 		}
-		err = wait(since)
+		if err = c.Wait(ctx); err != nil {
+			err = cause(ctx, err)
+		}
 	}
 	d := c.Diagnostics()
 	r.setLive(d, true)
@@ -247,6 +241,14 @@ func (r *runner) play(ctx context.Context, c Client) error {
 	r.report.RunAhead = d.RunAhead
 	r.report.BytesUpPerS = perSecond(d.BytesSent-first.BytesSent, span)
 	r.report.BytesDownPerS = perSecond(d.BytesReceived-first.BytesReceived, span)
+	return err
+}
+
+// cause returns the watchdog's reason if it cancelled ctx, else err.
+func cause(ctx context.Context, err error) error {
+	if c := context.Cause(ctx); errors.Is(c, ErrStalled) || errors.Is(c, ErrNoStart) {
+		return c
+	}
 	return err
 }
 

@@ -17,6 +17,7 @@ import (
 // player so the tick does not depend on goroutine scheduling.
 type hub struct {
 	mu      sync.Mutex
+	changed chan struct{} // closed and replaced when a tick closes
 	players int
 	seed    uint64
 	ticks   []protocol.TickOrders
@@ -28,7 +29,8 @@ type hub struct {
 }
 
 func newHub(players int, seed uint64) *hub {
-	return &hub{players: players, seed: seed, ready: map[protocol.PlayerID]bool{}, hashes: map[uint64]uint64{}}
+	return &hub{players: players, seed: seed, ready: map[protocol.PlayerID]bool{}, hashes: map[uint64]uint64{},
+		changed: make(chan struct{})}
 }
 
 func (h *hub) join(ctx context.Context, i int) (Client, error) {
@@ -66,6 +68,8 @@ func (c *hubClient) PollTick() (protocol.TickOrders, bool) {
 		slices.SortStableFunc(orders, func(a, b protocol.TimestampedOrder) int { return int(a.Player) - int(b.Player) })
 		h.ticks = append(h.ticks, protocol.TickOrders{Tick: uint64(len(h.ticks)), Orders: orders})
 		h.pending, h.ready = nil, map[protocol.PlayerID]bool{}
+		close(h.changed)
+		h.changed = make(chan struct{})
 	}
 	t := h.ticks[c.next]
 	c.diag.Tick = c.next
@@ -89,9 +93,25 @@ func (c *hubClient) ReportSyncHash(tick, hash uint64) {
 
 func (c *hubClient) Status() lockstep.Status           { return lockstep.StatusPlaying }
 func (c *hubClient) Diagnostics() lockstep.Diagnostics { return c.diag }
-func (c *hubClient) Player() protocol.PlayerID         { return c.id }
-func (c *hubClient) Seed() uint64                      { return c.h.seed }
+func (c *hubClient) PlayerID() protocol.PlayerID       { return c.id }
 func (c *hubClient) Close() error                      { return nil }
+
+func (c *hubClient) AwaitSeed(context.Context) (uint64, error) { return c.h.seed, nil }
+
+func (c *hubClient) Wait(ctx context.Context) error {
+	c.h.mu.Lock()
+	ready, changed := c.next < uint64(len(c.h.ticks)), c.h.changed
+	c.h.mu.Unlock()
+	if ready {
+		return nil
+	}
+	select {
+	case <-changed:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
 
 // TestRunInSync: bots playing the reference game through a shared hub
 // agree on every hash, and the report says so.
@@ -160,7 +180,7 @@ func TestRunStalls(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.AllInSync || r.Players[0].Error == "" || r.Players[0].Ticks != 0 {
+		if r.AllInSync || r.Players[0].Error != ErrStalled.Error() || r.Players[0].Ticks != 0 {
 			t.Fatalf("stalled run reported %+v", r)
 		}
 	})
