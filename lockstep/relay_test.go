@@ -1,0 +1,208 @@
+package lockstep_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/tickwire/tickwire/lockstep"
+	"github.com/tickwire/tickwire/netsim"
+	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/relay/server"
+	"github.com/tickwire/tickwire/sim"
+	"github.com/tickwire/tickwire/sim/bot"
+	"github.com/tickwire/tickwire/sim/scenario"
+	"github.com/tickwire/tickwire/transport"
+)
+
+// fixedRand is a deterministic byte source for seed contributions.
+type fixedRand byte
+
+func (r fixedRand) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(r) + byte(i)
+	}
+	return len(p), nil
+}
+
+// botInput adapts a bot to OrderSource.
+type botInput struct {
+	bot *bot.Bot
+	sim *sim.Sim
+	buf []protocol.TimestampedOrder
+}
+
+func (b *botInput) Orders(uint64) []protocol.TimestampedOrder {
+	b.buf = b.bot.Orders(b.sim, b.buf[:0])
+	return b.buf
+}
+
+// relayNet is a relay server listening on an in-memory network.
+type relayNet struct {
+	mn   *netsim.MemNetwork
+	l    *transport.Listener
+	srv  *server.Server
+	done chan error
+}
+
+func startRelay(t *testing.T, cfg server.Config) *relayNet {
+	t.Helper()
+	mn := netsim.NewMemNetwork()
+	pc, err := mn.ListenPacket("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := transport.Listen(t.Context(), pc, server.TransportConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rn := &relayNet{mn: mn, l: l, srv: server.New(cfg), done: make(chan error, 1)}
+	go func() { rn.done <- rn.srv.Serve(context.Background(), l) }()
+	return rn
+}
+
+func (rn *relayNet) close() {
+	rn.l.Close()
+	<-rn.done
+	rn.srv.Close()
+}
+
+// dial connects a client over a link impaired both ways by link.
+func (rn *relayNet) dial(ctx context.Context, link netsim.Link, seed uint64) (*transport.Conn, error) {
+	pc, err := rn.mn.ListenPacket("")
+	if err != nil {
+		return nil, err
+	}
+	var w net.PacketConn = pc
+	if link != (netsim.Link{}) {
+		w = netsim.Wrap(pc, netsim.Config{Seed: seed, Out: link, In: link})
+	}
+	return transport.Dial(ctx, w, rn.l.Addr(), server.TransportConfig())
+}
+
+// result is what one player's game produced.
+type result struct {
+	id    protocol.PlayerID
+	hash  uint64
+	ticks uint64
+	diag  lockstep.Diagnostics
+	seed  uint64
+	err   error
+	model *lockstep.RelayClient
+}
+
+// playGame runs the reference simulation with a bot through GameLoop on
+// rc until ticks ticks are applied or the model ends.
+func playGame(ctx context.Context, rc *lockstep.RelayClient, ticks uint64) result {
+	r := result{id: rc.PlayerID(), model: rc}
+	seed, err := rc.AwaitSeed(ctx)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	r.seed = seed
+	p := scenario.Params{Players: rc.RoomSize(), Seed: seed}
+	m, cfg, err := scenario.Generate(p)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	s, err := sim.New(m, cfg, seed)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	loop := lockstep.GameLoop{Sim: s, Net: rc, Input: &botInput{bot: bot.New(rc.PlayerID(), seed), sim: s}}
+	for loop.Applied() < ticks {
+		n, err := loop.Step()
+		if err != nil {
+			r.err = err
+			break
+		}
+		if n > 0 {
+			continue
+		}
+		if st := rc.Status(); st >= lockstep.StatusEnded {
+			r.err = fmt.Errorf("model %v after %d ticks: %v", st, loop.Applied(), rc.Err())
+			break
+		}
+		if err := rc.Wait(ctx); err != nil {
+			r.err = err
+			break
+		}
+	}
+	r.hash, r.ticks, r.diag = s.StateHash(), loop.Applied(), rc.Diagnostics()
+	return r
+}
+
+// runMatch plays a match of n bots through the relay, each over link,
+// for ticks ticks, and returns each player's result.
+func runMatch(t *testing.T, rn *relayNet, n int, link netsim.Link, ticks uint64) []result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Hour)
+	defer cancel()
+	out := make(chan result, n)
+	for i := range n {
+		go func() {
+			conn, err := rn.dial(ctx, link, uint64(i+1))
+			if err != nil {
+				out <- result{err: err}
+				return
+			}
+			rc, err := lockstep.JoinRelay(ctx, conn, "match", n, lockstep.RelayClientConfig{Rand: fixedRand(i * 31)})
+			if err != nil {
+				conn.Close()
+				out <- result{err: err}
+				return
+			}
+			r := playGame(ctx, rc, ticks)
+			rc.Close()
+			out <- r
+		}()
+	}
+	res := make([]result, n)
+	for i := range res {
+		res[i] = <-out
+	}
+	return res
+}
+
+// checkInSync fails unless every player finished with the same hash and
+// no desync.
+func checkInSync(t *testing.T, res []result, ticks uint64) {
+	t.Helper()
+	for _, r := range res {
+		if r.err != nil {
+			t.Fatalf("player %d: %v", r.id, r.err)
+		}
+		if r.ticks != ticks {
+			t.Errorf("player %d applied %d ticks, want %d", r.id, r.ticks, ticks)
+		}
+		if r.hash != res[0].hash || r.seed != res[0].seed {
+			t.Errorf("player %d: hash %016x seed %x, player %d: hash %016x seed %x", r.id, r.hash, r.seed, res[0].id, res[0].hash, res[0].seed)
+		}
+		if r.diag.Desyncs != 0 {
+			t.Errorf("player %d saw %d desyncs (first at tick %d)", r.id, r.diag.Desyncs, r.diag.DesyncTick)
+		}
+	}
+}
+
+func TestRelayMatchTwoPlayers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rn := startRelay(t, server.Config{})
+		defer rn.close()
+		const ticks = 300
+		res := runMatch(t, rn, 2, netsim.Link{Latency: 20 * time.Millisecond}, ticks)
+		checkInSync(t, res, ticks)
+		for _, r := range res {
+			t.Logf("player %d: hash %016x, %d orders sent, %d late, run-ahead %d, rtt %v", r.id, r.hash, r.diag.OrdersSent, r.diag.LateOrders, r.diag.RunAhead, r.diag.RTT)
+		}
+		if errors.Is(res[0].err, lockstep.ErrEnded) {
+			t.Fatal(res[0].err)
+		}
+	})
+}

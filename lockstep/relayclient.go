@@ -1,0 +1,393 @@
+package lockstep
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/relay"
+	"github.com/tickwire/tickwire/relay/msg"
+	"github.com/tickwire/tickwire/relay/server"
+	"github.com/tickwire/tickwire/transport"
+)
+
+// Errors of the relay client. Test with errors.Is.
+var (
+	// ErrJoinRefused: the relay refused the join; the error is a
+	// *JoinError with the reason.
+	ErrJoinRefused = errors.New("lockstep: join refused")
+	// ErrProtocol: the relay sent something the client cannot follow.
+	ErrProtocol = errors.New("lockstep: relay protocol violation")
+	// ErrEnded: the client ended before the event waited for.
+	ErrEnded = errors.New("lockstep: network model ended")
+)
+
+// JoinError is a refused join.
+type JoinError struct {
+	Reason msg.RefusalReason
+	Detail string
+}
+
+func (e *JoinError) Error() string {
+	return fmt.Sprintf("lockstep: join refused (%v): %s", e.Reason, e.Detail)
+}
+
+// Unwrap returns ErrJoinRefused.
+func (e *JoinError) Unwrap() error { return ErrJoinRefused }
+
+// Defaults of RelayClientConfig.
+const (
+	DefaultMetricsInterval = time.Second
+	DefaultMaxQueuedTicks  = 4096
+	// maxOrdersPerSubmit bounds one submission; the rest wait for the next
+	// window (the relay's per-tick budget is smaller anyway).
+	maxOrdersPerSubmit = 64
+	// feedbackStep bounds one TimingFeedback correction of the submit
+	// offset; relaxStep is the correction when submissions arrive far too
+	// early (relaxAbove).
+	feedbackStep = 5 * time.Millisecond
+	relaxStep    = time.Millisecond
+	relaxAbove   = 20 * time.Millisecond
+)
+
+// RelayClientConfig configures a RelayClient. The zero value is usable.
+type RelayClientConfig struct {
+	// Rand supplies the seed contribution and nonce of the commit-reveal
+	// exchange; nil means crypto/rand.
+	Rand io.Reader
+	// MetricsInterval is the period of ClientMetrics reports; 0 means
+	// DefaultMetricsInterval.
+	MetricsInterval time.Duration
+	// MaxQueuedTicks bounds confirmed ticks received but not yet polled;
+	// beyond it the client disconnects. 0 means DefaultMaxQueuedTicks.
+	MaxQueuedTicks int
+	// FPS, if set, reports the renderer's frame rate in ClientMetrics.
+	FPS func() int
+	// Logger receives the client's logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// RelayClient is the lockstep network model of a player connected to a
+// relay (the seed design's RelayLockstepNetwork): it answers calibration,
+// takes part in the commit-reveal seed exchange, batches the local
+// player's orders and submits them once per tick window at the submit
+// offset TimingFeedback keeps adjusting, hands out the relay's confirmed
+// ticks in order, echoes liveness tokens and reports sync hashes when the
+// relay asks.
+//
+// Network I/O runs in the client's own goroutines; the NetworkModel
+// methods never block and are safe for concurrent use.
+type RelayClient struct {
+	conn  *transport.Conn
+	cfg   RelayClientConfig
+	codec msg.Codec
+	log   *slog.Logger
+	epoch time.Time
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	in     chan inbound
+	notify chan struct{} // a tick arrived or the status changed
+
+	closeOnce sync.Once
+
+	mu sync.Mutex
+	st clientState
+}
+
+// inbound is a decoded message from the relay, or the connection's end.
+type inbound struct {
+	at  time.Duration // client clock at receipt
+	msg msg.Message
+	err error
+}
+
+// JoinRelay joins room (which plays with roomSize players) over an
+// established connection: it sends JoinRoom and waits for the relay's
+// answer. On success the client runs the match from then on; on refusal
+// the error is a *JoinError. conn must use server.TransportConfig's
+// channels; the client owns it from now on and Close closes it.
+func JoinRelay(ctx context.Context, conn *transport.Conn, room string, roomSize int, cfg RelayClientConfig) (*RelayClient, error) {
+	if roomSize < 1 || roomSize > relay.MaxPlayers {
+		return nil, fmt.Errorf("lockstep: room size %d outside 1..%d", roomSize, relay.MaxPlayers)
+	}
+	c := &RelayClient{conn: conn, cfg: cfg, epoch: time.Now(), in: make(chan inbound, 256), notify: make(chan struct{}, 1)}
+	if c.cfg.MetricsInterval <= 0 {
+		c.cfg.MetricsInterval = DefaultMetricsInterval
+	}
+	if c.cfg.MaxQueuedTicks <= 0 {
+		c.cfg.MaxQueuedTicks = DefaultMaxQueuedTicks
+	}
+	c.log = cfg.Logger
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	src := cfg.Rand
+	if src == nil {
+		src = rand.Reader
+	}
+	if _, err := io.ReadFull(src, c.st.contribution[:]); err != nil {
+		return nil, fmt.Errorf("lockstep: seed contribution: %w", err)
+	}
+	if _, err := io.ReadFull(src, c.st.nonce[:]); err != nil {
+		return nil, fmt.Errorf("lockstep: seed nonce: %w", err)
+	}
+	if err := c.send(&msg.JoinRoom{Room: room, RoomSize: uint8(roomSize)}); err != nil {
+		return nil, err
+	}
+	conn.Flush()
+	for {
+		tm, err := conn.Receive(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("lockstep: joining room %q: %w", room, err)
+		}
+		m, err := c.codec.Decode(tm.Data)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrProtocol, err)
+		}
+		switch m := m.(type) {
+		case *msg.JoinRefused:
+			return nil, &JoinError{Reason: m.Reason, Detail: m.Detail}
+		case *msg.JoinAccepted:
+			c.st.id, c.st.roomSize, c.st.tickRate = m.Player, int(m.RoomSize), int(m.TickRate)
+			c.st.status = StatusCalibrating
+			c.ctx, c.cancel = context.WithCancel(context.Background())
+			c.wg.Add(2)
+			go c.read()
+			go c.run()
+			return c, nil
+		}
+	}
+}
+
+// now is the client clock.
+func (c *RelayClient) now() time.Duration { return time.Since(c.epoch) }
+
+// send encodes m and queues it on its lane.
+func (c *RelayClient) send(m msg.Message) error {
+	b, err := c.codec.Append(nil, m)
+	if err != nil {
+		return err
+	}
+	return c.conn.Send(server.Lane(m), b)
+}
+
+// read decodes the relay's messages for run.
+func (c *RelayClient) read() {
+	defer c.wg.Done()
+	for {
+		tm, err := c.conn.Receive(c.ctx)
+		ev := inbound{at: c.now(), err: err}
+		if err == nil {
+			if ev.msg, err = c.codec.Decode(tm.Data); err != nil {
+				ev.err = fmt.Errorf("%w: %v", ErrProtocol, err)
+			}
+		}
+		select {
+		case c.in <- ev:
+		case <-c.ctx.Done():
+			return
+		}
+		if ev.err != nil {
+			return
+		}
+	}
+}
+
+// run handles the relay's messages and the client's timers: submissions
+// at tick window boundaries and periodic metrics.
+func (c *RelayClient) run() {
+	defer c.wg.Done()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		select {
+		case ev := <-c.in:
+			c.mu.Lock()
+			c.handle(ev)
+			for more := true; more; {
+				select {
+				case ev := <-c.in:
+					c.handle(ev)
+				default:
+					more = false
+				}
+			}
+			c.mu.Unlock()
+		case <-timer.C:
+		case <-c.ctx.Done():
+			return
+		}
+		c.mu.Lock()
+		now := c.now()
+		c.timers(now)
+		next, ok := c.nextTimer()
+		ended := c.st.status >= StatusEnded
+		c.mu.Unlock()
+		c.conn.Flush()
+		c.signal()
+		if ended {
+			return
+		}
+		if ok {
+			timer.Reset(max(next-c.now(), 0))
+		}
+	}
+}
+
+// signal wakes a Wait.
+func (c *RelayClient) signal() {
+	select {
+	case c.notify <- struct{}{}:
+	default:
+	}
+}
+
+// SubmitOrder implements NetworkModel: the order joins the batch of the
+// current tick window, stamped with the time it was issued.
+func (c *RelayClient) SubmitOrder(o protocol.TimestampedOrder) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.st.submit(o, c.now())
+}
+
+// PollTick implements NetworkModel. It never blocks.
+func (c *RelayClient) PollTick() (protocol.TickOrders, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.st.poll(c.now())
+}
+
+// ReportSyncHash implements NetworkModel: the hash goes to the relay if
+// it asked for this tick.
+func (c *RelayClient) ReportSyncHash(tick, hash uint64) {
+	c.mu.Lock()
+	send := c.st.reportHash(tick, c.now())
+	c.mu.Unlock()
+	if send {
+		c.send(&msg.SyncHash{Tick: tick, Hash: hash})
+		c.conn.Flush()
+	}
+}
+
+// Status implements NetworkModel.
+func (c *RelayClient) Status() Status {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.st.status
+}
+
+// Diagnostics implements NetworkModel; RTT, loss and bytes come from the
+// transport connection.
+func (c *RelayClient) Diagnostics() Diagnostics {
+	ts := c.conn.Stats()
+	c.mu.Lock()
+	d := c.st.diag
+	c.mu.Unlock()
+	d.RTT, d.Loss = ts.RTT, ts.LossPercent/100
+	d.BytesSent, d.BytesReceived = ts.BytesSent, ts.BytesReceived
+	return d
+}
+
+// PlayerID is the local player's id in the match.
+func (c *RelayClient) PlayerID() protocol.PlayerID { return c.st.id }
+
+// RoomSize is the number of players in the match.
+func (c *RelayClient) RoomSize() int { return c.st.roomSize }
+
+// TickRate is the match's ticks per second.
+func (c *RelayClient) TickRate() int { return c.st.tickRate }
+
+// Seed returns the agreed game seed once the commit-reveal exchange has
+// finished.
+func (c *RelayClient) Seed() (uint64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.st.seed, c.st.seeded
+}
+
+// SubmitOffset is how much earlier than a tick window's end the client
+// currently submits.
+func (c *RelayClient) SubmitOffset() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.st.submitOffset
+}
+
+// Removed returns the removals that took effect at ticks already handed
+// out by PollTick, in the order they did.
+func (c *RelayClient) Removed() []msg.Removal {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]msg.Removal(nil), c.st.removed...)
+}
+
+// Err is why the client stopped, if it did for a reason other than Close.
+func (c *RelayClient) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.st.err
+}
+
+// AwaitSeed waits until the game seed is agreed (the match is about to
+// start) and returns it.
+func (c *RelayClient) AwaitSeed(ctx context.Context) (uint64, error) {
+	for {
+		c.mu.Lock()
+		seed, ok, status, err := c.st.seed, c.st.seeded, c.st.status, c.st.err
+		c.mu.Unlock()
+		switch {
+		case ok:
+			return seed, nil
+		case status >= StatusEnded:
+			return 0, errors.Join(ErrEnded, err)
+		}
+		select {
+		case <-c.notify:
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
+}
+
+// Wait blocks until PollTick has a tick, the status changed to a final
+// one, or ctx is done; a game loop calls it when Step applied nothing.
+func (c *RelayClient) Wait(ctx context.Context) error {
+	for {
+		c.mu.Lock()
+		ready, status := len(c.st.queue) > 0, c.st.status
+		c.mu.Unlock()
+		if ready || status >= StatusEnded {
+			return nil
+		}
+		select {
+		case <-c.notify:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// Close leaves the match: the connection is closed gracefully (the relay
+// removes the player at a scheduled tick) and the client's goroutines end.
+func (c *RelayClient) Close() error {
+	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		if c.st.status < StatusEnded {
+			c.st.status = StatusEnded
+		}
+		c.mu.Unlock()
+		c.cancel()
+		c.conn.Close()
+		c.wg.Wait()
+		c.signal()
+	})
+	return nil
+}

@@ -1,0 +1,331 @@
+package lockstep
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/relay"
+	"github.com/tickwire/tickwire/relay/msg"
+	"github.com/tickwire/tickwire/transport"
+)
+
+// clientState is the relay client's protocol state, guarded by
+// RelayClient.mu. Times without a prefix are on the client clock; relay
+// times are client times plus offset.
+type clientState struct {
+	id                 protocol.PlayerID
+	roomSize, tickRate int
+	status             Status
+	err                error
+
+	contribution        [32]byte
+	nonce               [16]byte
+	committed, revealed bool
+
+	interval     time.Duration // tick window
+	deadline     time.Duration // the relay's tick deadline at calibration
+	offset       time.Duration // relay = client + offset
+	submitOffset time.Duration // submit this long before a window ends
+	start        time.Duration // relay time tick 0's window opens
+	seed         uint64
+	seeded       bool
+	nextSend     int64 // the next submission is due at start + nextSend*interval - submitOffset
+
+	pending   []pendingOrder
+	queue     []queuedFrame // confirmed ticks not yet polled
+	nextFrame uint64        // the tick the next frame must carry
+	ack       queuedFrame   // newest frame polled; valid if acked
+	acked     bool
+
+	syncWanted []uint64      // polled ticks whose hash the relay asked for
+	schedule   []msg.Removal // announced removals not yet in effect
+	removed    []msg.Removal // removals in effect
+
+	polledAt    time.Duration // when the newest tick was handed out
+	procUs      uint32        // smoothed time from PollTick to ReportSyncHash
+	nextMetrics time.Duration
+
+	diag Diagnostics
+}
+
+// pendingOrder is a submitted order and when it was issued.
+type pendingOrder struct {
+	order protocol.TimestampedOrder
+	at    time.Duration
+}
+
+// queuedFrame is a confirmed tick and what the client must echo for it.
+type queuedFrame struct {
+	ticks protocol.TickOrders
+	token uint32
+	sync  bool
+	at    time.Duration // receipt
+}
+
+// maxPending bounds orders waiting for a submission; beyond it the
+// oldest are dropped (a game loop feeding orders with no relay to take
+// them).
+const maxPending = 4096
+
+func us(d time.Duration) uint64 { return uint64(max(d, 0) / time.Microsecond) }
+
+// fail ends the client with err.
+func (c *RelayClient) fail(err error) {
+	st := &c.st
+	if st.err == nil {
+		st.err = err
+	}
+	if st.status < StatusEnded {
+		st.status = StatusDisconnected
+		c.log.Info("lockstep: relay connection ended", "player", st.id, "err", err)
+	}
+}
+
+// handle processes one message from the relay.
+func (c *RelayClient) handle(ev inbound) {
+	st := &c.st
+	if ev.err != nil {
+		c.fail(ev.err)
+		return
+	}
+	if st.status >= StatusEnded {
+		return
+	}
+	switch m := ev.msg.(type) {
+	case *msg.CalibrationPing:
+		if !st.committed {
+			st.committed = true
+			c.send(&msg.SeedCommit{Commitment: relay.Commitment(st.contribution, st.nonce)})
+		}
+		c.send(&msg.CalibrationPong{Seq: m.Seq, RelaySendUs: m.RelaySendUs, ClientRecvUs: us(ev.at), ClientSendUs: us(c.now())})
+	case *msg.MatchTiming:
+		st.interval = time.Duration(m.TickIntervalUs) * time.Microsecond
+		st.deadline = time.Duration(m.DeadlineUs) * time.Microsecond
+		st.offset = time.Duration(m.ClockOffsetUs) * time.Microsecond
+		st.submitOffset = min(time.Duration(m.SubmitOffsetUs)*time.Microsecond, st.deadline)
+		st.diag.RunAhead = int(m.RunAhead)
+	case *msg.SeedCommitments:
+		if !st.revealed {
+			st.revealed = true
+			c.send(&msg.SeedReveal{Contribution: st.contribution, Nonce: st.nonce})
+		}
+	case *msg.SeedResult:
+		if st.interval <= 0 {
+			c.fail(fmt.Errorf("%w: seed result before match timing", ErrProtocol))
+			return
+		}
+		st.seed, st.seeded = m.Seed, true
+		st.start = time.Duration(m.StartUs) * time.Microsecond
+		st.nextSend = 1
+		st.nextMetrics = ev.at + c.cfg.MetricsInterval
+		st.status = StatusPlaying
+	case *msg.TickFrame:
+		c.frame(m, ev.at)
+	case *msg.TimingFeedback:
+		st.feedback(m)
+	case *msg.DesyncDetected:
+		st.diag.Desyncs++
+		if st.diag.Desyncs == 1 {
+			st.diag.DesyncTick = m.Tick
+		}
+		st.status = StatusDesynced
+		c.log.Warn("lockstep: relay reports a desync", "player", st.id, "tick", m.Tick)
+	case *msg.PlayerRemoved:
+		if !st.seeded && m.AtTick == 0 {
+			st.removed = append(st.removed, m.Removal)
+			if m.Player == st.id {
+				c.fail(fmt.Errorf("lockstep: removed from the match before it started: %v", m.Reason))
+			}
+			return
+		}
+		st.announce(m.Removal)
+	}
+}
+
+// frame queues a confirmed tick.
+func (c *RelayClient) frame(f *msg.TickFrame, at time.Duration) {
+	st := &c.st
+	if !st.seeded || f.Tick != st.nextFrame {
+		c.fail(fmt.Errorf("%w: frame for tick %d, expected %d", ErrProtocol, f.Tick, st.nextFrame))
+		return
+	}
+	if len(st.queue) >= c.cfg.MaxQueuedTicks {
+		c.fail(fmt.Errorf("lockstep: %d confirmed ticks not polled", len(st.queue)))
+		return
+	}
+	st.nextFrame++
+	st.diag.RunAhead = int(f.RunAhead)
+	for _, r := range f.Removals {
+		st.announce(r)
+	}
+	st.queue = append(st.queue, queuedFrame{ticks: protocol.TickOrders{Tick: f.Tick, Orders: f.Orders},
+		token: f.Token, sync: f.Flags&msg.FlagSyncRequest != 0, at: at})
+}
+
+// announce records a scheduled removal once.
+func (st *clientState) announce(r msg.Removal) {
+	if slices.Contains(st.schedule, r) || slices.Contains(st.removed, r) {
+		return
+	}
+	st.schedule = append(st.schedule, r)
+}
+
+// feedback moves the submit offset: earlier (by at most feedbackStep) when
+// submissions were late, later by relaxStep when they arrive far earlier
+// than needed.
+func (st *clientState) feedback(fb *msg.TimingFeedback) {
+	st.diag.LateOrders += int(fb.LateCount)
+	rec := time.Duration(fb.RecommendedOffsetUs) * time.Microsecond
+	margin := time.Duration(fb.AvgArrivalDeltaUs) * time.Microsecond
+	switch {
+	case fb.LateCount > 0:
+		st.submitOffset += min(max(rec, relaxStep), feedbackStep)
+	case rec < 0 && margin > relaxAbove:
+		st.submitOffset -= relaxStep
+	}
+	st.submitOffset = min(max(st.submitOffset, 0), st.deadline)
+}
+
+// submit batches an order issued at now.
+func (st *clientState) submit(o protocol.TimestampedOrder, now time.Duration) {
+	if len(st.pending) >= maxPending {
+		st.pending = slices.Delete(st.pending, 0, 1)
+	}
+	st.pending = append(st.pending, pendingOrder{order: o, at: now})
+}
+
+// poll hands out the next confirmed tick and takes due removals into
+// effect.
+func (st *clientState) poll(now time.Duration) (protocol.TickOrders, bool) {
+	if len(st.queue) == 0 {
+		return protocol.TickOrders{}, false
+	}
+	f := st.queue[0]
+	st.queue[0] = queuedFrame{}
+	st.queue = st.queue[1:]
+	if len(st.queue) == 0 {
+		st.queue = st.queue[:0:0] // let the backing array go
+	}
+	st.ack, st.acked = f, true
+	st.diag.Tick = f.ticks.Tick
+	st.polledAt = now
+	if f.sync {
+		st.syncWanted = append(st.syncWanted, f.ticks.Tick)
+	}
+	for i := 0; i < len(st.schedule); {
+		r := st.schedule[i]
+		if r.AtTick > f.ticks.Tick {
+			i++
+			continue
+		}
+		st.schedule = slices.Delete(st.schedule, i, i+1)
+		st.removed = append(st.removed, r)
+		if r.Player == st.id && st.status < StatusEnded {
+			st.status = StatusDisconnected
+			st.err = fmt.Errorf("lockstep: removed from the match at tick %d: %v", r.AtTick, r.Reason)
+		}
+	}
+	return f.ticks, true
+}
+
+// reportHash records the tick's processing time and reports whether the
+// relay asked for its hash.
+func (st *clientState) reportHash(tick uint64, now time.Duration) bool {
+	if tick == st.diag.Tick {
+		d := uint32(min(us(now-st.polledAt), 1<<31))
+		st.procUs = (7*st.procUs + d) / 8
+	}
+	i := slices.Index(st.syncWanted, tick)
+	if i < 0 {
+		return false
+	}
+	st.syncWanted = slices.Delete(st.syncWanted, i, i+1)
+	return true
+}
+
+// timers sends the submission and metrics that are due at now.
+func (c *RelayClient) timers(now time.Duration) {
+	st := &c.st
+	if !st.seeded || st.status >= StatusEnded {
+		return
+	}
+	rnow := now + st.offset
+	if rnow >= st.sendAt() {
+		c.submitWindow(now, rnow)
+		st.nextSend = int64((rnow-st.start+st.submitOffset)/st.interval) + 1
+	}
+	if now >= st.nextMetrics {
+		st.nextMetrics = now + c.cfg.MetricsInterval
+		m := &msg.ClientMetrics{
+			AvgLatencyUs:     uint32(min(us(c.conn.Stats().RTT), 1<<32-1)),
+			ArrivalCushion:   int16(min(len(st.queue), 1<<15-1)),
+			TickProcessingUs: st.procUs,
+		}
+		if c.cfg.FPS != nil {
+			m.AvgFPS = uint16(min(max(c.cfg.FPS(), 0), 1<<16-1))
+		}
+		c.send(m)
+	}
+}
+
+// sendAt is the relay time the next submission is due.
+func (st *clientState) sendAt() time.Duration {
+	return st.start + time.Duration(st.nextSend)*st.interval - st.submitOffset
+}
+
+// nextTimer is the client time of the next due timer.
+func (c *RelayClient) nextTimer() (time.Duration, bool) {
+	st := &c.st
+	if !st.seeded || st.status >= StatusEnded {
+		return 0, false
+	}
+	return min(st.sendAt()-st.offset, st.nextMetrics), true
+}
+
+// submitWindow sends the batch of the window containing relay time rnow:
+// one OrderSubmit, also when empty (it is the heartbeat and carries the
+// liveness echo). Each order's hint is its issue time within the window.
+func (c *RelayClient) submitWindow(now, rnow time.Duration) {
+	st := &c.st
+	claim := int64((rnow - st.start) / st.interval)
+	if rnow < st.start {
+		return
+	}
+	ws := st.start + time.Duration(claim)*st.interval
+	n := min(len(st.pending), maxOrdersPerSubmit)
+	orders := make([]protocol.TimestampedOrder, n)
+	for i, p := range st.pending[:n] {
+		o := p.order
+		o.Player = st.id
+		sub := min(max(p.at+st.offset-ws, 0), st.interval-time.Microsecond)
+		o.SubTickTime = uint32(sub / time.Microsecond)
+		orders[i] = o
+	}
+	s := &msg.OrderSubmit{Tick: uint64(claim), SentUs: us(rnow), Orders: orders}
+	if st.acked {
+		s.AckTick, s.Token = st.ack.ticks.Tick, st.ack.token
+		s.AckDelayUs = uint32(min(us(now-st.ack.at), 1<<32-1))
+	}
+	for {
+		err := c.send(s)
+		var me *msg.Error
+		switch {
+		case err == nil:
+			st.pending = st.pending[len(s.Orders):]
+			st.diag.OrdersSent += len(s.Orders)
+			return
+		case (errors.Is(err, transport.ErrMessageTooLarge) || errors.As(err, &me)) && len(s.Orders) > 1:
+			s.Orders = s.Orders[:len(s.Orders)/2]
+		case errors.Is(err, transport.ErrMessageTooLarge) || errors.As(err, &me):
+			// One order that cannot be sent: drop it, keep the heartbeat.
+			c.log.Warn("lockstep: dropping an order that cannot be sent", "player", st.id, "err", err)
+			st.pending = st.pending[len(s.Orders):]
+			s.Orders = nil
+		default:
+			return // backpressure or closed: the orders wait
+		}
+	}
+}
