@@ -207,6 +207,7 @@ func (n *simNet) next() time.Duration {
 // runUntil runs the simulation until stop reports true or the clock passes
 // limit.
 func (n *simNet) runUntil(limit time.Duration, stop func() bool) {
+	n.drain() // what New or a hand-made step produced
 	for !stop() {
 		t := n.next()
 		if t > limit {

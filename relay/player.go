@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"math"
 	"time"
 
 	"github.com/tickwire/tickwire/protocol"
@@ -82,6 +83,27 @@ type windowStats struct {
 	n           int64 // submissions
 	sum, sumSq  int64 // of the arrival margin in µs
 	flagged     bool  // late without network evidence this window
+}
+
+// marginStats returns the mean and standard deviation of the window's
+// arrival margins in µs.
+func (w *windowStats) marginStats() (mean, std int64) {
+	if w.n == 0 {
+		return 0, 0
+	}
+	mean = w.sum / w.n
+	return mean, int64(math.Sqrt(float64(max(w.sumSq/w.n-mean*mean, 0))))
+}
+
+// marginTarget is the arrival margin TimingFeedback steers a player to:
+// twice its spread plus 2 ms.
+func marginTarget(std int64) int64 { return 2*std + 2000 }
+
+// cushioned reports whether the player's arrivals would keep their target
+// margin if the deadline were lowered one step.
+func (w *windowStats) cushioned() bool {
+	mean, std := w.marginStats()
+	return w.n > 0 && mean-int64(qosLowerStep/time.Microsecond) >= marginTarget(std)
 }
 
 func newPlayer(id protocol.PlayerID, index int, cfg Config, now time.Duration) *player {

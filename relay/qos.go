@@ -34,7 +34,8 @@ type QosAdaptationState struct {
 //     10 ms and run-ahead + MaxStepPerUpdate, capped by the profile, then
 //     cooldown;
 //  5. below LowerLateRateBps with a healthy arrival cushion (every
-//     player's mean margin at least the 5 ms about to be taken) for
+//     player's mean margin still at least twice its spread plus 2 ms once
+//     the 5 ms step is taken, the margin TimingFeedback aims for) for
 //     LowerWindows windows in a row: deadline - 5 ms and run-ahead -
 //     MaxStepPerUpdate, floored by the profile, then cooldown;
 //  6. report an event if anything changed.
@@ -55,7 +56,7 @@ func (c *Core) evaluateQosWindow(k uint64) (QosAdjustmentEvent, bool) {
 	c.active(func(p *player) {
 		if p.excluded == 0 && !p.win.flagged {
 			capped += min(p.win.late, share)
-			if p.win.n == 0 || p.win.sum/p.win.n < int64(qosLowerStep/time.Microsecond) {
+			if !p.win.cushioned() {
 				cushion = false
 			}
 		}

@@ -98,11 +98,10 @@ func (c *Core) endWindow(k uint64) {
 		m.LateCountWindow = uint16(min(w.late, math.MaxUint16))
 		m.EWMALateRateBps = ewmaBps(c.cfg.Profile.EWMAAlphaQ15, lateBps(w.late, w.ticks), m.EWMALateRateBps)
 		if w.n > 0 {
-			mean := w.sum / w.n
-			jitter := uint32(math.Sqrt(float64(max(w.sumSq/w.n-mean*mean, 0))))
+			mean, std := w.marginStats()
+			jitter := uint32(min(std, math.MaxUint32))
 			m.JitterUs = jitter
-			// Aim for a margin of twice the jitter plus 2 ms.
-			target := 2*int64(jitter) + 2000
+			target := marginTarget(std)
 			limit := int64(c.deadline / time.Microsecond)
 			fb := c.feedbacks.get()
 			*fb = msg.TimingFeedback{
