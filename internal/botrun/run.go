@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -49,6 +50,13 @@ type Config struct {
 	OnProgress func(Progress)
 	// ProgressEvery is the progress period; 0 means DefaultProgressGap.
 	ProgressEvery time.Duration
+	// OnTick, if set, is called by bot i's goroutine after it applied
+	// tick, with the time it did.
+	OnTick func(i int, tick uint64, at time.Time)
+	// MaxJoining bounds the bots joining at the same time (a load
+	// generator of thousands of clients staggers its handshakes); 0 means
+	// no bound.
+	MaxJoining int
 }
 
 // Progress is a live summary across the bots of this process.
@@ -84,9 +92,13 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		cfg.ProgressEvery = DefaultProgressGap
 	}
 	bots := make([]*runner, cfg.Players)
+	var joining chan struct{}
+	if cfg.MaxJoining > 0 {
+		joining = make(chan struct{}, cfg.MaxJoining)
+	}
 	var wg sync.WaitGroup
 	for i := range bots {
-		bots[i] = &runner{cfg: &cfg, index: i}
+		bots[i] = &runner{cfg: &cfg, index: i, joining: joining}
 		wg.Go(func() { bots[i].run(ctx) })
 	}
 	if cfg.OnProgress != nil {
@@ -104,6 +116,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	for i, b := range bots {
 		r.Players[i] = b.report
 	}
+	slices.SortStableFunc(r.Players, func(a, b PlayerReport) int { return a.ID - b.ID })
 	r.AllInSync = inSync(r.Players, cfg.Ticks)
 	return r, nil
 }
@@ -144,9 +157,10 @@ func summarize(cfg *Config, bots []*runner) Progress {
 
 // runner is one bot.
 type runner struct {
-	cfg    *Config
-	index  int
-	report PlayerReport
+	cfg     *Config
+	index   int
+	joining chan struct{} // a semaphore of Config.MaxJoining, or nil
+	report  PlayerReport
 
 	mu      sync.Mutex // guards live and playing for progress reports
 	live    lockstep.Diagnostics
@@ -154,7 +168,17 @@ type runner struct {
 }
 
 func (r *runner) run(ctx context.Context) {
+	if r.joining != nil {
+		select {
+		case r.joining <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+	}
 	c, err := r.cfg.Join(ctx, r.index)
+	if r.joining != nil {
+		<-r.joining
+	}
 	if err != nil {
 		r.report.Error = fmt.Sprintf("join: %v", err)
 		return
@@ -212,6 +236,9 @@ func (r *runner) play(ctx context.Context, c Client) error {
 		lastAt, finalHash = now, hash
 		rtts = append(rtts, d.RTT)
 		r.setLive(d, true)
+		if r.cfg.OnTick != nil {
+			r.cfg.OnTick(r.index, tick, now)
+		}
 	}}
 	for loop.Applied() < r.cfg.Ticks && err == nil {
 		var n int

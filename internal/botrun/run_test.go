@@ -156,9 +156,22 @@ func TestRunInSync(t *testing.T) {
 func TestRunLight(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHub(4, 1)
-		r, err := Run(t.Context(), Config{Players: 4, Ticks: 50, Light: true, Join: h.join})
+		var mu sync.Mutex
+		ticks := map[int]uint64{}
+		r, err := Run(t.Context(), Config{Players: 4, Ticks: 50, Light: true, Join: h.join, MaxJoining: 1,
+			OnTick: func(i int, tick uint64, _ time.Time) {
+				mu.Lock()
+				defer mu.Unlock()
+				if tick != ticks[i] {
+					t.Errorf("bot %d: tick %d after %d", i, tick, ticks[i])
+				}
+				ticks[i]++
+			}})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if len(ticks) != 4 || ticks[0] != 50 || ticks[3] != 50 {
+			t.Fatalf("OnTick counts %v", ticks)
 		}
 		if !r.AllInSync {
 			t.Fatalf("not in sync: %+v", r)
