@@ -2,142 +2,147 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
+	"sync"
 	"time"
 
-	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/internal/botrun"
+	"github.com/tickwire/tickwire/netsim"
+	"github.com/tickwire/tickwire/relay/server"
 	"github.com/tickwire/tickwire/sim"
-	"github.com/tickwire/tickwire/sim/bot"
-	"github.com/tickwire/tickwire/sim/scenario"
+	"github.com/tickwire/tickwire/transport"
 )
 
-// demoReport is the summary "tickwire demo" prints (as JSON with --json).
-type demoReport struct {
-	Players   int            `json:"players"`
-	Ticks     uint64         `json:"ticks"`
-	Seed      uint64         `json:"seed"`
-	MapSize   int            `json:"map_size"`
-	Orders    int            `json:"orders"`
-	Entities  int            `json:"entities"`
-	Alive     []playerReport `json:"alive"`
-	FinalHash string         `json:"final_hash"`
-	InSync    bool           `json:"in_sync"`
-	ElapsedMS int64          `json:"elapsed_ms"`
+// demoFlags are the options of "tickwire demo".
+type demoFlags struct {
+	players int
+	ticks   uint64
+	tps     int
+	latency time.Duration
+	jitter  time.Duration
+	loss    float64
+	seed    uint64
+	json    bool
 }
 
-type playerReport struct {
-	Player     protocol.PlayerID `json:"player"`
-	Units      int               `json:"units"`
-	Structures int               `json:"structures"`
-	Credits    int32             `json:"credits"`
-}
-
-// runDemo plays a complete single-process game of the reference simulation:
-// a generated map, one bot per player, every tick applied through a
-// dual-simulation verifier, so the demo also proves determinism. (Until the
-// relay lockstep mode lands this is the LocalNetwork flavour of a match:
-// orders apply on the tick they are given.)
-func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func parseDemoFlags(args []string, stderr io.Writer) (demoFlags, error) {
+	var f demoFlags
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	players := fs.Int("players", scenario.DefaultPlayers, "players (bots)")
-	units := fs.Int("units", scenario.DefaultUnitsPerPlayer, "starting units per player")
-	ticks := fs.Uint64("ticks", 900, "ticks to simulate")
-	seed := fs.Uint64("seed", 1, "game seed (map, simulation and bots)")
-	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
+	fs.IntVar(&f.players, "players", 4, "bot players")
+	fs.Uint64Var(&f.ticks, "ticks", 900, "ticks to play")
+	fs.IntVar(&f.tps, "tps", 30, "ticks per second")
+	fs.DurationVar(&f.latency, "latency", 40*time.Millisecond, "one-way delay added in each direction of every client")
+	fs.DurationVar(&f.jitter, "jitter", 10*time.Millisecond, "uniform ± jitter on that delay")
+	fs.Float64Var(&f.loss, "loss", 0.05, "independent packet loss in each direction")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the network impairment")
+	fs.BoolVar(&f.json, "json", false, "print one JSON object (the bot --json summary)")
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return f, err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	switch {
+	case fs.NArg() > 0:
+		return f, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	case f.players < 1 || f.players > sim.MaxPlayers:
+		return f, fmt.Errorf("%w: --players must be 1..%d", errUsage, sim.MaxPlayers)
+	case f.ticks < 1:
+		return f, fmt.Errorf("%w: --ticks must be at least 1", errUsage)
+	case f.tps < 1 || f.tps > 1000:
+		return f, fmt.Errorf("%w: --tps must be 1..1000", errUsage)
 	}
-	if *players < 1 || *players > sim.MaxPlayers || *units < 1 {
-		return fmt.Errorf("%w: need 1..%d players and at least one unit each", errUsage, sim.MaxPlayers)
+	link := netsim.Link{Latency: f.latency, Jitter: f.jitter, Loss: f.loss}
+	if err := link.Validate(); err != nil {
+		return f, fmt.Errorf("%w: %v", errUsage, err)
 	}
-	p := scenario.Params{Players: *players, UnitsPerPlayer: *units, Seed: *seed}.WithDefaults()
-	md, cfg, err := scenario.Generate(p)
-	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
-	}
-	v, err := sim.NewDualSimVerifier(md, cfg, *seed)
-	if err != nil {
-		return err
-	}
-	team := bot.NewTeam(md.Players, *seed)
-	progress := !*asJSON && isTerminal(stdout)
-	r := demoReport{Players: p.Players, Seed: *seed, MapSize: p.MapSize}
-	start := time.Now()
-	var orders []protocol.TimestampedOrder
-	var tickErr error
-	for v.Primary().Tick() < *ticks {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		s := v.Primary()
-		orders = team.Orders(s, orders[:0])
-		r.Orders += len(orders)
-		if tickErr = v.ApplyTick(protocol.TickOrders{Tick: s.Tick(), Orders: orders}); tickErr != nil {
-			break
-		}
-		if progress && (s.Tick()%15 == 0 || s.Tick() == *ticks) {
-			fmt.Fprintf(stdout, "\rtick %d/%d  entities %d  hash %016x  in sync", s.Tick(), *ticks, len(s.Entities()), s.StateHash())
-		}
-	}
-	if progress {
-		fmt.Fprintln(stdout)
-	}
-	s := v.Primary()
-	r.Ticks, r.ElapsedMS, r.InSync = s.Tick(), time.Since(start).Milliseconds(), v.InSync()
-	r.Entities, r.FinalHash = len(s.Entities()), fmt.Sprintf("%016x", s.StateHash())
-	r.Alive = make([]playerReport, p.Players)
-	for i := range r.Alive {
-		id := protocol.PlayerID(i + 1)
-		r.Alive[i] = playerReport{Player: id, Credits: s.Credits(id)}
-	}
-	for _, e := range s.Entities() {
-		if e.Owner == sim.Neutral {
-			continue
-		}
-		switch e.Category() {
-		case sim.CategoryUnit:
-			r.Alive[e.Owner-1].Units++
-		case sim.CategoryStructure:
-			r.Alive[e.Owner-1].Structures++
-		}
-	}
-	if *asJSON {
-		if err := json.NewEncoder(stdout).Encode(r); err != nil {
-			return err
-		}
-	} else {
-		printDemo(stdout, &r)
-	}
-	return tickErr
+	return f, nil
 }
 
-func printDemo(w io.Writer, r *demoReport) {
-	fmt.Fprintf(w, "tickwire demo: %d bots, %d ticks on a %dx%d map (seed %d), %d orders, %d ms\n",
-		r.Players, r.Ticks, r.MapSize, r.MapSize, r.Seed, r.Orders, r.ElapsedMS)
-	for _, p := range r.Alive {
-		fmt.Fprintf(w, "  player %d: %3d units, %2d structures, %5d credits\n", p.Player, p.Units, p.Structures, p.Credits)
+// runDemo plays a whole relay match in one process over real loopback UDP
+// sockets: a relay server and one bot client per player, each client's
+// socket impaired by netsim. It prints the bot summary and fails unless
+// every client ends with the same state hash and no desync.
+func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, err := parseDemoFlags(args, stderr)
+	if err != nil {
+		return err
 	}
-	verdict := "yes: two simulations agreed on every tick"
-	if !r.InSync {
-		verdict = "NO: the simulations diverged"
+	var progress func(botrun.Progress)
+	if !f.json && isTerminal(stdout) {
+		progress = func(p botrun.Progress) {
+			fmt.Fprintf(stdout, "\rtick %d/%d  late orders %d  rtt %v  desyncs %d   ",
+				p.Tick, p.Ticks, p.LateOrders, p.RTT.Round(time.Millisecond), p.Desyncs)
+		}
 	}
-	fmt.Fprintf(w, "final state hash %s over %d entities; in sync: %s\n", r.FinalHash, r.Entities, verdict)
+	d, err := startDemoRelay(ctx, f.tps)
+	if err != nil {
+		return err
+	}
+	defer d.stop()
+	link := netsim.Link{Latency: f.latency, Jitter: f.jitter, Loss: f.loss}
+	join := func(ctx context.Context, i int) (botrun.Client, error) {
+		pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		impaired := netsim.Wrap(pc, netsim.Config{Seed: f.seed*1000 + uint64(i), Out: link, In: link})
+		conn, err := transport.Dial(ctx, impaired, d.addr, server.TransportConfig())
+		if err != nil {
+			impaired.Close()
+			return nil, err
+		}
+		return joinRoom(ctx, conn, "demo", f.players)
+	}
+	cfg := botrun.Config{Players: f.players, Ticks: f.ticks, Join: join, OnProgress: progress}
+	r, err := botrun.Run(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if progress != nil {
+		fmt.Fprintln(stdout)
+	}
+	return printSummary(stdout, &r, f.json, func(w io.Writer) {
+		st := d.srv.Stats()
+		fmt.Fprintf(w, "tickwire demo: %d bots, %d ticks at %d tps, %v ± %v one-way, %.0f%% loss each way\n",
+			f.players, f.ticks, f.tps, f.latency, f.jitter, 100*f.loss)
+		fmt.Fprintf(w, "relay: %d late orders, %d strikes, %d QoS adjustments, %d desyncs, %d bytes in, %d bytes out\n",
+			st.LateOrders, st.Strikes, st.QosAdjustments, st.Desyncs, st.BytesIn, st.BytesOut)
+	})
+}
+
+// demoRelay is the demo's in-process relay server.
+type demoRelay struct {
+	srv    *server.Server
+	addr   net.Addr
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+func startDemoRelay(ctx context.Context, tps int) (*demoRelay, error) {
+	ln, err := transport.ListenUDP(ctx, "127.0.0.1:0", server.TransportConfig())
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	d := &demoRelay{srv: server.New(server.Config{TickRate: tps}), addr: ln.Addr(), cancel: cancel}
+	d.wg.Go(func() { d.srv.Serve(ctx, ln) })
+	return d, nil
+}
+
+func (d *demoRelay) stop() {
+	d.cancel()
+	d.wg.Wait()
 }
 
 // isTerminal reports whether w is a character device such as a terminal.
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	file, ok := w.(*os.File)
 	if !ok {
 		return false
 	}
-	st, err := f.Stat()
+	st, err := file.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

@@ -25,7 +25,8 @@ type command struct {
 // keeps no package-level mutable state.
 func commands() map[string]command {
 	return map[string]command{
-		"demo":   {"run a complete local game of the reference simulation", runDemo},
+		"demo":   {"play a whole relay match of bots over loopback UDP through netsim, in one process", runDemo},
+		"bot":    {"play bot clients against a relay: bot --server ADDR --room NAME --players N --ticks T", runBot},
 		"bench":  {"measure the library: bench codec|sim|transport [--json]", runBench},
 		"relay":  {"host relay lockstep games: relay --listen ADDR --admin ADDR [--tps N] [--max-games N]", runRelay},
 		"netsim": {"impair UDP traffic: a proxy with latency, jitter, loss, duplication, reordering", runNetsim},
