@@ -1,0 +1,51 @@
+package relaybench
+
+import (
+	"testing"
+
+	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/relay"
+)
+
+func TestGameStaysHealthy(t *testing.T) {
+	g, err := NewGame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3000 {
+		if err := g.Tick(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for id := 1; id <= Players; id++ {
+		st, _ := g.Core().Player(protocol.PlayerID(id))
+		if st.Status != relay.StatusActive || st.LateSubmissions != 0 || st.Strikes != 0 || st.Suspicious != 0 || st.IdleTicks != 0 {
+			t.Errorf("player %d: %+v", id, st)
+		}
+	}
+}
+
+func TestSteadyStateDoesNotAllocate(t *testing.T) {
+	g, err := NewGame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 120 ticks: four QoS windows and a sync check.
+	allocs := testing.AllocsPerRun(120, func() {
+		if err := g.Tick(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per game tick, want 0", allocs)
+	}
+}
+
+func TestRun(t *testing.T) {
+	ns, err := Run(100)
+	if err != nil || ns <= 0 {
+		t.Fatalf("Run = %v, %v", ns, err)
+	}
+}
+
+func BenchmarkCoreTick(b *testing.B) { CoreTick(b) }
