@@ -37,15 +37,23 @@ func Listen(ctx context.Context, pc net.PacketConn, cfg Config) (*Listener, erro
 	if err != nil {
 		return nil, err
 	}
-	sec, err := newSecureServer(set)
+	l, err := newListener(set)
 	if err != nil {
 		return nil, err
 	}
-	l := &Listener{set: set, sec: sec, accept: make(chan *Conn, set.backlog), closed: make(chan struct{})}
 	if err := l.Serve(pc); err != nil {
 		return nil, err
 	}
 	return l, nil
+}
+
+// newListener returns a Listener with no PacketConn yet.
+func newListener(set *settings) (*Listener, error) {
+	sec, err := newSecureServer(set)
+	if err != nil {
+		return nil, err
+	}
+	return &Listener{set: set, sec: sec, accept: make(chan *Conn, set.backlog), closed: make(chan struct{})}, nil
 }
 
 // Serve accepts connections on another PacketConn as well, which the
