@@ -183,8 +183,8 @@ func (c *Core) calibrationDeadline() time.Duration {
 	t := cal.started + cfg.Timeout
 	if cal.sent < cfg.Pings {
 		t = min(t, cal.started+time.Duration(cal.sent)*cfg.Interval)
-	} else {
-		t = min(t, cal.sentAt[cfg.Pings-1]+cfg.Interval)
+	} else if last := cal.sentAt[cfg.Pings-1] + cfg.Interval; last > c.now {
+		t = min(t, last) // enough pongs by then finish early
 	}
 	return t
 }

@@ -265,7 +265,9 @@ func (c *Core) NextDeadline() (time.Duration, bool) {
 			continue
 		}
 		at(p.state.LastHeard + c.cfg.HeartbeatTimeout)
-		if t, ok := c.frozenAt(p); ok {
+		// A frozen deadline already passed belongs to a player that is
+		// silent, not frozen: the heartbeat covers it.
+		if t, ok := c.frozenAt(p); ok && t > c.now {
 			at(t)
 		}
 	}

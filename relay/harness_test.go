@@ -30,6 +30,8 @@ type simNet struct {
 	onFrame func(f *msg.TickFrame)
 	// onSubmit, if set, sees every submission as it reaches the relay.
 	onSubmit func(id protocol.PlayerID, m *msg.OrderSubmit)
+	// onStep, if set, sees every message as it reaches the relay.
+	onStep func(id protocol.PlayerID, m msg.Message)
 	errs     []error
 }
 
@@ -227,6 +229,9 @@ func (n *simNet) stepOnce() {
 		d := n.queue[0]
 		n.queue = n.queue[1:]
 		if d.toRelay {
+			if n.onStep != nil {
+				n.onStep(d.client.id, d.m)
+			}
 			if s, ok := d.m.(*msg.OrderSubmit); ok && n.onSubmit != nil {
 				n.onSubmit(d.client.id, s)
 			}

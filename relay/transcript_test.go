@@ -15,6 +15,7 @@ import (
 
 // TestTranscripts replays the scenarios in testdata/, one per file, and
 // compares what the core sends and reports with the recorded transcript.
+// The scenarios live in testdata/transcripts.
 // Regenerate with: go test ./relay -run TestTranscripts -rewrite
 //
 // Commands (D is a duration such as 1.5s or 200ms; T a point on the relay
@@ -36,7 +37,7 @@ import (
 //	state [p=ID]             print the players' state
 //	timing                   print the match timing and QoS state
 func TestTranscripts(t *testing.T) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+	datadriven.Walk(t, "testdata/transcripts", func(t *testing.T, path string) {
 		var n *simNet
 		datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
 			if td.Cmd != "new" && n == nil {
