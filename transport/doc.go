@@ -66,7 +66,7 @@
 //
 // The header is followed by frames, packed up to the MTU (default 1200):
 //
-//	 0       1       2       3       4       5       6
+//	 0       1       2       3       4       5
 //	+-------+-------+---------------+---------------+
 //	|channel| flags |   sequence    |    length     |
 //	+-------+-------+---------------+---------------+
@@ -75,10 +75,17 @@
 //	| payload (length bytes) ...
 //
 //	flags     bit 0 reliable, bit 1 sequenced, bit 2 fragment,
-//	          bit 3 compressed, bit 4 last fragment
+//	          bit 3 compressed, bit 4 last fragment, bit 5 to the end
 //	sequence  per-channel 16-bit message sequence (serial arithmetic);
-//	          it is also the fragment group id
+//	          it is also the fragment group id. Absent when bits 0-2 are
+//	          all clear (an unfragmented Unreliable message, for which
+//	          duplicated datagrams are dropped whole)
+//	length    payload bytes. Absent with bit 5: the payload runs to the end
+//	          of the datagram (the sender sets it on the last frame)
 //	total     size of the reassembled payload
+//
+// So a 64-byte reliable message costs 10 + 4 + 64 = 78 bytes in a datagram
+// of its own, and a 600-byte unreliable one 10 + 2 + 600.
 //
 // A compressed payload (after reassembly) is a uvarint of the original size
 // followed by one zstd frame; the receiver refuses an original size over the
@@ -95,9 +102,13 @@
 // costs another round trip. A retransmission timeout of srtt + 4·rttvar +
 // ack delay, doubled on each expiry without progress, covers lost tails.
 // RTT samples come from the acknowledgement of the latest datagram minus
-// the peer's delay. Receivers acknowledge at once a datagram that arrives
-// out of order or makes a gap reach three datagrams (the sender's packet
-// threshold), else after eight ack-eliciting datagrams or the ack delay.
+// the peer's delay. A datagram is ack-eliciting when it carries a reliable
+// frame or a ping; unreliable frames alone are acknowledged only in passing,
+// except that one such datagram per keepalive interval carries a ping to
+// keep RTT and loss figures current. Receivers acknowledge at once an
+// ack-eliciting datagram that arrives out of order or makes a gap reach
+// three datagrams (the sender's packet threshold), else after eight of
+// them or the ack delay.
 // Receivers keep a 4096-message window per reliable channel: ordered
 // channels buffer out-of-order messages within it, unordered channels use
 // it to drop duplicates; the sender never runs further ahead than the

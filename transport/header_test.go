@@ -56,6 +56,8 @@ func TestFrameRoundTrip(t *testing.T) {
 		{channel: 7, flags: frameReliable | frameFragment | frameCompressed, seq: 9, index: 0, count: 3, total: 2000, payload: bytes.Repeat([]byte{1}, 900)},
 		{channel: 7, flags: frameReliable | frameFragment | frameLastFragment, seq: 9, index: 2, count: 3, total: 2000, payload: []byte{2}},
 		{channel: 1, payload: []byte{}},
+		{channel: 2, payload: []byte("no sequence")},
+		{channel: 4, flags: frameReliable | frameToEnd, seq: 3, payload: []byte("to the end")},
 	}
 	var b []byte
 	for i := range frames {
@@ -81,7 +83,9 @@ func TestFrameRejects(t *testing.T) {
 	mk := func(f frame) []byte { return appendFrame(nil, &f) }
 	for name, b := range map[string][]byte{
 		"truncated header":   {1, 0, 0},
-		"length beyond":      mk(frame{channel: 1, payload: []byte("abc")})[:8],
+		"length beyond":      mk(frame{channel: 1, flags: frameReliable, payload: []byte("abc")})[:8],
+		"truncated seq":      {1, frameReliable, 0},
+		"truncated length":   {1, 0, 0},
 		"unknown flag":       mk(frame{channel: 1, flags: 0x80}),
 		"index beyond count": mk(frame{channel: 1, flags: frameFragment, index: 3, count: 3, total: 10, payload: []byte{1}}),
 		"zero count":         mk(frame{channel: 1, flags: frameFragment, total: 10, payload: []byte{1}}),
@@ -103,6 +107,30 @@ func TestEncodeDelay(t *testing.T) {
 	}{{-1, 0}, {0, 0}, {7 * time.Microsecond, 0}, {8 * time.Microsecond, 1}, {time.Millisecond, 125}, {time.Second, delayUnknown}} {
 		if got := encodeDelay(c.d); got != c.want {
 			t.Errorf("encodeDelay(%v) = %d, want %d", c.d, got, c.want)
+		}
+	}
+}
+
+func TestElideLength(t *testing.T) {
+	for _, f := range []frame{
+		{channel: 2, flags: frameReliable | frameOrdered, seq: 9, payload: []byte("reliable")},
+		{channel: 3, payload: []byte("unreliable")},
+		{channel: 4, flags: frameReliable | frameFragment, seq: 1, count: 2, total: 20, payload: []byte("fragment")},
+	} {
+		first := frame{channel: 1, flags: frameReliable, seq: 7, payload: []byte("first")}
+		b := appendFrame(nil, &first)
+		at := len(b)
+		b = elideLength(appendFrame(b, &f), at)
+		if len(b) != first.size()+f.size()-2 {
+			t.Fatalf("%d bytes, want %d", len(b), first.size()+f.size()-2)
+		}
+		got1, rest, err := parseFrame(b)
+		if err != nil || got1.seq != 7 || !bytes.Equal(got1.payload, first.payload) {
+			t.Fatalf("first frame %+v, %v", got1, err)
+		}
+		got, rest, err := parseFrame(rest)
+		if err != nil || len(rest) != 0 || got.flags != f.flags|frameToEnd || got.seq != f.seq || !bytes.Equal(got.payload, f.payload) {
+			t.Fatalf("last frame %+v, %v, %d left; want %+v", got, err, len(rest), f)
 		}
 	}
 }

@@ -46,7 +46,7 @@ func (s *Session) HandleDatagram(b []byte, now time.Time) {
 		return
 	}
 	inOrder := s.acks.mark(h.seq, now)
-	if len(frames) > 0 || h.flags&flagPing != 0 {
+	if elicits(frames, h.flags) {
 		s.ackEliciting++
 		s.elicitedAt = now
 		switch {
@@ -60,6 +60,20 @@ func (s *Session) HandleDatagram(b []byte, now time.Time) {
 		s.handleFrame(&frames[i], now)
 	}
 	s.progressClose()
+}
+
+// elicits reports whether a datagram asks for a prompt acknowledgement:
+// it carries a reliable frame or a ping. Unreliable frames alone do not.
+func elicits(frames []frame, flags uint8) bool {
+	if flags&flagPing != 0 {
+		return true
+	}
+	for i := range frames {
+		if frames[i].flags&frameReliable != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Session) scheduleAck(at time.Time) {

@@ -20,13 +20,14 @@ func (s *Session) AppendDatagram(dst []byte, now time.Time) ([]byte, bool) {
 	dst = appendHeader(dst, h)
 	s.dgGen++
 	refs := s.sent.frameList()
-	nframes, windowed, lowest := 0, false, Critical
+	nframes, last, windowed, lowest := 0, 0, false, Critical
 	for live {
 		c, r, ok := s.pick(s.set.mtu-(len(dst)-start), fresh, now)
 		if !ok {
 			break
 		}
 		f := r.msg.frame(c.cfg.ID, r.idx)
+		last = len(dst)
 		dst = appendFrame(dst, &f)
 		c.take(r, s.dgGen)
 		s.pacer.spendFrame(c.cfg.Priority, f.size())
@@ -39,20 +40,28 @@ func (s *Session) AppendDatagram(dst []byte, now time.Time) ([]byte, bool) {
 		}
 		lowest = max(lowest, c.cfg.Priority)
 	}
-	ping := live && nframes == 0 && s.pingDue
-	if nframes == 0 && !ping && !(s.ackPending && !now.Before(s.ackDeadline)) {
+	if nframes == 0 && !(live && s.pingDue) && !(s.ackPending && !now.Before(s.ackDeadline)) {
 		return dst[:start], false
 	}
 	if live {
 		var n int
-		dst, refs, n = s.appendRepeats(dst, start, refs)
+		dst, refs, n = s.appendRepeats(dst, start, refs, &last)
 		nframes += n
 	}
+	if nframes > 0 {
+		dst = elideLength(dst, last)
+	}
+	// A datagram with reliable frames or a ping is acknowledged promptly.
+	// One carrying only unreliable frames is not (it needs no
+	// retransmission), except for one a keepalive interval, pinged, so the
+	// RTT and loss figures stay current on unreliable streams.
+	probe := nframes > 0 && len(refs) == 0 && !now.Before(s.sent.lastEliciting.Add(s.set.keepAlive))
+	ping := live && ((nframes == 0 && s.pingDue) || probe)
 	if ping {
 		dst[start+1] |= flagPing
 	}
 	size := len(dst) - start
-	eliciting := nframes > 0 || ping
+	eliciting := len(refs) > 0 || ping
 	s.sent.push(sentDatagram{seq: h.seq, at: now, size: size, eliciting: eliciting,
 		windowed: windowed, done: !eliciting, frames: refs})
 	s.sent.trim()
@@ -224,7 +233,7 @@ func (s *Session) carriesAck(now time.Time) bool {
 // appendRepeats appends, while they fit, the second copies of
 // retransmitted fragments (see sendChannel.repeat) that went out in an
 // earlier datagram, so one more loss does not cost another round trip.
-func (s *Session) appendRepeats(dst []byte, start int, refs []fragRef) ([]byte, []fragRef, int) {
+func (s *Session) appendRepeats(dst []byte, start int, refs []fragRef, last *int) ([]byte, []fragRef, int) {
 	n := 0
 	for _, c := range s.send {
 		for c.repeat.len() > 0 {
@@ -241,6 +250,7 @@ func (s *Session) appendRepeats(dst []byte, start int, refs []fragRef) ([]byte, 
 				continue
 			}
 			f := m.frame(c.cfg.ID, r.ref.idx)
+			*last = len(dst)
 			dst = appendFrame(dst, &f)
 			refs = append(refs, r.ref)
 			s.pacer.spendFrame(c.cfg.Priority, f.size())

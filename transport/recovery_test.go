@@ -1,0 +1,82 @@
+package transport
+
+import (
+	"encoding/binary"
+	"slices"
+	"testing"
+	"time"
+)
+
+// sendStream sends size-byte messages on ch from the client every interval for
+// count messages, then drains; it returns the sorted delivery latencies
+// and the bytes each side put on the wire meanwhile.
+func sendStream(t *testing.T, n *simNet, ch ChannelID, size, count int, interval time.Duration) ([]time.Duration, [2]int) {
+	t.Helper()
+	var lat []time.Duration
+	n.onMessage = func(side int, m Message) {
+		sent := time.Unix(0, int64(binary.BigEndian.Uint64(m.Data)))
+		lat = append(lat, n.now.Sub(sent))
+	}
+	w0 := n.wire
+	msg := make([]byte, size)
+	for range count {
+		binary.BigEndian.PutUint64(msg, uint64(n.now.UnixNano()))
+		if err := n.s[0].Send(ch, msg, n.now); err != nil {
+			t.Fatal(err)
+		}
+		n.runFor(interval)
+	}
+	n.runFor(time.Second)
+	slices.Sort(lat)
+	return lat, [2]int{n.wire[0] - w0[0], n.wire[1] - w0[1]}
+}
+
+// TestLossRecoveryLatency runs the peer benchmark's W1 in virtual time: 64-byte
+// reliable-ordered messages at 1,000/s over 50 ms RTT with 5% loss each
+// way. A lost message must cost about one and a half round trips (the
+// gap is acknowledged at once, the retransmission goes in the next
+// datagram and rides twice), not more, for 99% of the messages, and the
+// wire cost stays under 95 bytes a message.
+func TestLossRecoveryLatency(t *testing.T) {
+	link := impair{delay: 25 * time.Millisecond, loss: 0.05}
+	n := newSimNet(t, 7, Config{}, Config{}, link, link)
+	n.connect()
+	const count = 10_000
+	lat, wire := sendStream(t, n, ChannelInput, 64, count, time.Millisecond)
+	if len(lat) != count {
+		t.Fatalf("delivered %d of %d", len(lat), count)
+	}
+	p99 := lat[len(lat)*99/100]
+	perMsg := float64(wire[0]+wire[1]) / count
+	t.Logf("p50 %v p99 %v max %v; %.1f wire bytes a message (client %d, server %d)", lat[len(lat)/2], p99, lat[len(lat)-1], perMsg, wire[0], wire[1])
+	if p99 > 85*time.Millisecond {
+		t.Errorf("p99 %v, want at most 1.5 RTT + 10 ms", p99)
+	}
+	if perMsg > 95 {
+		t.Errorf("%.1f wire bytes a message, want at most 95", perMsg)
+	}
+}
+
+// TestUnreliableNotAcknowledged checks that a one-way unreliable stream
+// costs the receiver almost nothing: datagrams with only unreliable frames
+// elicit no acknowledgement, except the one pinged per keepalive interval.
+func TestUnreliableNotAcknowledged(t *testing.T) {
+	link := impair{delay: 25 * time.Millisecond, loss: 0.05}
+	n := newSimNet(t, 8, Config{}, Config{}, link, link)
+	n.connect()
+	before := n.s[1].stats.packetsSent
+	lat, wire := sendStream(t, n, ChannelEffects, 600, 600, time.Second/60) // 10 s at 60 Hz
+	sent := n.s[1].stats.packetsSent - before
+	t.Logf("delivered %d of 600; server sent %d datagrams, %d bytes; client %d bytes", len(lat), sent, wire[1], wire[0])
+	if len(lat) < 500 {
+		t.Fatalf("delivered %d of 600", len(lat))
+	}
+	// About one pinged datagram and one keepalive a second (the default
+	// interval), each answered.
+	if limit := uint64(2 * 11); sent > limit {
+		t.Errorf("server sent %d datagrams in 11 s, want at most %d", sent, limit)
+	}
+	if per := float64(wire[0]) / 600; per > 10+2+600+2 {
+		t.Errorf("client sent %.1f bytes a message", per)
+	}
+}
