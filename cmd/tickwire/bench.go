@@ -15,6 +15,7 @@ func benchmarks() map[string]benchmark {
 	return map[string]benchmark{
 		"codec": benchCodec,
 		"sim":   benchSim,
+		"relay": benchRelay,
 	}
 }
 

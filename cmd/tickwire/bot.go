@@ -53,8 +53,8 @@ func parseBotFlags(args []string, stderr io.Writer) (botFlags, error) {
 		return f, fmt.Errorf("%w: --server and --room are required", errUsage)
 	case f.players < 1 || f.ticks < 1:
 		return f, fmt.Errorf("%w: --players and --ticks must be at least 1", errUsage)
-	case f.games < 1:
-		return f, fmt.Errorf("%w: --games must be at least 1", errUsage)
+	case f.games < 1 || (f.games > 1 && !f.light):
+		return f, fmt.Errorf("%w: --games must be at least 1, and only light bots play several games", errUsage)
 	}
 	if f.roomSize == 0 {
 		f.roomSize = f.players

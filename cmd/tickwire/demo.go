@@ -77,9 +77,28 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 				p.Tick, p.Ticks, p.LateOrders, p.RTT.Round(time.Millisecond), p.Desyncs)
 		}
 	}
-	d, err := startDemoRelay(ctx, f.tps)
+	r, st, err := playDemo(ctx, f, progress)
 	if err != nil {
 		return err
+	}
+	if progress != nil {
+		fmt.Fprintln(stdout)
+	}
+	return printSummary(stdout, &r, f.json, func(w io.Writer) {
+		fmt.Fprintf(w, "tickwire demo: %d bots, %d ticks at %d tps, %v ± %v one-way, %.0f%% loss each way\n",
+			f.players, f.ticks, f.tps, f.latency, f.jitter, 100*f.loss)
+		fmt.Fprintf(w, "relay: %d late orders, %d strikes, %d QoS adjustments, %d desyncs, %d bytes in, %d bytes out\n",
+			st.LateOrders, st.Strikes, st.QosAdjustments, st.Desyncs, st.BytesIn, st.BytesOut)
+	})
+}
+
+// playDemo runs the demo's match: a relay server on a loopback socket and
+// f.players bots whose sockets netsim impairs. It returns the bots'
+// summary and the relay's figures at the end.
+func playDemo(ctx context.Context, f demoFlags, progress func(botrun.Progress)) (botrun.Report, server.Stats, error) {
+	d, err := startLocalRelay(ctx, server.TransportConfig(), server.Config{TickRate: f.tps})
+	if err != nil {
+		return botrun.Report{}, server.Stats{}, err
 	}
 	defer d.stop()
 	link := netsim.Link{Latency: f.latency, Jitter: f.jitter, Loss: f.loss}
@@ -96,45 +115,36 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		return joinRoom(ctx, conn, "demo", f.players)
 	}
-	cfg := botrun.Config{Players: f.players, Ticks: f.ticks, Join: join, OnProgress: progress}
-	r, err := botrun.Run(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	if progress != nil {
-		fmt.Fprintln(stdout)
-	}
-	return printSummary(stdout, &r, f.json, func(w io.Writer) {
-		st := d.srv.Stats()
-		fmt.Fprintf(w, "tickwire demo: %d bots, %d ticks at %d tps, %v ± %v one-way, %.0f%% loss each way\n",
-			f.players, f.ticks, f.tps, f.latency, f.jitter, 100*f.loss)
-		fmt.Fprintf(w, "relay: %d late orders, %d strikes, %d QoS adjustments, %d desyncs, %d bytes in, %d bytes out\n",
-			st.LateOrders, st.Strikes, st.QosAdjustments, st.Desyncs, st.BytesIn, st.BytesOut)
-	})
+	r, err := botrun.Run(ctx, botrun.Config{Players: f.players, Ticks: f.ticks, Join: join, OnProgress: progress})
+	return r, d.srv.Stats(), err
 }
 
-// demoRelay is the demo's in-process relay server.
-type demoRelay struct {
+// localRelay is a relay server in this process, on a loopback socket.
+type localRelay struct {
 	srv    *server.Server
+	ln     *transport.Listener
 	addr   net.Addr
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
 
-func startDemoRelay(ctx context.Context, tps int) (*demoRelay, error) {
-	ln, err := transport.ListenUDP(ctx, "127.0.0.1:0", server.TransportConfig())
+func startLocalRelay(ctx context.Context, tcfg transport.Config, cfg server.Config) (*localRelay, error) {
+	ln, err := transport.ListenUDP(ctx, "127.0.0.1:0", tcfg)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	d := &demoRelay{srv: server.New(server.Config{TickRate: tps}), addr: ln.Addr(), cancel: cancel}
+	d := &localRelay{srv: server.New(cfg), ln: ln, addr: ln.Addr(), cancel: cancel}
 	d.wg.Go(func() { d.srv.Serve(ctx, ln) })
 	return d, nil
 }
 
-func (d *demoRelay) stop() {
+// stop ends the games and closes the socket.
+func (d *localRelay) stop() {
 	d.cancel()
 	d.wg.Wait()
+	d.srv.Close()
+	d.ln.Close()
 }
 
 // isTerminal reports whether w is a character device such as a terminal.

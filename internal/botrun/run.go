@@ -30,8 +30,9 @@ var (
 type Config struct {
 	// Players is the number of bots in this process.
 	Players int
-	// RoomSize is the number of players of the match (the scenario is
-	// built for it); 0 means Players.
+	// RoomSize is the number of players of a match (the scenario is
+	// built for it); 0 means Players. Bots may fill several rooms: Join
+	// decides which bot goes where.
 	RoomSize int
 	// Ticks is how many ticks each bot plays.
 	Ticks uint64
@@ -78,9 +79,6 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	if cfg.RoomSize == 0 {
 		cfg.RoomSize = cfg.Players
-	}
-	if cfg.RoomSize < cfg.Players {
-		return Report{}, fmt.Errorf("botrun: room of %d cannot hold %d bots", cfg.RoomSize, cfg.Players)
 	}
 	if cfg.StartTimeout <= 0 {
 		cfg.StartTimeout = DefaultStartTimeout

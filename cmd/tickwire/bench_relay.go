@@ -1,0 +1,338 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/tickwire/tickwire/internal/botrun"
+	"github.com/tickwire/tickwire/internal/relaybench"
+	"github.com/tickwire/tickwire/relay/server"
+	"github.com/tickwire/tickwire/transport"
+)
+
+// relayBenchReport is the JSON object "tickwire bench relay --json" prints.
+type relayBenchReport struct {
+	// (a) the relay core alone.
+	CoreNsPerTick float64 `json:"core_ns_per_tick"`
+	CoreTicks     int     `json:"core_ticks"`
+
+	// (b) relay server capacity.
+	TickRate        int        `json:"tps"`
+	LatenessLimitMS float64    `json:"lateness_limit_ms"`
+	GamesMax        int        `json:"games_max"`       // most games with p99 lateness under the limit
+	LatenessP99MS   []float64  `json:"lateness_p99_ms"` // per step, as in steps
+	Steps           []rampStep `json:"steps"`           // the ramp, step by step
+	CPUSeconds      float64    `json:"cpu_seconds"`     // relay process (user+sys) over the ramp
+	BotCPUSeconds   float64    `json:"bot_cpu_seconds"` // load-generating processes (user+sys)
+	StoppedBecause  string     `json:"stopped_because"` // why the ramp ended
+	LoadProcesses   int        `json:"load_processes"`  // bot processes started
+	CapacityNote    string     `json:"capacity_note"`   // how lateness is measured
+
+	// (c) the demo's default match on the wire.
+	MatchTicks             int     `json:"match_ticks"`
+	BytesPerPlayerPerS     float64 `json:"bytes_per_player_per_s"` // up + down
+	BytesUpPerPlayerPerS   float64 `json:"bytes_up_per_player_per_s"`
+	BytesDownPerPlayerPerS float64 `json:"bytes_down_per_player_per_s"`
+	MatchInSync            bool    `json:"match_in_sync"`
+}
+
+// rampStep is one step of the capacity ramp.
+type rampStep struct {
+	Games         int     `json:"games"`   // games asked for (the probe game included)
+	Playing       int     `json:"playing"` // games the relay had in play
+	LatenessP50MS float64 `json:"lateness_p50_ms"`
+	LatenessP99MS float64 `json:"lateness_p99_ms"`
+	Samples       int     `json:"samples"`
+	CPUSeconds    float64 `json:"cpu_seconds"` // relay process during the measurement
+	CPUCores      float64 `json:"cpu_cores"`   // CPUSeconds per second of measurement
+	LateOrders    uint64  `json:"late_orders"` // during the measurement
+}
+
+// latenessLimit is the p99 broadcast lateness a step must stay under.
+const latenessLimit = 2 * time.Millisecond
+
+// benchRelay measures (a) the relay core's cost per game tick, (b) how many
+// concurrent 4-player games one relay server process sustains with p99
+// broadcast lateness under 2 ms, the load coming from light bots in
+// separate processes, and (c) the bytes per player per second of the
+// demo's default match.
+func benchRelay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench relay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	games := fs.Int("games", 2000, "ramp ceiling: most concurrent games to try (0 skips the capacity run)")
+	duration := fs.Duration("duration", 5*time.Second, "measurement time at each ramp step")
+	coreTicks := fs.Int("core-ticks", 200_000, "game ticks of the core measurement")
+	matchTicks := fs.Int("match-ticks", 900, "ticks of the demo match measured for bytes (0 skips it)")
+	tps := fs.Int("tps", 30, "ticks per second of the capacity run")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 || *games < 0 || *duration <= 0 || *coreTicks < 1 || *matchTicks < 0 || *tps < 1 || *tps > 1000 {
+		return fmt.Errorf("%w: bench relay [--json] [--games N] [--duration D] [--core-ticks N] [--match-ticks N] [--tps N]", errUsage)
+	}
+	progress := stderr
+	if *asJSON {
+		progress = io.Discard
+	}
+	r := relayBenchReport{CoreTicks: *coreTicks, TickRate: *tps, LatenessLimitMS: ms(latenessLimit), MatchTicks: *matchTicks,
+		LatenessP99MS: []float64{}, Steps: []rampStep{}}
+	var err error
+	if r.CoreNsPerTick, err = relaybench.Run(*coreTicks); err != nil {
+		return err
+	}
+	fmt.Fprintf(progress, "core: %.0f ns per game tick\n", r.CoreNsPerTick)
+	if *games > 0 {
+		if err := rampCapacity(ctx, &r, *games, *duration, progress); err != nil {
+			return err
+		}
+	}
+	if *matchTicks > 0 {
+		f, err := parseDemoFlags([]string{"--ticks", strconv.Itoa(*matchTicks)}, stderr)
+		if err != nil {
+			return err
+		}
+		m, _, err := playDemo(ctx, f, nil)
+		if err != nil {
+			return err
+		}
+		for _, p := range m.Players {
+			r.BytesUpPerPlayerPerS += p.BytesUpPerS / float64(len(m.Players))
+			r.BytesDownPerPlayerPerS += p.BytesDownPerS / float64(len(m.Players))
+		}
+		r.BytesPerPlayerPerS = r.BytesUpPerPlayerPerS + r.BytesDownPerPlayerPerS
+		r.MatchInSync = m.AllInSync
+	}
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(r)
+	}
+	printRelayBench(stdout, &r)
+	return nil
+}
+
+func printRelayBench(w io.Writer, r *relayBenchReport) {
+	fmt.Fprintf(w, "relay core: %.0f ns per 4-player game tick (%d ticks)\n", r.CoreNsPerTick, r.CoreTicks)
+	if len(r.Steps) > 0 {
+		fmt.Fprintf(w, "relay server at %d tps, p99 broadcast lateness limit %.1f ms:\n", r.TickRate, r.LatenessLimitMS)
+		fmt.Fprintf(w, "  %6s %8s %9s %9s %9s %10s\n", "games", "playing", "p50 ms", "p99 ms", "cpu cores", "late orders")
+		for _, s := range r.Steps {
+			fmt.Fprintf(w, "  %6d %8d %9.2f %9.2f %9.2f %10d\n", s.Games, s.Playing, s.LatenessP50MS, s.LatenessP99MS, s.CPUCores, s.LateOrders)
+		}
+		fmt.Fprintf(w, "  games max %d; relay cpu %.1f s, bots cpu %.1f s; ramp ended: %s\n", r.GamesMax, r.CPUSeconds, r.BotCPUSeconds, r.StoppedBecause)
+	}
+	if r.MatchTicks > 0 {
+		fmt.Fprintf(w, "demo match (%d ticks): %.0f bytes per player per second (%.0f up, %.0f down), in sync %v\n",
+			r.MatchTicks, r.BytesPerPlayerPerS, r.BytesUpPerPlayerPerS, r.BytesDownPerPlayerPerS, r.MatchInSync)
+	}
+}
+
+// rampSteps are the game counts of the ramp up to most: doubling from 25,
+// then most itself.
+func rampSteps(most int) []int {
+	var steps []int
+	for g := 25; g < most; g *= 2 {
+		steps = append(steps, g)
+	}
+	return append(steps, most)
+}
+
+// rampCapacity runs a relay server in this process and ramps the number of
+// concurrent games, adding each step's games with a new light-bot
+// process, until a step misses the lateness limit, fails to start its
+// games, or the ceiling is reached.
+func rampCapacity(ctx context.Context, r *relayBenchReport, most int, measure time.Duration, progress io.Writer) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	tcfg := server.TransportConfig()
+	tcfg.MaxConnections = 4*most + 64
+	tcfg.AcceptBacklog = 4096
+	relay, err := startLocalRelay(ctx, tcfg, server.Config{TickRate: r.TickRate})
+	if err != nil {
+		return err
+	}
+	defer relay.stop()
+	r.CapacityNote = "lateness: arrival of each tick at a probe game's clients in the relay's process, " +
+		"minus the earliest arrival against the tick schedule over the preceding second"
+
+	// The probe game: four light clients in this process whose tick
+	// arrivals measure the relay's broadcast lateness.
+	interval := time.Second / time.Duration(r.TickRate)
+	pr := newProbe(interval)
+	pctx, stopProbe := context.WithCancel(ctx)
+	var pwg sync.WaitGroup
+	defer pwg.Wait()
+	defer stopProbe()
+	pwg.Go(func() {
+		botrun.Run(pctx, botrun.Config{Players: 4, Ticks: math.MaxUint32, Light: true, OnTick: pr.add,
+			Join: func(ctx context.Context, i int) (botrun.Client, error) {
+				conn, err := transport.DialUDP(ctx, relay.addr.String(), server.TransportConfig())
+				if err != nil {
+					return nil, err
+				}
+				return joinRoom(ctx, conn, "probe", 4)
+			}})
+	})
+
+	var loads []*exec.Cmd
+	defer func() {
+		for _, c := range loads {
+			c.Process.Signal(os.Interrupt)
+		}
+		for _, c := range loads {
+			c.Wait()
+			if c.ProcessState != nil {
+				r.BotCPUSeconds += (c.ProcessState.UserTime() + c.ProcessState.SystemTime()).Seconds()
+			}
+		}
+	}()
+	cpuStart := cpuTime()
+	defer func() { r.CPUSeconds = (cpuTime() - cpuStart).Seconds() }()
+	running := 1 // the probe
+	r.StoppedBecause = fmt.Sprintf("reached --games %d", most)
+	for k, target := range rampSteps(most) {
+		if add := target - running; add > 0 {
+			c := exec.Command(exe, "bot", "--light", "--server", relay.addr.String(), "--room", fmt.Sprintf("load%d", k),
+				"--players", "4", "--games", strconv.Itoa(add), "--ticks", strconv.Itoa(math.MaxInt32))
+			c.Stderr = progress
+			if err := c.Start(); err != nil {
+				return err
+			}
+			loads = append(loads, c)
+			r.LoadProcesses++
+			running = target
+		}
+		playing, err := waitPlaying(ctx, relay.srv, target, 20*time.Second+time.Duration(target)*10*time.Millisecond)
+		if err != nil {
+			return err
+		}
+		step := rampStep{Games: target, Playing: playing}
+		if playing < target {
+			r.Steps = append(r.Steps, step)
+			r.LatenessP99MS = append(r.LatenessP99MS, -1)
+			r.StoppedBecause = fmt.Sprintf("only %d of %d games started", playing, target)
+			fmt.Fprintf(progress, "step %d games: %s\n", target, r.StoppedBecause)
+			break
+		}
+		if err := sleepCtx(ctx, time.Second); err != nil { // settle
+			return err
+		}
+		pr.take()
+		late0, cpu0, t0 := relay.srv.Stats().LateOrders, cpuTime(), time.Now()
+		if err := sleepCtx(ctx, measure); err != nil {
+			return err
+		}
+		samples := pr.take()
+		step.CPUSeconds = (cpuTime() - cpu0).Seconds()
+		step.CPUCores = step.CPUSeconds / time.Since(t0).Seconds()
+		step.LateOrders = relay.srv.Stats().LateOrders - late0
+		step.Samples = len(samples)
+		step.LatenessP50MS = ms(botrun.Percentile(samples, 0.50))
+		step.LatenessP99MS = ms(botrun.Percentile(samples, 0.99))
+		r.Steps = append(r.Steps, step)
+		r.LatenessP99MS = append(r.LatenessP99MS, step.LatenessP99MS)
+		fmt.Fprintf(progress, "step %d games: p99 lateness %.2f ms, relay %.2f cores\n", target, step.LatenessP99MS, step.CPUCores)
+		if len(samples) == 0 || step.LatenessP99MS >= ms(latenessLimit) {
+			r.StoppedBecause = fmt.Sprintf("p99 lateness %.2f ms at %d games", step.LatenessP99MS, target)
+			break
+		}
+		r.GamesMax = target
+	}
+	return nil
+}
+
+// waitPlaying waits until want games are in play or timeout passes, and
+// returns how many are.
+func waitPlaying(ctx context.Context, srv *server.Server, want int, timeout time.Duration) (int, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		n := 0
+		for _, rs := range srv.Stats().Rooms {
+			if rs.Phase == "playing" {
+				n++
+			}
+		}
+		if n >= want || time.Now().After(deadline) {
+			return n, nil
+		}
+		if err := sleepCtx(ctx, 250*time.Millisecond); err != nil {
+			return n, err
+		}
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// cpuTime is this process's user+sys CPU time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// probe turns the tick arrivals of the probe game's clients into
+// broadcast lateness: a tick's arrival minus its place on the tick
+// schedule, less the smallest such offset of that client over the
+// preceding second (the schedule's phase, which includes the deadline and
+// the loopback path and moves when QoS changes the deadline).
+type probe struct {
+	interval time.Duration
+	epoch    time.Time
+
+	mu      sync.Mutex
+	recent  map[int][]time.Duration // per client, offsets of the last second
+	samples []time.Duration
+}
+
+func newProbe(interval time.Duration) *probe {
+	return &probe{interval: interval, epoch: time.Now(), recent: map[int][]time.Duration{}}
+}
+
+func (p *probe) add(client int, tick uint64, at time.Time) {
+	off := at.Sub(p.epoch) - time.Duration(tick)*p.interval
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	w := append(p.recent[client], off)
+	if n := int(time.Second / p.interval); len(w) > n {
+		w = w[:copy(w, w[len(w)-n:])]
+	}
+	p.recent[client] = w
+	base := off
+	for _, o := range w {
+		base = min(base, o)
+	}
+	p.samples = append(p.samples, off-base)
+}
+
+// take returns the lateness samples since the previous take.
+func (p *probe) take() []time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := p.samples
+	p.samples = nil
+	return s
+}

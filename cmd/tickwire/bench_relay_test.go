@@ -1,0 +1,71 @@
+package main
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// TestBenchRelayJSON pins the documented fields of "bench relay --json" on
+// a run without the capacity ramp (which needs the tickwire binary for its
+// load processes) and with a short match.
+func TestBenchRelayJSON(t *testing.T) {
+	code, out, errOut := runCmd(t, "bench", "relay", "--json", "--games", "0", "--core-ticks", "2000", "--match-ticks", "60")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var r map[string]any
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("output is not one JSON object: %v\n%s", err, out)
+	}
+	for _, k := range []string{"core_ns_per_tick", "games_max", "lateness_p99_ms", "cpu_seconds", "bytes_per_player_per_s", "steps"} {
+		if _, ok := r[k]; !ok {
+			t.Errorf("missing field %q", k)
+		}
+	}
+	if v, _ := r["core_ns_per_tick"].(float64); v <= 0 {
+		t.Errorf("core_ns_per_tick %v", r["core_ns_per_tick"])
+	}
+	if v, _ := r["bytes_per_player_per_s"].(float64); v <= 0 {
+		t.Errorf("bytes_per_player_per_s %v", r["bytes_per_player_per_s"])
+	}
+	if reflect.TypeOf(r["lateness_p99_ms"]) != reflect.TypeOf([]any{}) {
+		t.Errorf("lateness_p99_ms is %T, want an array", r["lateness_p99_ms"])
+	}
+}
+
+func TestRampSteps(t *testing.T) {
+	if got, want := rampSteps(2000), []int{25, 50, 100, 200, 400, 800, 1600, 2000}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("rampSteps(2000) = %v", got)
+	}
+	if got := rampSteps(10); !reflect.DeepEqual(got, []int{10}) {
+		t.Fatalf("rampSteps(10) = %v", got)
+	}
+}
+
+// TestProbeLateness: arrivals on schedule have no lateness; one arrival
+// 5 ms behind its place shows 5 ms; a lasting shift of the phase (a QoS
+// deadline change) stops counting once the window has moved past it.
+func TestProbeLateness(t *testing.T) {
+	const iv = 10 * time.Millisecond
+	p := newProbe(iv)
+	at := func(tick uint64, extra time.Duration) time.Time {
+		return p.epoch.Add(50*time.Millisecond + time.Duration(tick)*iv + extra)
+	}
+	for tick := range uint64(10) {
+		p.add(0, tick, at(tick, 0))
+	}
+	p.add(0, 10, at(10, 5*time.Millisecond))
+	s := p.take()
+	if len(s) != 11 || s[0] != 0 || s[9] != 0 || s[10] != 5*time.Millisecond {
+		t.Fatalf("samples %v", s)
+	}
+	for tick := uint64(11); tick < 300; tick++ {
+		p.add(0, tick, at(tick, 3*time.Millisecond))
+	}
+	s = p.take()
+	if last := s[len(s)-1]; last != 0 {
+		t.Fatalf("a lasting phase shift still counts %v", last)
+	}
+}
