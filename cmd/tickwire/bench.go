@@ -13,9 +13,10 @@ type benchmark func(ctx context.Context, args []string, stdout, stderr io.Writer
 
 func benchmarks() map[string]benchmark {
 	return map[string]benchmark{
-		"codec": benchCodec,
-		"sim":   benchSim,
-		"relay": benchRelay,
+		"codec":     benchCodec,
+		"sim":       benchSim,
+		"transport": benchTransport,
+		"relay":     benchRelay,
 	}
 }
 

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/tickwire/tickwire/transport/transportbench"
+)
+
+// transportReport is the JSON object "tickwire bench transport --json"
+// prints: one transportbench.Result per workload (tickwire's figures, the
+// same code and fields as the bench/peers module), and the security
+// figures (null until measured; see measureSecurity).
+type transportReport struct {
+	Seed uint64 `json:"seed"`
+	// DurationS is the sending time of each time-bound workload (W3 sends
+	// one message and ends by itself).
+	DurationS float64                  `json:"duration_s"`
+	Workloads []*transportbench.Result `json:"workloads"`
+	Security  any                      `json:"security"`
+}
+
+// benchTransport runs the transport workloads W1–W5 for tickwire over
+// loopback sockets impaired by netsim (see package transportbench).
+func benchTransport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var all []string
+	for _, w := range transportbench.Workloads() {
+		all = append(all, w.Name)
+	}
+	fs := flag.NewFlagSet("bench transport", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	dur := fs.Duration("duration", 5*time.Second, "sending time of each workload (W3 ends by itself)")
+	names := fs.String("workload", strings.Join(all, ","), "comma-separated workloads to run")
+	seed := fs.Uint64("seed", 1, "netsim seed; client i uses seed+i")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *dur <= 0 {
+		return fmt.Errorf("%w: --duration must be positive", errUsage)
+	}
+	var ws []transportbench.Workload
+	for _, n := range strings.Split(*names, ",") {
+		w, ok := transportbench.WorkloadByName(strings.ToUpper(strings.TrimSpace(n)))
+		if !ok {
+			return fmt.Errorf("%w: unknown workload %q (have %s)", errUsage, n, strings.Join(all, ", "))
+		}
+		ws = append(ws, w)
+	}
+	r := transportReport{Seed: *seed, DurationS: dur.Seconds()}
+	for _, w := range ws {
+		res, err := transportbench.Run(ctx, transportbench.Tickwire{}, w, transportbench.RunConfig{Seed: *seed, Duration: *dur})
+		if err != nil {
+			return err
+		}
+		res.Peer = "tickwire"
+		r.Workloads = append(r.Workloads, res)
+		if !*asJSON {
+			transportbench.WriteText(stdout, res)
+		}
+	}
+	sec, err := measureSecurity(ctx, *dur)
+	if err != nil {
+		return fmt.Errorf("security: %w", err)
+	}
+	r.Security = sec
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	if sec != nil {
+		b, err := json.Marshal(sec)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "security: %s\n", b)
+	}
+	return nil
+}
