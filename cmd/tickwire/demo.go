@@ -73,7 +73,11 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var progress func(botrun.Progress)
 	if !f.json && isTerminal(stdout) {
 		progress = func(p botrun.Progress) {
-			fmt.Fprintf(stdout, "\rtick %d/%d  late orders %d  rtt %v  desyncs %d   ",
+			if p.Playing < f.players {
+				fmt.Fprintf(stdout, "\rjoining and calibrating: %d/%d bots playing   ", p.Playing, f.players)
+				return
+			}
+			fmt.Fprintf(stdout, "\rtick %d/%d  late orders %d  rtt %v  desyncs %d          ",
 				p.Tick, p.Ticks, p.LateOrders, p.RTT.Round(time.Millisecond), p.Desyncs)
 		}
 	}
