@@ -104,8 +104,9 @@
 // RTT samples come from the acknowledgement of the latest datagram minus
 // the peer's delay. A datagram is ack-eliciting when it carries a reliable
 // frame or a ping; unreliable frames alone are acknowledged only in passing,
-// except that one such datagram per keepalive interval carries a ping to
-// keep RTT and loss figures current. Receivers acknowledge at once an
+// except that one such datagram every half keepalive interval carries a
+// ping, to keep RTT and loss figures current (the acknowledgements also
+// spare the receiver its keepalives). Receivers acknowledge at once an
 // ack-eliciting datagram that arrives out of order or makes a gap reach
 // three datagrams (the sender's packet threshold), else after eight of
 // them or the ack delay.

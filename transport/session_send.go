@@ -53,9 +53,11 @@ func (s *Session) AppendDatagram(dst []byte, now time.Time) ([]byte, bool) {
 	}
 	// A datagram with reliable frames or a ping is acknowledged promptly.
 	// One carrying only unreliable frames is not (it needs no
-	// retransmission), except for one a keepalive interval, pinged, so the
-	// RTT and loss figures stay current on unreliable streams.
-	probe := nframes > 0 && len(refs) == 0 && !now.Before(s.sent.lastEliciting.Add(s.set.keepAlive))
+	// retransmission), except for one every half keepalive interval,
+	// pinged, so that the RTT and loss figures stay current on unreliable
+	// streams and the receiver's acknowledgements stand in for its own
+	// keepalives.
+	probe := nframes > 0 && len(refs) == 0 && !now.Before(s.sent.lastEliciting.Add(s.set.keepAlive/2))
 	ping := live && ((nframes == 0 && s.pingDue) || probe)
 	if ping {
 		dst[start+1] |= flagPing
