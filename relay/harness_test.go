@@ -32,7 +32,6 @@ type simNet struct {
 	onSubmit func(id protocol.PlayerID, m *msg.OrderSubmit)
 	// onStep, if set, sees every message as it reaches the relay.
 	onStep func(id protocol.PlayerID, m msg.Message)
-	errs     []error
 }
 
 // simClient is a scripted client: it answers pings, commits and reveals,
@@ -236,7 +235,6 @@ func (n *simNet) stepOnce() {
 				n.onSubmit(d.client.id, s)
 			}
 			if err := n.core.Step(n.now, d.client.id, d.m); err != nil {
-				n.errs = append(n.errs, err)
 				n.logf("error from %d: %v", d.client.id, err)
 			}
 		} else {
