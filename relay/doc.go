@@ -1,0 +1,113 @@
+// Package relay is the relay's time authority for one lockstep match as a
+// pure state machine: Core. It owns the tick clock, collects every
+// player's orders, normalises their sub-tick timestamps, broadcasts one
+// canonical TickFrame per tick and never waits for anyone. It reads no
+// clock, starts no goroutine and touches no socket: the embedder (the
+// relay server, or a host playing with an embedded relay) feeds it decoded
+// messages and the current time, and sends what it returns.
+//
+// # The Ready/Advance loop
+//
+// In the style of etcd raft's RawNode, every input is a method call that
+// takes now, the relay clock as a time.Duration since an epoch of the
+// embedder's choosing (time.Since(epoch) in a server, a virtual clock in
+// tests):
+//
+//	core, _ := relay.New(cfg, players, now)      // starts calibration
+//	for {
+//		select {
+//		case pkt := <-packets:                  // decoded with relay/msg
+//			core.Step(now, pkt.From, pkt.Msg)   // errors: drop, count
+//		case <-timer.C:                         // set to core.NextDeadline()
+//			core.Tick(now)
+//		}
+//		if core.HasReady() {
+//			rd := core.Ready()
+//			send(rd.Messages)                   // Envelope: one player or all
+//			record(rd.Events)                   // logs, metrics, replays
+//			core.Advance()                      // the core reuses their memory
+//		}
+//		next, ok := core.NextDeadline()         // re-arm the single timer
+//	}
+//
+// Heard tells the core a player's transport showed life without a message;
+// Leave removes a player whose connection ended. The messages of Ready are
+// valid until Advance: the core recycles them, so a steady-state tick
+// allocates nothing.
+//
+// # Match phases
+//
+//	calibrating ──► committing ──► revealing ──► playing ──► ended
+//	 20 pings/player  SeedCommit     SeedReveal     TickFrames
+//	 (≥15 pongs)      (also during   seed = XOR of  every tick
+//	 MatchTiming ──►   calibrating)  contributions
+//
+// Calibration reduces each player's ping samples to a median RTT, a jitter
+// (RTT p95 − p5), a one-way p95 and a clock offset, and derives the match
+// timing with the robust envelope: clipped one-way p90 + 2 × clipped jitter
+// p90 + safety margin, clamped to the QoS profile, and one shared run-ahead
+// of ceil(deadline / tick interval). A player that does not commit or
+// reveal in time is removed before play; a false reveal removes it too.
+//
+// # Tick windows, deadline and run-ahead
+//
+// Tick k's window is [Start + k·T, Start + (k+1)·T). Clients issue orders
+// during the window and submit them when it closes; the relay broadcasts
+// tick k at the window's end plus the deadline D, with an Idle for every
+// player whose submission has not arrived. Clients simulate tick k while
+// window k+RunAhead is open, so the frame is in hand when needed.
+//
+//	relay time ──────────────────────────────────────────────────────────►
+//	          │  window k   │  window k+1 │  window k+2 │  window k+3 │
+//	          ├─────────────┼─────────────┼─────────────┼─────────────┤
+//	 issue ····▲·····▲·····  (sub-tick hints)
+//	 submit                 ▲ window end: OrderSubmit{Tick: k}
+//	 arrive                  ···▲ one-way delay (+ jitter)
+//	 deadline               ├──────── D ────────┤
+//	 broadcast                                  ▲ TickFrame k (Idle for the missing)
+//	 a submission for k arriving after this ────┴──► dropped, LateSubmission
+//	 run-ahead        simulated while window k+RunAhead is open, RunAhead = ceil(D / T)
+//
+// The relay never stalls: the frame goes out at its deadline whatever
+// arrived. Lateness the player's measured path does not explain (a lag
+// switch holds packets and releases them) is a strike; Config.Strikes
+// sets how many remove the player. In-match QoS adaptation (the seed
+// design's evaluate_qos_window: an EWMA of the late rate in q15 fixed point,
+// raise and lower windows, cooldown, maximum step, per-player influence
+// cap, profile bounds) moves D and RunAhead for everyone, and records each
+// change as a QosAdjustmentEvent. Every 30 ticks each player gets a
+// TimingFeedback telling it how early its submissions arrive.
+//
+// # The filter chain
+//
+// Each submission becomes a Batch that runs through Config.Filters in
+// order (DefaultFilters when nil), each a small type behind the Filter
+// interface:
+//
+//	OrderSubmit ─► Validation ─► Normalization ─► RateControl ─► [ReplayHook] ─► AntiCheat ─► Forwarding ─► window k
+//	               leaving       hints → relay     bandwidth       recording      suspicious     ceiling,
+//	               player,       time, clamped     bucket, order   (optional)     claims →       into the
+//	               limits        to the feasible   budget 16/tick                 strikes        tick's
+//	                             envelope and      burst 128, hard                (ranked)       window
+//	                             [0, T)            256/player/tick
+//
+// Normalization replaces each order's SubTickTime with a relay-canonical
+// one: the hint is mapped through the player's clock model (offset and
+// skew EWMA, jitter envelope, seeded by calibration and refined by every
+// submission and liveness echo) and clamped to when the order could have
+// been issued given when it arrived; claims outside the envelope count as
+// suspicious. Frames list orders chronologically, player id breaking ties,
+// which gives a far player's orders the same chance as a near one's.
+//
+// # Liveness, sync checks and removals
+//
+// Every frame carries a random token the client echoes in its next
+// submission; a player that keeps submitting but stops echoing is frozen
+// and removed. Frames ask for state hashes every 30 ticks in the first
+// minute (and for a minute after BoostSync), every 120 ticks after, every
+// 300 in the late game; once every player has reported a tick's hash, a
+// mismatch broadcasts DesyncDetected for that tick. A player that goes
+// silent past the heartbeat timeout, is frozen, strikes out or leaves is
+// removed at a tick RemovalLead ticks ahead, announced at once and in every
+// frame until then, so every client removes it on the same tick.
+package relay
