@@ -75,11 +75,12 @@ func benchRelay(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	coreTicks := fs.Int("core-ticks", 200_000, "game ticks of the core measurement")
 	matchTicks := fs.Int("match-ticks", 900, "ticks of the demo match measured for bytes (0 skips it)")
 	tps := fs.Int("tps", 30, "ticks per second of the capacity run")
+	stopMS := fs.Float64("stop-ms", 20, "end the ramp after a step whose p99 lateness reaches this many ms")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 || *games < 0 || *duration <= 0 || *coreTicks < 1 || *matchTicks < 0 || *tps < 1 || *tps > 1000 {
-		return fmt.Errorf("%w: bench relay [--json] [--games N] [--duration D] [--core-ticks N] [--match-ticks N] [--tps N]", errUsage)
+	if fs.NArg() > 0 || *games < 0 || *duration <= 0 || *coreTicks < 1 || *matchTicks < 0 || *tps < 1 || *tps > 1000 || *stopMS < ms(latenessLimit) {
+		return fmt.Errorf("%w: bench relay [--json] [--games N] [--duration D] [--core-ticks N] [--match-ticks N] [--tps N] [--stop-ms X]", errUsage)
 	}
 	progress := stderr
 	if *asJSON {
@@ -93,7 +94,7 @@ func benchRelay(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	fmt.Fprintf(progress, "core: %.0f ns per game tick\n", r.CoreNsPerTick)
 	if *games > 0 {
-		if err := rampCapacity(ctx, &r, *games, *duration, progress); err != nil {
+		if err := rampCapacity(ctx, &r, *games, *duration, *stopMS, progress); err != nil {
 			return err
 		}
 	}
@@ -148,9 +149,10 @@ func rampSteps(most int) []int {
 
 // rampCapacity runs a relay server in this process and ramps the number of
 // concurrent games, adding each step's games with a new light-bot
-// process, until a step misses the lateness limit, fails to start its
-// games, or the ceiling is reached.
-func rampCapacity(ctx context.Context, r *relayBenchReport, most int, measure time.Duration, progress io.Writer) error {
+// process, until a step's p99 lateness reaches stopMS, its games fail to
+// start, or the ceiling is reached. GamesMax is the largest step under
+// the lateness limit with every smaller step under it too.
+func rampCapacity(ctx context.Context, r *relayBenchReport, most int, measure time.Duration, stopMS float64, progress io.Writer) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err
@@ -200,6 +202,7 @@ func rampCapacity(ctx context.Context, r *relayBenchReport, most int, measure ti
 	cpuStart := cpuTime()
 	defer func() { r.CPUSeconds = (cpuTime() - cpuStart).Seconds() }()
 	running := 1 // the probe
+	prev := 0    // the previous step's games
 	r.StoppedBecause = fmt.Sprintf("reached --games %d", most)
 	for k, target := range rampSteps(most) {
 		if add := target - running; add > 0 {
@@ -243,11 +246,14 @@ func rampCapacity(ctx context.Context, r *relayBenchReport, most int, measure ti
 		r.Steps = append(r.Steps, step)
 		r.LatenessP99MS = append(r.LatenessP99MS, step.LatenessP99MS)
 		fmt.Fprintf(progress, "step %d games: p99 lateness %.2f ms, relay %.2f cores\n", target, step.LatenessP99MS, step.CPUCores)
-		if len(samples) == 0 || step.LatenessP99MS >= ms(latenessLimit) {
+		if len(samples) == 0 || step.LatenessP99MS >= stopMS {
 			r.StoppedBecause = fmt.Sprintf("p99 lateness %.2f ms at %d games", step.LatenessP99MS, target)
 			break
 		}
-		r.GamesMax = target
+		if step.LatenessP99MS < ms(latenessLimit) && r.GamesMax == prev {
+			r.GamesMax = target
+		}
+		prev = target
 	}
 	return nil
 }
