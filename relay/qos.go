@@ -51,7 +51,7 @@ func (c *Core) evaluateQosWindow(k uint64) (QosAdjustmentEvent, bool) {
 		}
 	})
 	capped := 0
-	share := totalLate * int(qp.PerPlayerInfluenceCapBps) / 10_000
+	share := (totalLate*int(qp.PerPlayerInfluenceCapBps) + 9_999) / 10_000 // rounded up
 	cushion := true
 	c.active(func(p *player) {
 		if p.excluded == 0 && !p.win.flagged {

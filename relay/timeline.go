@@ -118,7 +118,7 @@ func (c *Core) finalize(k uint64) {
 		p.state.Budget.Tick()
 		p.state.Bandwidth.Tick()
 	}
-	slices.SortStableFunc(w.orders, chronological)
+	sortChronological(w.orders)
 
 	f.Tick, f.Token, f.Flags, f.RunAhead = k, uint32(c.rng.Uint64()), 0, c.runAhead
 	f.Orders = append(f.Orders[:0], w.orders...)
@@ -136,8 +136,11 @@ func (c *Core) finalize(k uint64) {
 	}
 }
 
-// chronological orders by sub-tick time, then player id; the sort is
-// stable so one player's equal-time orders keep submission order.
+// sortChronological orders a tick's orders by sub-tick time, then player
+// id; the sort is stable so one player's equal-time orders keep submission
+// order.
+func sortChronological(os []protocol.TimestampedOrder) { slices.SortStableFunc(os, chronological) }
+
 func chronological(a, b protocol.TimestampedOrder) int {
 	switch {
 	case a.SubTickTime != b.SubTickTime:
