@@ -30,7 +30,9 @@ func newPlaying(t *testing.T, cfg Config, ids ...protocol.PlayerID) *Core {
 		t.Fatal(err)
 	}
 	for _, step := range []func(id protocol.PlayerID) msg.Message{
-		func(id protocol.PlayerID) msg.Message { return &msg.SeedCommit{Commitment: Commitment([32]byte{byte(id)}, [16]byte{})} },
+		func(id protocol.PlayerID) msg.Message {
+			return &msg.SeedCommit{Commitment: Commitment([32]byte{byte(id)}, [16]byte{})}
+		},
 		func(id protocol.PlayerID) msg.Message { return &msg.SeedReveal{Contribution: [32]byte{byte(id)}} },
 	} {
 		for _, id := range ids {
