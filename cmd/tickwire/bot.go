@@ -26,7 +26,7 @@ type botFlags struct {
 	roomSize int
 	ticks    uint64
 	json     bool
-	// hidden, for the load generator of "bench relay"
+	// the load generator of "bench relay"
 	light bool
 	games int
 }
@@ -41,8 +41,8 @@ func parseBotFlags(args []string, stderr io.Writer) (botFlags, error) {
 	fs.Uint64Var(&f.ticks, "ticks", 0, "ticks each bot plays (required)")
 	fs.IntVar(&f.roomSize, "room-size", 0, "players the room expects (default: --players)")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object")
-	fs.BoolVar(&f.light, "light", false, "")
-	fs.IntVar(&f.games, "games", 1, "")
+	fs.BoolVar(&f.light, "light", false, "load generator: no simulation, one Move order per tick, a constant hash")
+	fs.IntVar(&f.games, "games", 1, "with --light: fill this many rooms, ROOM-0, ROOM-1, …, of --players bots each")
 	if err := parseFlags(fs, args); err != nil {
 		return f, err
 	}
