@@ -123,7 +123,9 @@
 // token, or reject with a reason) and the client confirms with ready
 // (echoing the token). Until ready arrives the server retransmits its reply
 // only when the hello is retransmitted, so a spoofed hello cannot make it
-// send more than it received. Keepalive pings flow after KeepAliveInterval
-// of silence; IdleTimeout of silence ends the connection. Close delivers
-// queued reliable data, then a disconnect message with a reason.
+// send more than it received. The client pings after KeepAliveInterval of
+// silence and the server answers; the server pings on its own only after
+// one and a half intervals without a ping or reliable data from the
+// client. IdleTimeout of silence ends the connection. Close delivers queued
+// reliable data, then a disconnect message with a reason.
 package transport

@@ -80,3 +80,20 @@ func TestUnreliableNotAcknowledged(t *testing.T) {
 		t.Errorf("client sent %.1f bytes a message", per)
 	}
 }
+
+// TestIdleKeepaliveCost checks that an idle connection costs one ping from
+// the client and one acknowledgement from the server per keepalive
+// interval: the server does not ping as well.
+func TestIdleKeepaliveCost(t *testing.T) {
+	link := impair{delay: 25 * time.Millisecond}
+	n := newSimNet(t, 9, Config{}, Config{}, link, link)
+	n.connect()
+	n.runFor(2 * time.Second)
+	c0, s0 := n.s[0].stats.packetsSent, n.s[1].stats.packetsSent
+	n.runFor(20 * time.Second)
+	c, s := n.s[0].stats.packetsSent-c0, n.s[1].stats.packetsSent-s0
+	t.Logf("20 s idle: client sent %d datagrams (%d bytes), server %d", c, n.wire[0], s)
+	if c > 21 || s > 21 || n.s[0].State() != StateConnected || n.s[1].State() != StateConnected {
+		t.Errorf("client sent %d, server %d datagrams in 20 s; want about 20 each", c, s)
+	}
+}

@@ -178,7 +178,7 @@ func (s *Session) Deadline(now time.Time) time.Time {
 	t = earliest(t, s.sent.lossTime)
 	t = earliest(t, s.rtoDeadline())
 	if s.state == StateConnected {
-		t = earliest(t, s.lastSent.Add(s.set.keepAlive))
+		t = earliest(t, s.keepAliveAt())
 	}
 	if s.pingDue {
 		t = earliest(t, now)
@@ -211,7 +211,7 @@ func (s *Session) HandleTimeout(now time.Time) {
 	if t := s.rtoDeadline(); !t.IsZero() && !now.Before(t) {
 		s.onRTO()
 	}
-	if s.state == StateConnected && !now.Before(s.lastSent.Add(s.set.keepAlive)) {
+	if s.state == StateConnected && !now.Before(s.keepAliveAt()) {
 		s.pingDue = true
 	}
 	s.asm.expire(now, s.set.fragTimeout)
@@ -261,4 +261,17 @@ func (s *Session) appendRepeats(dst []byte, start int, refs []fragRef, last *int
 		}
 	}
 	return dst, refs, n
+}
+
+// keepAliveAt returns when a keepalive ping is due: after KeepAliveInterval
+// of silence. The client keeps an idle connection alive and the server
+// answers; the server pings on its own only when it has heard nothing
+// ack-eliciting (no ping, no reliable data) for one and a half intervals,
+// so the two sides do not both ping.
+func (s *Session) keepAliveAt() time.Time {
+	t := s.lastSent.Add(s.set.keepAlive)
+	if !s.client {
+		t = later(t, s.elicitedAt.Add(s.set.keepAlive*3/2))
+	}
+	return t
 }

@@ -31,7 +31,7 @@ type env struct {
 // socket is wrapped with a perfect link, so both sides of every peer see
 // the same kind of net.PacketConn.
 func start(ctx context.Context, p Peer, w Workload, o Options, seed uint64) (*env, func(), error) {
-	raw, err := net.ListenPacket("udp", "127.0.0.1:0")
+	raw, err := listenUDP()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -90,7 +90,7 @@ func start(ctx context.Context, p Peer, w Workload, o Options, seed uint64) (*en
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem }()
-			raw, err := net.ListenPacket("udp", "127.0.0.1:0")
+			raw, err := listenUDP()
 			if err != nil {
 				dialErrs <- err
 				return
@@ -138,4 +138,22 @@ func (e *env) wire() (packets, bytes uint64) {
 		bytes += st.Out.Bytes + st.In.Bytes
 	}
 	return packets, bytes
+}
+
+// socketBuffer is the kernel buffer size asked for on every socket. The
+// default (about 200 KiB on Linux) overflows when a bulk sender's burst
+// arrives at once, and drops outside netsim's model would distort the
+// figures; quic-go asks for this much itself on sockets it can reach.
+const socketBuffer = 4 << 20
+
+// listenUDP opens a loopback UDP socket with large kernel buffers (as far
+// as the system allows; failures to enlarge them are ignored).
+func listenUDP() (net.PacketConn, error) {
+	c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		return nil, err
+	}
+	c.SetReadBuffer(socketBuffer)
+	c.SetWriteBuffer(socketBuffer)
+	return c, nil
 }
