@@ -73,16 +73,14 @@ type delivery struct {
 // frameCopy is what a client keeps of a relay message (the core reuses its
 // messages after Advance).
 type frameCopy struct {
-	kind          wireKind
-	tick          uint64
-	token         uint32
-	flags         uint8
-	seq           uint16
-	relaySend     uint64
-	clockOff      int64
-	submitOff     int32
-	startUs       uint64
-	commitmentsIn bool
+	kind      wireKind
+	tick      uint64
+	token     uint32
+	flags     uint8
+	seq       uint16
+	relaySend uint64
+	clockOff  int64
+	submitOff int32
 }
 
 type wireKind uint8
@@ -346,7 +344,7 @@ func copyFrame(m msg.Message) frameCopy {
 	case *msg.SeedCommitments:
 		return frameCopy{kind: kCommitments}
 	case *msg.SeedResult:
-		return frameCopy{kind: kResult, startUs: m.StartUs}
+		return frameCopy{kind: kResult}
 	}
 	return frameCopy{kind: kOther}
 }
