@@ -3,9 +3,13 @@ package main
 import (
 	"context"
 	"time"
+
+	"github.com/tickwire/tickwire/transport/securebench"
 )
 
 // measureSecurity returns the security figures of "tickwire bench transport"
 // (handshakes per second, AEAD cost, encryption cost on W1) for its JSON
-// field "security", or nil while there are none. d bounds the time spent.
-func measureSecurity(ctx context.Context, d time.Duration) (any, error) { return nil, nil }
+// field "security". d bounds the time spent.
+func measureSecurity(ctx context.Context, d time.Duration) (any, error) {
+	return securebench.Measure(ctx, d)
+}
