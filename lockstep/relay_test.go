@@ -12,6 +12,7 @@ import (
 	"github.com/tickwire/tickwire/lockstep"
 	"github.com/tickwire/tickwire/netsim"
 	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/relay"
 	"github.com/tickwire/tickwire/relay/server"
 	"github.com/tickwire/tickwire/sim"
 	"github.com/tickwire/tickwire/sim/bot"
@@ -203,6 +204,44 @@ func TestRelayMatchTwoPlayers(t *testing.T) {
 		}
 		if errors.Is(res[0].err, lockstep.ErrEnded) {
 			t.Fatal(res[0].err)
+		}
+	})
+}
+
+// lossyRelayConfig is the relay configuration of the lossy match: the
+// defaults, except that lateness does not earn lag-switch strikes towards
+// removal. Under 10% loss about one submission in ten is lost and arrives
+// by retransmission after its tick's deadline; the relay cannot tell that
+// delay from a lag switch holding packets back, so with the default limit
+// every player would be removed within about a minute.
+func lossyRelayConfig() server.Config {
+	return server.Config{Relay: relay.Config{Strikes: relay.StrikeConfig{Limit: 1 << 20}}}
+}
+
+// TestRelayMatchEightPlayersLossy is the acceptance run: 8 bots,
+// each over a link with 10% loss and 60 ms ± 20 ms latency each way, for
+// 3,000 ticks (300 with -short); every final hash must agree and no
+// desync may be reported.
+func TestRelayMatchEightPlayersLossy(t *testing.T) {
+	ticks := uint64(3000)
+	if testing.Short() {
+		ticks = 300
+	}
+	synctest.Test(t, func(t *testing.T) {
+		rn := startRelay(t, lossyRelayConfig())
+		defer rn.close()
+		link := netsim.Link{Latency: 60 * time.Millisecond, Jitter: 20 * time.Millisecond, Loss: 0.10}
+		start := time.Now()
+		res := runMatch(t, rn, 8, link, ticks)
+		checkInSync(t, res, ticks)
+		st := rn.srv.Stats()
+		t.Logf("%d ticks in %v of virtual time; relay: %d late submissions, %d strikes, %d removals, %d QoS adjustments, %d desyncs, %d B in, %d B out",
+			ticks, time.Since(start), st.LateOrders, st.Strikes, st.Removals, st.QosAdjustments, st.Desyncs, st.BytesIn, st.BytesOut)
+		for _, r := range res {
+			t.Logf("player %d: %d orders sent, %d late, run-ahead %d, rtt %v, loss %.2f", r.id, r.diag.OrdersSent, r.diag.LateOrders, r.diag.RunAhead, r.diag.RTT, r.diag.Loss)
+		}
+		if st.Desyncs != 0 {
+			t.Errorf("relay counted %d desyncs", st.Desyncs)
 		}
 	})
 }
