@@ -272,3 +272,36 @@ func TestRemovalOnScheduledTick(t *testing.T) {
 		t.Fatal("silent player never removed")
 	}
 }
+
+// TestTimingFeedbackAndMetrics: every 30 ticks each player learns how
+// early its submissions arrive; its ClientMetrics land in PlayerMetrics.
+func TestTimingFeedbackAndMetrics(t *testing.T) {
+	c := newPlaying(t, Config{}, 1)
+	cm := &msg.ClientMetrics{AvgLatencyUs: 41_000, AvgFPS: 144, ArrivalCushion: 3, TickProcessingUs: 900}
+	if err := c.Step(0, 1, cm); err != nil {
+		t.Fatal(err)
+	}
+	var fbs []msg.TimingFeedback
+	for k := uint64(0); k < 63; k++ {
+		submitAt(t, c, 1, k) // arrives at the window's end + 20 ms
+		c.Tick(c.Start() + time.Duration(k+1)*c.TickInterval() + 20*time.Millisecond + c.TickInterval()/2)
+		for _, e := range c.Ready().Messages {
+			if fb, ok := e.Msg.(*msg.TimingFeedback); ok {
+				if e.To != 1 || e.Broadcast {
+					t.Errorf("feedback addressed to %+v", e)
+				}
+				fbs = append(fbs, *fb)
+			}
+		}
+		c.Advance()
+	}
+	// Sent at the window's end, arriving 20 ms later, 60 ms deadline.
+	want := msg.TimingFeedback{AvgArrivalDeltaUs: 40_000, RecommendedOffsetUs: 2_000 - 40_000}
+	if len(fbs) != 2 || fbs[0] != want || fbs[1] != want {
+		t.Errorf("feedback %+v, want 2 × %+v", fbs, want)
+	}
+	m := func() PlayerMetrics { st, _ := c.Player(1); return st.Metrics }()
+	if m.AvgLatencyUs != 41_000 || m.AvgFPS != 144 || m.ArrivalCushion != 3 || m.TickProcessingUs != 900 || m.LateCountWindow != 0 {
+		t.Errorf("metrics %+v", m)
+	}
+}

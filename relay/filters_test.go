@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -186,5 +187,33 @@ func TestRobustEWMALearnsJitter(t *testing.T) {
 	}
 	if inside < 90 {
 		t.Errorf("%d of the last 100 samples inside the envelope (dev %v)", inside, e.Dev)
+	}
+}
+
+// TestFilterChainConfigurable: the chain is what Config.Filters says; a
+// replay hook after rate control sees exactly what is forwarded, and a
+// chain without Forwarding forwards nothing.
+func TestFilterChainConfigurable(t *testing.T) {
+	var recorded []int
+	hook := ReplayHook(func(b *Batch) { recorded = append(recorded, b.Kept()) })
+	chain := []Filter{Validation(), Normalization(), RateControl(), hook, AntiCheat(), Forwarding()}
+	c := newPlaying(t, Config{Filters: chain}, 1)
+	submitAt(t, c, 1, 0, manyOrders(1, 130)...)
+	if len(recorded) != 1 || recorded[0] != 128 {
+		t.Errorf("hook saw %v, want [128]", recorded)
+	}
+	var names []string
+	for _, f := range chain {
+		names = append(names, f.Name())
+	}
+	if got := strings.Join(names, " → "); got != "validate → normalize → rate → record → anticheat → forward" {
+		t.Errorf("chain %s", got)
+	}
+
+	c = newPlaying(t, Config{Filters: []Filter{Validation(), Normalization()}}, 1)
+	submitAt(t, c, 1, 0, move(1, 0))
+	c.Tick(c.Start() + c.TickInterval() + c.Deadline())
+	if fs := frames(c); len(fs) != 1 || fmtOrders(fs[0].Orders) != "1:Idle" {
+		t.Errorf("without Forwarding: %+v", fs)
 	}
 }
