@@ -305,3 +305,21 @@ func TestTimingFeedbackAndMetrics(t *testing.T) {
 		t.Errorf("metrics %+v", m)
 	}
 }
+
+// TestWindowOf compares the window arithmetic with floor division done
+// the slow way, around tick 0 and far from it.
+func TestWindowOf(t *testing.T) {
+	tl := timeline{start: 2500 * time.Millisecond, interval: time.Second / 30}
+	for _, at := range []time.Duration{0, 1, 2499999999, 2500 * time.Millisecond, 2533333333, 2533333334, time.Hour} {
+		want := int64(-1 << 40)
+		for k := int64(-100); k < 200_000; k++ {
+			if tl.windowStart(k) <= at && at < tl.windowStart(k+1) {
+				want = k
+				break
+			}
+		}
+		if got := tl.windowOf(at); got != want {
+			t.Errorf("windowOf(%v) = %d, want %d", at, got, want)
+		}
+	}
+}
