@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"net"
 	"net/netip"
 	"sync"
@@ -81,6 +82,7 @@ func random32() uint32 {
 // readLoop reads until the socket is closed.
 func (ep *endpoint) readLoop() {
 	defer close(ep.readDone)
+	defer ep.peerGone(nil)
 	if ep.batch != nil {
 		ep.readBatches()
 		return
@@ -95,6 +97,26 @@ func (ep *endpoint) readLoop() {
 			continue
 		}
 		ep.route(buf[:n], addr)
+	}
+}
+
+// peerGone ends the connections to addr (all of them if addr is nil) when
+// the stream carrying them ended or the socket failed, unless the endpoint
+// is closing them itself.
+func (ep *endpoint) peerGone(addr net.Addr) {
+	ep.mu.Lock()
+	var gone []*Conn
+	for _, c := range ep.conns {
+		if !ep.closed && (addr == nil || c.addr.String() == addr.String()) {
+			gone = append(gone, c)
+		}
+	}
+	ep.mu.Unlock()
+	for _, c := range gone {
+		c.mu.Lock()
+		c.sess.end(fmt.Errorf("%w: stream or socket closed", ErrPeerClosed))
+		c.mu.Unlock()
+		signal(c.wake)
 	}
 }
 

@@ -59,21 +59,26 @@ func newListener(set *settings) (*Listener, error) {
 // Serve accepts connections on another PacketConn as well, which the
 // Listener owns from now on.
 func (l *Listener) Serve(pc net.PacketConn) error {
+	_, err := l.serve(pc)
+	return err
+}
+
+func (l *Listener) serve(pc net.PacketConn) (*endpoint, error) {
 	ep, err := newEndpoint(pc, l.set)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ep.listener = l
+	go ep.readLoop()
 	l.mu.Lock()
 	if l.done {
 		l.mu.Unlock()
 		ep.shutdown()
-		return ErrClosed
+		return nil, ErrClosed
 	}
 	l.eps = append(l.eps, ep)
 	l.mu.Unlock()
-	go ep.readLoop()
-	return nil
+	return ep, nil
 }
 
 // offer queues a connection that completed its handshake for Accept; with a

@@ -132,10 +132,9 @@ type connSecurity struct {
 	// client know the server received it.
 	finish []byte
 
-	plain       []byte // opened datagram
-	arena       []byte // sealed datagrams
-	out         [][]byte
-	pendingTill time.Time // server: idle deadline while still pending
+	plain []byte // opened datagram
+	arena []byte // sealed datagrams
+	out   [][]byte
 }
 
 func (s *connSecurity) open(dst, b []byte, now time.Time) ([]byte, error) {

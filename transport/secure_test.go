@@ -362,3 +362,52 @@ func TestMemoryBudgetDisconnects(t *testing.T) {
 		}
 	})
 }
+
+func TestSecureHalfOpenHandshakeExpires(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		scfg, _ := secureConfigs(9)
+		mn := netsim.NewMemNetwork()
+		b, _ := mn.ListenPacket("")
+		l, err := Listen(t.Context(), b, scfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		a, _ := mn.ListenPacket("")
+		hs, err := secure.NewClientHandshake(secure.ClientConfig{Identity: testKey(2)}, rand.NewChaCha8([32]byte{9}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Hello, Challenge, Initiate, ServerHello; then the client goes
+		// silent instead of sending its Finish.
+		buf := make([]byte, 2048)
+		a.WriteTo(hs.Packet(), b.LocalAddr())
+		n, _, _ := a.ReadFrom(buf)
+		initiate, err := hs.Handle(buf[:n])
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.WriteTo(initiate, b.LocalAddr())
+		if n, _, _ = a.ReadFrom(buf); secure.Classify(buf[:n]) != secure.KindServerHello {
+			t.Fatalf("got %v", secure.Classify(buf[:n]))
+		}
+		synctest.Wait()
+		if st := l.Stats(); st.Pending != 1 || st.Handshake.Admission.Open != 1 {
+			t.Fatalf("after the Initiate: %+v", st)
+		}
+		time.Sleep(59 * time.Second)
+		a.WriteTo([]byte("poke"), b.LocalAddr()) // packets from unknown sources run the sweep
+		synctest.Wait()
+		if st := l.Stats(); st.Pending != 1 {
+			t.Fatalf("expired before 60 s: %+v", st)
+		}
+		time.Sleep(2 * time.Second)
+		x, _ := mn.ListenPacket("")
+		x.WriteTo([]byte("poke"), b.LocalAddr())
+		synctest.Wait()
+		st := l.Stats()
+		if st.Pending != 0 || st.Security.Expired != 1 || st.Handshake.Admission.Open != 0 {
+			t.Fatalf("after 61 s: %+v", st)
+		}
+	})
+}

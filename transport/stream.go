@@ -129,7 +129,8 @@ type streamServer struct {
 	max     int
 	in      chan streamPacket
 	done    chan struct{}
-	onClose func() // closes what feeds the server (a net.Listener)
+	onClose func()         // closes what feeds the server (a net.Listener)
+	onEnd   func(net.Addr) // a client's stream ended
 
 	mu      sync.Mutex
 	streams map[string]stream
@@ -167,6 +168,7 @@ func (s *streamServer) serve(st stream) {
 	s.wg.Add(1)
 	s.mu.Unlock()
 	defer s.wg.Done()
+	defer s.onEnd(st.remoteAddr())
 	defer s.forget(st.remoteAddr())
 	buf := make([]byte, maxFrame)
 	for {
@@ -249,10 +251,12 @@ func (s *streamServer) SetWriteDeadline(time.Time) error { return nil }
 func (l *Listener) ServeTCP(ln net.Listener) error {
 	ss := newStreamServer(ln.Addr(), l.set)
 	ss.onClose = func() { _ = ln.Close() }
-	if err := l.Serve(ss); err != nil {
+	ep, err := l.serve(ss)
+	if err != nil {
 		_ = ln.Close()
 		return err
 	}
+	ss.onEnd = ep.peerGone
 	go func() {
 		for {
 			c, err := ln.Accept()

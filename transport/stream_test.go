@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"crypto/ed25519"
+	"errors"
 	"net"
 	"net/http/httptest"
 	"strings"
@@ -173,5 +174,34 @@ func TestHybridDialStopsOnRefusal(t *testing.T) {
 	_, err = DialHybrid(ctx, HybridConfig{UDP: l.Addr().String(), TCP: "127.0.0.1:1"}, ccfg)
 	if err == nil || strings.Contains(err.Error(), "tcp") {
 		t.Fatalf("dial error %v: should stop after UDP's handshake failure", err)
+	}
+}
+
+// TestStreamEndEndsConnection: when a client's TCP stream drops without a
+// goodbye, the server's connection ends at once instead of waiting for
+// the idle timeout (an hour here).
+func TestStreamEndEndsConnection(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	cfg := Config{IdleTimeout: time.Hour}
+	l, err := ListenTCP(ctx, "127.0.0.1:0", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	accepted := acceptOne(ctx, l)
+	cc, err := DialTCP(ctx, l.Addr().String(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.Close()
+	sc := <-accepted
+	exchange(t, cc, sc, 3)
+	cc.ep.pc.Close() // the stream drops
+	if _, err := sc.Receive(ctx); !errors.Is(err, ErrPeerClosed) {
+		t.Fatalf("server connection ended with %v", err)
+	}
+	if _, err := cc.Receive(ctx); !errors.Is(err, ErrPeerClosed) {
+		t.Fatalf("client connection ended with %v", err)
 	}
 }

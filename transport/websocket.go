@@ -85,7 +85,10 @@ func (l *Listener) WebSocketHandler(originPatterns ...string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		once.Do(func() {
 			ss = newStreamServer(wsAddr("websocket"), l.set)
-			err = l.Serve(ss)
+			var ep *endpoint
+			if ep, err = l.serve(ss); err == nil {
+				ss.onEnd = ep.peerGone
+			}
 		})
 		if err != nil {
 			http.Error(w, "server closed", http.StatusServiceUnavailable)
