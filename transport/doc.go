@@ -18,7 +18,10 @@
 // worker pool. On Linux, UDP sockets are read and written in batches
 // (recvmmsg/sendmmsg); any other PacketConn is used datagram by datagram.
 // [Pipe] connects two Conns over an in-memory network for tests; the
-// netsim package impairs any PacketConn for tests of bad networks.
+// netsim package impairs any PacketConn for tests of bad networks. One
+// Listener can serve several PacketConns ([Listener.Serve]): a UDP socket,
+// a TCP listener ([Listener.ServeTCP]) and WebSocket requests
+// ([Listener.WebSocketHandler]) share its limits and its Accept queue.
 //
 // # Channels
 //
@@ -128,4 +131,69 @@
 // one and a half intervals without a ping or reliable data from the
 // client. IdleTimeout of silence ends the connection. Close delivers queued
 // reliable data, then a disconnect message with a reason.
+//
+// # Security
+//
+// With [Config.Security] set, the driver runs the handshake of package
+// secure before the connection exists, and protects every datagram after
+// it; without it the plaintext hello/reply/ready exchange above is all
+// (for trusted networks and tests). The plaintext exchange still runs, now
+// inside the encrypted channel, to compare the channel configurations.
+//
+//	client                              server (per source: nothing)
+//	Hello (64) ───────────────────────► HandleUnvalidated: stateless cookie
+//	           ◄─────────────────────── Challenge (34)   [or Refuse: full]
+//	Initiate (219) ───────────────────► cookie valid → limits, token →
+//	                                    pending handshake (admitted)
+//	           ◄─────────────────────── ServerHello (162) [or Refuse (19)]
+//	Finish (130) + sealed hello ──────► Finish → Authenticated; the first
+//	                                    datagram that opens creates the Conn
+//	           ◄─────────────────────── sealed hello-reply
+//
+// Before the cookie the server keeps no per-source state and answers only
+// a valid Hello, with fewer bytes than it received; anything else gets no
+// answer. Encrypted connections are keyed by address (handshake packets
+// carry no connection id). A pending handshake that sees no Finish and
+// datagram within the unauthenticated idle time (60 s) is dropped and
+// its admission slot released. The client resends its current handshake
+// packet on a doubling timer (250 ms to 2 s) within HandshakeTimeout, and
+// sends its Finish ahead of its datagrams until one from the server opens.
+//
+// Every datagram after the handshake keeps its header in clear, as the
+// AEAD's additional data, and seals the frames (17 bytes more, so the
+// Session's datagrams are MTU-17 bytes):
+//
+//	+-------------------------+-------+----------------------+---------+
+//	| header (10 or 24 bytes) | flags | ciphertext of frames | tag(16) |
+//	+-------------------------+-------+----------------------+---------+
+//	nonce = IV xor 64-bit extension of the header's sequence; flags bit 0
+//	is the key phase (rekey every RekeyAfter datagrams)
+//
+// Datagrams that fail authentication, repeat or predate the replay
+// window are dropped and counted ([ListenerStats].Security, and per
+// connection [Conn.Security]). Refusals (server full, per-IP count and
+// rate, connect tokens) reach the client as Dial errors matching the
+// secure package's sentinels, and are counted by reason in
+// [ListenerStats].Handshake. [Config.MemoryBudget] bounds what one
+// connection holds in queues, reassembly and undelivered messages; past
+// it the connection ends with [ErrMemoryBudget].
+//
+// # Fallbacks: TCP and WebSocket
+//
+// Where UDP is blocked the same datagrams, handshake and encryption run
+// over a stream, so a Conn over TCP ([DialTCP], [ListenTCP]) or WebSocket
+// ([DialWebSocket], [Listener.WebSocketHandler]) is the same *Conn with the
+// same channel API. TCP frames each datagram with a length prefix (the
+// framing of transport seed §5.2, applied to whole datagrams):
+//
+//	+--------------------------+--------------------------------------+
+//	| length (32 bits, BE)     | datagram (length bytes, at most 65000) |
+//	+--------------------------+--------------------------------------+
+//
+// WebSocket carries one datagram per binary message (subprotocol
+// "tickwire"), so a browser needs no framing of its own. A stream with a
+// longer frame, or silent for IdleTimeout, is closed; a stream that ends
+// ends its connection. [DialHybrid] tries UDP, then TCP, then WebSocket,
+// each within a timeout (seed §5.3), and stops at a handshake the server
+// refused or failed, since the other transports reach the same server.
 package transport
