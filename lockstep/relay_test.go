@@ -13,6 +13,7 @@ import (
 	"github.com/tickwire/tickwire/netsim"
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/relay"
+	"github.com/tickwire/tickwire/relay/msg"
 	"github.com/tickwire/tickwire/relay/server"
 	"github.com/tickwire/tickwire/sim"
 	"github.com/tickwire/tickwire/sim/bot"
@@ -143,6 +144,12 @@ func playGame(ctx context.Context, rc *lockstep.RelayClient, ticks uint64) resul
 // runMatch plays a match of n bots through the relay, each over link,
 // for ticks ticks, and returns each player's result.
 func runMatch(t *testing.T, rn *relayNet, n int, link netsim.Link, ticks uint64) []result {
+	return runMatchWith(t, rn, n, link, func(protocol.PlayerID) uint64 { return ticks })
+}
+
+// runMatchWith is runMatch with a number of ticks for each player, after
+// which the player leaves.
+func runMatchWith(t *testing.T, rn *relayNet, n int, link netsim.Link, ticksOf func(protocol.PlayerID) uint64) []result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Hour)
 	defer cancel()
@@ -160,7 +167,7 @@ func runMatch(t *testing.T, rn *relayNet, n int, link netsim.Link, ticks uint64)
 				out <- result{err: err}
 				return
 			}
-			r := playGame(ctx, rc, ticks)
+			r := playGame(ctx, rc, ticksOf(rc.PlayerID()))
 			rc.Close()
 			out <- r
 		}()
@@ -220,12 +227,15 @@ func lossyRelayConfig() server.Config {
 
 // TestRelayMatchEightPlayersLossy is the acceptance run: 8 bots,
 // each over a link with 10% loss and 60 ms ± 20 ms latency each way, for
-// 3,000 ticks (300 with -short); every final hash must agree and no
-// desync may be reported.
+// 3,000 ticks (600 under the race detector, 300 with -short); every final
+// hash must agree and no desync may be reported.
 func TestRelayMatchEightPlayersLossy(t *testing.T) {
 	ticks := uint64(3000)
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		ticks = 300
+	case raceEnabled:
+		ticks = 600
 	}
 	synctest.Test(t, func(t *testing.T) {
 		rn := startRelay(t, lossyRelayConfig())
@@ -243,5 +253,106 @@ func TestRelayMatchEightPlayersLossy(t *testing.T) {
 		if st.Desyncs != 0 {
 			t.Errorf("relay counted %d desyncs", st.Desyncs)
 		}
+	})
+}
+
+// TestRelayDisconnectSameTick: a player that leaves mid-game is removed
+// on the same tick at every remaining client, and the others play on in
+// sync.
+func TestRelayDisconnectSameTick(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rn := startRelay(t, server.Config{})
+		defer rn.close()
+		const ticks, leaver, leaveAfter = 300, 3, 100
+		res := runMatchWith(t, rn, 4, netsim.Link{Latency: 30 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.05},
+			func(id protocol.PlayerID) uint64 {
+				if id == leaver {
+					return leaveAfter
+				}
+				return ticks
+			})
+		var stayed []result
+		var at uint64
+		for _, r := range res {
+			if r.id == leaver {
+				continue
+			}
+			stayed = append(stayed, r)
+			removed := r.model.Removed()
+			if len(removed) != 1 || removed[0].Player != leaver || removed[0].Reason != msg.ReasonLeft {
+				t.Fatalf("player %d saw removals %+v, want player %d leaving", r.id, removed, leaver)
+			}
+			if at == 0 {
+				at = removed[0].AtTick
+			}
+			if removed[0].AtTick != at {
+				t.Errorf("player %d removed player %d at tick %d, another client at %d", r.id, leaver, removed[0].AtTick, at)
+			}
+		}
+		if at <= leaveAfter || at >= ticks {
+			t.Errorf("removal at tick %d, want after %d and before %d", at, leaveAfter, ticks)
+		}
+		checkInSync(t, stayed, ticks)
+	})
+}
+
+// TestEmbeddedRelayTwoPlayers: a host plays through its in-process relay
+// against a remote player; both end in the same state.
+func TestEmbeddedRelayTwoPlayers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		mn := netsim.NewMemNetwork()
+		pc, err := mn.ListenPacket("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := transport.Listen(ctx, pc, server.TransportConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		host, err := lockstep.HostRelay(ctx, l, 2, lockstep.EmbeddedRelayConfig{Client: lockstep.RelayClientConfig{Rand: fixedRand(1)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer host.Close()
+		if host.PlayerID() != 1 {
+			t.Fatalf("host is player %d, want 1", host.PlayerID())
+		}
+		const ticks = 300
+		remote := make(chan result, 1)
+		go func() {
+			cpc, err := mn.ListenPacket("")
+			if err != nil {
+				remote <- result{err: err}
+				return
+			}
+			link := netsim.Link{Latency: 40 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.02}
+			conn, err := transport.Dial(ctx, netsim.Wrap(cpc, netsim.Config{Seed: 9, Out: link, In: link}), l.Addr(), server.TransportConfig())
+			if err != nil {
+				remote <- result{err: err}
+				return
+			}
+			rc, err := lockstep.JoinRelay(ctx, conn, lockstep.DefaultHostRoom, 2, lockstep.RelayClientConfig{Rand: fixedRand(2)})
+			if err != nil {
+				conn.Close()
+				remote <- result{err: err}
+				return
+			}
+			r := playGame(ctx, rc, ticks)
+			rc.Close()
+			remote <- r
+		}()
+		h := playGame(ctx, host.RelayClient, ticks)
+		r := <-remote
+		checkInSync(t, []result{h, r}, ticks)
+		st := host.Server().Stats()
+		if st.GamesStarted != 1 || st.MessagesIn == 0 {
+			t.Errorf("relay stats %+v", st)
+		}
+		if h.diag.OrdersSent == 0 || r.diag.OrdersSent == 0 {
+			t.Errorf("orders sent: host %d, remote %d", h.diag.OrdersSent, r.diag.OrdersSent)
+		}
+		t.Logf("host: %d orders, rtt %v; remote: %d orders, rtt %v, run-ahead %d", h.diag.OrdersSent, h.diag.RTT, r.diag.OrdersSent, r.diag.RTT, r.diag.RunAhead)
 	})
 }

@@ -206,6 +206,7 @@ func (r *room) disconnected(m *member, err error) {
 	}
 	s.mu.Unlock()
 	r.countBytes(m)
+	s.closeConn(m.conn, "") // release what the ended connection holds
 	r.log.Info("relay: player disconnected", "player", m.id, "err", err)
 	if r.core != nil {
 		r.core.Leave(s.clock(), m.id)
