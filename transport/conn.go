@@ -111,8 +111,15 @@ func (c *Conn) pump(timers bool) (time.Time, State) {
 			c.ep.set.logger.Warn("transport: memory budget exceeded", "peer", c.addr, "bytes", n)
 		}
 	}
+	idle := c.authIdleDeadline()
+	if !idle.IsZero() && !now.Before(idle) {
+		s.end(fmt.Errorf("%w: no authenticated datagram within the idle limit", ErrTimeout))
+	}
 	state, readable := s.State(), s.inbox.len() > 0
 	deadline := s.Deadline(now)
+	if !idle.IsZero() && (deadline.IsZero() || idle.Before(deadline)) {
+		deadline = idle
+	}
 	if len(out) == 64 {
 		deadline = now
 	}

@@ -192,6 +192,16 @@ func (s *connSecurity) stats() secure.SessionStats {
 	return s.auth.Stats()
 }
 
+// authIdleDeadline returns when a server's encrypted connection passes
+// the authenticated idle limit (secure.Limits.IdleAuthenticated) without a
+// datagram that opened, or zero. c.mu must be held.
+func (c *Conn) authIdleDeadline() time.Time {
+	if c.sec == nil || c.sec.sess != nil || c.sess.State() == StateDisconnected {
+		return time.Time{}
+	}
+	return c.sec.auth.IdleDeadline()
+}
+
 // close releases a server connection's admission slot.
 func (s *connSecurity) close() {
 	if s.sess == nil {

@@ -311,6 +311,64 @@ func TestSecureLimitsRefuseWithReason(t *testing.T) {
 	})
 }
 
+func TestSecureNewConnectionRateLimited(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		scfg, ccfg := secureConfigs(12)
+		scfg.Security.Limits = secure.Limits{NewPerSecond: 2}
+		mn := netsim.NewMemNetwork()
+		b, _ := mn.ListenPacket("192.0.2.10:7777")
+		l, err := Listen(t.Context(), b, scfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		dial := func() (*Conn, error) {
+			a, _ := mn.ListenPacket("192.0.2.1:0")
+			return Dial(t.Context(), a, b.LocalAddr(), ccfg)
+		}
+		for range 2 { // the burst
+			c, err := dial()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+		}
+		if _, err := dial(); !errors.Is(err, secure.ErrRateLimited) || !errors.Is(err, ErrHandshake) {
+			t.Fatalf("third connection in the same second: %v", err)
+		}
+		time.Sleep(time.Second)
+		c, err := dial()
+		if err != nil {
+			t.Fatalf("a second later: %v", err)
+		}
+		c.Close()
+		if n := l.Stats().Handshake.Refused[secure.RefuseRateLimited]; n != 1 {
+			t.Fatalf("%d rate refusals counted", n)
+		}
+	})
+}
+
+func TestSecureAuthenticatedIdleLimit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		scfg, ccfg := secureConfigs(13)
+		// The transport's own idle timeout is longer than the
+		// authenticated limit and keepalives are off in effect: the
+		// security limit ends the connection.
+		scfg.Security.Limits = secure.Limits{IdleAuthenticated: 30 * time.Second}
+		scfg.IdleTimeout, ccfg.IdleTimeout = time.Hour, time.Hour
+		scfg.KeepAliveInterval, ccfg.KeepAliveInterval = time.Hour, time.Hour
+		l, cc, sc, _, _, _ := securePair(t, scfg, ccfg)
+		defer l.Close()
+		defer cc.Close()
+		exchange(t, cc, sc, 1)
+		time.Sleep(31 * time.Second)
+		synctest.Wait()
+		if _, err := sc.Receive(t.Context()); !errors.Is(err, ErrTimeout) {
+			t.Fatalf("server connection: %v", err)
+		}
+	})
+}
+
 func TestSecureRekeyThroughDriver(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		scfg, ccfg := secureConfigs(7)
