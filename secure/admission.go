@@ -29,6 +29,9 @@ type Limits struct {
 	MaxTrackedIPs int
 }
 
+// Resolved returns the limits with the defaults applied.
+func (l Limits) Resolved() Limits { return l.withDefaults() }
+
 func (l Limits) withDefaults() Limits {
 	def := func(v *int, d int) {
 		if *v <= 0 {

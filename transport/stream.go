@@ -8,8 +8,11 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"sync"
 	"time"
+
+	"github.com/tickwire/tickwire/secure"
 )
 
 // A stream carries datagrams over a reliable byte stream or message
@@ -134,6 +137,8 @@ type streamServer struct {
 
 	mu      sync.Mutex
 	streams map[string]stream
+	perIP   map[netip.Addr]int
+	maxIP   int // streams per client IP
 	closed  bool
 	wg      sync.WaitGroup
 }
@@ -143,7 +148,15 @@ type streamPacket struct {
 	from net.Addr
 }
 
+// newStreamServer returns a stream server bounded by the listener's
+// connection limit and, per client IP, by twice the secure per-IP limit
+// (a stream per handshake in progress and per connection; plaintext
+// listeners use the default limit too: every stream holds a socket).
 func newStreamServer(local net.Addr, set *settings) *streamServer {
+	var lim secure.Limits
+	if set.security != nil {
+		lim = set.security.Limits
+	}
 	return &streamServer{
 		local:   local,
 		idle:    set.idleTimeout,
@@ -151,20 +164,29 @@ func newStreamServer(local net.Addr, set *settings) *streamServer {
 		in:      make(chan streamPacket, 64),
 		done:    make(chan struct{}),
 		streams: make(map[string]stream),
+		perIP:   make(map[netip.Addr]int),
+		maxIP:   2 * lim.Resolved().MaxPerIP,
 	}
+}
+
+// ipOf returns the client IP of a stream, or the zero Addr.
+func ipOf(a net.Addr) netip.Addr {
+	ap, _ := addrPortOf(a)
+	return ap.Addr().Unmap()
 }
 
 // serve reads a client's stream until it ends; it returns once the stream
 // is closed.
 func (s *streamServer) serve(st stream) {
-	key := st.remoteAddr().String()
+	key, ip := st.remoteAddr().String(), ipOf(st.remoteAddr())
 	s.mu.Lock()
-	if s.closed || len(s.streams) >= s.max || s.streams[key] != nil {
+	if s.closed || len(s.streams) >= s.max || s.streams[key] != nil || s.perIP[ip] >= s.maxIP {
 		s.mu.Unlock()
 		_ = st.close()
 		return
 	}
 	s.streams[key] = st
+	s.perIP[ip]++
 	s.wg.Add(1)
 	s.mu.Unlock()
 	defer s.wg.Done()
@@ -189,7 +211,14 @@ func (s *streamServer) forget(addr net.Addr) {
 	key := addr.String()
 	s.mu.Lock()
 	st := s.streams[key]
-	delete(s.streams, key)
+	if st != nil {
+		delete(s.streams, key)
+		if ip := ipOf(addr); s.perIP[ip] <= 1 {
+			delete(s.perIP, ip)
+		} else {
+			s.perIP[ip]--
+		}
+	}
 	s.mu.Unlock()
 	if st != nil {
 		_ = st.close()
@@ -228,7 +257,7 @@ func (s *streamServer) Close() error {
 	s.closed = true
 	close(s.done)
 	streams := s.streams
-	s.streams = map[string]stream{}
+	s.streams, s.perIP = map[string]stream{}, map[netip.Addr]int{}
 	s.mu.Unlock()
 	if s.onClose != nil {
 		s.onClose()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -203,5 +204,44 @@ func TestStreamEndEndsConnection(t *testing.T) {
 	}
 	if _, err := cc.Receive(ctx); !errors.Is(err, ErrPeerClosed) {
 		t.Fatalf("client connection ended with %v", err)
+	}
+}
+
+// TestStreamsPerIPBounded: one address cannot hold more than twice the
+// per-IP connection limit in raw TCP streams.
+func TestStreamsPerIPBounded(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	scfg, _ := secureConfigs(24)
+	l, err := ListenTCP(ctx, "127.0.0.1:0", scfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ss := l.eps[0].pc.(*streamServer)
+	count := func() int {
+		ss.mu.Lock()
+		defer ss.mu.Unlock()
+		return len(ss.streams)
+	}
+	const allowed = 10 // 2 × the default 5 per IP
+	var d net.Dialer
+	for i := range allowed + 1 {
+		c, err := d.DialContext(ctx, "tcp", l.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if i < allowed {
+			waitFor(t, "the stream to register", func() bool { return count() == i+1 })
+			continue
+		}
+		c.SetReadDeadline(time.Now().Add(20 * time.Second))
+		if _, err := c.Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("stream over the per-IP limit: read %v, want it closed", err)
+		}
+	}
+	if n := count(); n != allowed {
+		t.Fatalf("%d streams", n)
 	}
 }
