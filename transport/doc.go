@@ -186,14 +186,17 @@
 // same channel API. TCP frames each datagram with a length prefix (the
 // framing of transport seed §5.2, applied to whole datagrams):
 //
-//	+--------------------------+--------------------------------------+
-//	| length (32 bits, BE)     | datagram (length bytes, at most 65000) |
-//	+--------------------------+--------------------------------------+
+//	+----------------------+----------------------------------------+
+//	| length (32 bits, BE) | datagram (length bytes, at most 65000) |
+//	+----------------------+----------------------------------------+
 //
 // WebSocket carries one datagram per binary message (subprotocol
 // "tickwire"), so a browser needs no framing of its own. A stream with a
 // longer frame, or silent for IdleTimeout, is closed; a stream that ends
-// ends its connection. [DialHybrid] tries UDP, then TCP, then WebSocket,
+// ends its connection. Nothing is lost on a stream, so the
+// acknowledgement machinery never retransmits there; its acknowledgements
+// still flow (a header section per datagram), as the Session has no
+// stream mode yet. [DialHybrid] tries UDP, then TCP, then WebSocket,
 // each within a timeout (seed §5.3), and stops at a handshake the server
 // refused or failed, since the other transports reach the same server.
 package transport
