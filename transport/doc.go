@@ -194,9 +194,9 @@
 // "tickwire"), so a browser needs no framing of its own. A stream with a
 // longer frame, or silent for IdleTimeout, is closed; a stream that ends
 // ends its connection. Nothing is lost on a stream, so the
-// acknowledgement machinery never retransmits there; its acknowledgements
-// still flow (a header section per datagram), as the Session has no
-// stream mode yet. [DialHybrid] tries UDP, then TCP, then WebSocket,
+// acknowledgement machinery retransmits there only after a spurious
+// timeout; its acknowledgements still flow (a header section on some
+// datagrams), as the Session has no stream mode yet. [DialHybrid] tries UDP, then TCP, then WebSocket,
 // each within a timeout (seed §5.3), and stops at a handshake the server
 // refused or failed, since the other transports reach the same server.
 package transport

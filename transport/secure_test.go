@@ -469,3 +469,33 @@ func TestSecureHalfOpenHandshakeExpires(t *testing.T) {
 		}
 	})
 }
+
+func TestSecureAndPlaintextPeersDoNotConnect(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		scfg, ccfg := secureConfigs(14)
+		for _, tc := range []struct {
+			name           string
+			server, client Config
+		}{
+			{"plaintext client", scfg, Config{}},
+			{"plaintext server", Config{}, ccfg},
+		} {
+			tc.client.HandshakeTimeout = 2 * time.Second
+			mn := netsim.NewMemNetwork()
+			a, _ := mn.ListenPacket("")
+			b, _ := mn.ListenPacket("")
+			l, err := Listen(t.Context(), b, tc.server)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Dial(t.Context(), a, b.LocalAddr(), tc.client); !errors.Is(err, ErrTimeout) {
+				t.Fatalf("%s: dial error %v, want a timeout", tc.name, err)
+			}
+			synctest.Wait()
+			if st := l.Stats(); st.Connections != 0 || st.Pending != 0 {
+				t.Fatalf("%s: server state %+v", tc.name, st)
+			}
+			l.Close()
+		}
+	})
+}
