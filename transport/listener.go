@@ -103,6 +103,9 @@ type ListenerStats struct {
 	// was reached; BacklogFull connections closed because the Accept queue
 	// was full.
 	RefusedFull, BacklogFull uint64
+	// StreamsRefused counts TCP and WebSocket streams closed on arrival:
+	// over MaxConnections streams, or twice the per-IP limit from one IP.
+	StreamsRefused uint64
 	// Handshake are the secure handshake counters (encrypted listeners):
 	// bytes before address validation, cookies, refusals by reason
 	// (Handshake.Refused, indexed by secure.RefusalReason) and admission.
@@ -123,6 +126,9 @@ func (l *Listener) Stats() ListenerStats {
 		st.Pending += len(ep.pending)
 		ep.mu.Unlock()
 		st.RefusedFull += ep.refused.Load()
+		if ss, ok := ep.pc.(*streamServer); ok {
+			st.StreamsRefused += ss.refused.Load()
+		}
 		ep.sec.add(&st.Security)
 	}
 	st.BacklogFull = l.backlogFull.Load()

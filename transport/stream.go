@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tickwire/tickwire/secure"
@@ -141,6 +142,7 @@ type streamServer struct {
 	maxIP   int // streams per client IP
 	closed  bool
 	wg      sync.WaitGroup
+	refused atomic.Uint64 // streams closed at once: over a limit
 }
 
 type streamPacket struct {
@@ -182,6 +184,7 @@ func (s *streamServer) serve(st stream) {
 	s.mu.Lock()
 	if s.closed || len(s.streams) >= s.max || s.streams[key] != nil || s.perIP[ip] >= s.maxIP {
 		s.mu.Unlock()
+		s.refused.Add(1)
 		_ = st.close()
 		return
 	}

@@ -244,4 +244,7 @@ func TestStreamsPerIPBounded(t *testing.T) {
 	if n := count(); n != allowed {
 		t.Fatalf("%d streams", n)
 	}
+	if n := l.Stats().StreamsRefused; n != 1 {
+		t.Fatalf("%d stream refusals counted", n)
+	}
 }
