@@ -48,6 +48,7 @@ type endpoint struct {
 	handshakes chan []byte              // client: server handshake packets for Dial
 	sec        secCounters
 	refused    atomic.Uint64 // plaintext hellos refused: MaxConnections reached
+	overBudget atomic.Uint64 // connections ended by the memory budget
 }
 
 func newEndpoint(pc net.PacketConn, set *settings) (*endpoint, error) {

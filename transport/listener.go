@@ -106,6 +106,8 @@ type ListenerStats struct {
 	// StreamsRefused counts TCP and WebSocket streams closed on arrival:
 	// over MaxConnections streams, or twice the per-IP limit from one IP.
 	StreamsRefused uint64
+	// OverBudget counts connections ended for exceeding MemoryBudget.
+	OverBudget uint64
 	// Handshake are the secure handshake counters (encrypted listeners):
 	// bytes before address validation, cookies, refusals by reason
 	// (Handshake.Refused, indexed by secure.RefusalReason) and admission.
@@ -126,6 +128,7 @@ func (l *Listener) Stats() ListenerStats {
 		st.Pending += len(ep.pending)
 		ep.mu.Unlock()
 		st.RefusedFull += ep.refused.Load()
+		st.OverBudget += ep.overBudget.Load()
 		if ss, ok := ep.pc.(*streamServer); ok {
 			st.StreamsRefused += ss.refused.Load()
 		}

@@ -418,6 +418,9 @@ func TestMemoryBudgetDisconnects(t *testing.T) {
 		if !errors.Is(err, ErrMemoryBudget) {
 			t.Fatalf("server connection ended with %v", err)
 		}
+		if n := l.Stats().OverBudget; n != 1 {
+			t.Fatalf("%d budget disconnects counted", n)
+		}
 	})
 }
 
