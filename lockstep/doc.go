@@ -4,12 +4,49 @@
 //
 // A NetworkModel takes the local player's orders and hands back confirmed
 // ticks; the game loop never knows whether the orders went nowhere
-// (LocalNetwork, single player), to a relay across the internet, or to a
-// relay running in the host's own process:
+// (LocalNetwork, single player), to a relay across the internet
+// (RelayClient), or to a relay running in the host's own process
+// (EmbeddedRelay):
 //
 //	input ─▶ SubmitOrder ─▶ [network model] ─▶ PollTick ─▶ Simulation.ApplyTick
 //	                              ▲                               │
 //	                              └──────── ReportSyncHash ◀──────┘
+//
+// # RelayClient
+//
+// JoinRelay sends JoinRoom on a transport connection (configured with
+// server.TransportConfig) and waits for JoinAccepted; from then on the
+// client runs the match in two goroutines of its own (a reader and a
+// driver with one timer) while the NetworkModel methods only touch
+// state under a mutex, so PollTick never blocks:
+//
+//	loading   CalibrationPing ─▶ CalibrationPong (+ SeedCommit once)
+//	          MatchTiming: tick interval, clock offset, submit offset
+//	          SeedCommitments ─▶ SeedReveal;  SeedResult: seed, tick 0 start
+//	playing   every window k, at start + (k+1)·T − submitOffset (relay
+//	          clock = client clock + offset):
+//	            OrderSubmit{tick k, orders batched since the last one,
+//	                        echo of the newest polled frame's token}
+//	          TickFrame ─▶ queue ─▶ PollTick; SyncHash when the frame asks
+//	          TimingFeedback: late → submit up to 5 ms earlier; far too
+//	          early (> 20 ms margin) → 1 ms later; bounded by the deadline
+//	          ClientMetrics every second (RTT, queued ticks, tick cost)
+//
+// Orders are batched, Nagle-style but on the tick cadence: one OrderSubmit
+// per tick window, also when empty (it is the heartbeat). Each order's
+// SubTickTime is replaced by the time SubmitOrder was called within its
+// window, in microseconds on the relay clock: the hint the relay
+// normalises. Removals announced by the relay take effect when the tick
+// they name is polled, so every client removes a player on the same tick
+// (Removed lists them).
+//
+// # EmbeddedRelay
+//
+// HostRelay runs a relay/server room in-process for a listen server.
+// Remote players join it through a transport.Listener with JoinRelay;
+// the host's own player is a RelayClient connected to the same server
+// over an in-memory transport pipe, so its orders take the same path as
+// everyone's (the same room driver, relay.Core and filter chain).
 //
 // The package depends on protocol, never on a concrete simulation: GameLoop
 // drives anything that implements Simulation, so the layering rule that the

@@ -157,7 +157,7 @@ func JoinRelay(ctx context.Context, conn *transport.Conn, room string, roomSize 
 			return nil, &JoinError{Reason: m.Reason, Detail: m.Detail}
 		case *msg.JoinAccepted:
 			c.st.id, c.st.roomSize, c.st.tickRate = m.Player, int(m.RoomSize), int(m.TickRate)
-			c.st.status = StatusCalibrating
+			c.st.status = StatusConnecting
 			c.ctx, c.cancel = context.WithCancel(context.Background())
 			c.wg.Add(2)
 			go c.read()

@@ -96,6 +96,9 @@ func (c *RelayClient) handle(ev inbound) {
 	}
 	switch m := ev.msg.(type) {
 	case *msg.CalibrationPing:
+		if st.status == StatusConnecting {
+			st.status = StatusCalibrating
+		}
 		if !st.committed {
 			st.committed = true
 			c.send(&msg.SeedCommit{Commitment: relay.Commitment(st.contribution, st.nonce)})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/relay"
 	"github.com/tickwire/tickwire/relay/msg"
 	"github.com/tickwire/tickwire/transport"
 )
@@ -95,6 +96,9 @@ func (s *Server) ServeConn(ctx context.Context, c *transport.Conn) error {
 	if err != nil || !ok {
 		s.counters.malformed.Add(1)
 		return s.refuse(c, msg.RefuseBadRequest, "the first message must be JoinRoom")
+	}
+	if int(j.RoomSize) > relay.MaxPlayers {
+		return s.refuse(c, msg.RefuseBadRequest, fmt.Sprintf("a game has at most %d players", relay.MaxPlayers))
 	}
 	r, mem, reason, detail := s.join(c, j)
 	if r == nil {

@@ -145,6 +145,8 @@ func TestRoomLifecycle(t *testing.T) {
 		wantRefused(t, m, msg.RefuseServerFull)
 		_, m = h.join("a", 4)
 		wantRefused(t, m, msg.RefuseSizeMismatch)
+		_, m = h.join("c", relay.MaxPlayers+1)
+		wantRefused(t, m, msg.RefuseBadRequest)
 		bad := h.dial()
 		send(t, bad, &msg.SyncHash{Tick: 1})
 		wantRefused(t, reply(t, bad), msg.RefuseBadRequest)
@@ -167,7 +169,7 @@ func TestRoomLifecycle(t *testing.T) {
 
 		synctest.Wait()
 		st := h.srv.Stats()
-		if st.ActiveGames != 1 || st.Players != 3 || st.GamesStarted != 1 || st.JoinsRefused != 4 || len(st.Rooms) != 1 {
+		if st.ActiveGames != 1 || st.Players != 3 || st.GamesStarted != 1 || st.JoinsRefused != 5 || len(st.Rooms) != 1 {
 			t.Fatalf("with a full room: %+v", st)
 		}
 		// The raw clients never answer calibration; they leave, and the
