@@ -15,8 +15,8 @@ func TestFeedbackMovesSubmitOffset(t *testing.T) {
 		want time.Duration
 	}{
 		{msg.TimingFeedback{LateCount: 2, RecommendedOffsetUs: 3000}, 3 * time.Millisecond},
-		{msg.TimingFeedback{LateCount: 1, RecommendedOffsetUs: 9000}, 8 * time.Millisecond}, // at most 5 ms a window
-		{msg.TimingFeedback{LateCount: 1, RecommendedOffsetUs: -4000}, 9 * time.Millisecond}, // late: never later
+		{msg.TimingFeedback{LateCount: 1, RecommendedOffsetUs: 9000}, 8 * time.Millisecond},   // at most 5 ms a window
+		{msg.TimingFeedback{LateCount: 1, RecommendedOffsetUs: -4000}, 9 * time.Millisecond},  // late: never later
 		{msg.TimingFeedback{LateCount: 4, RecommendedOffsetUs: 20000}, 12 * time.Millisecond}, // capped at the deadline
 		{msg.TimingFeedback{AvgArrivalDeltaUs: 30000, RecommendedOffsetUs: -25000}, 11 * time.Millisecond},
 		{msg.TimingFeedback{AvgArrivalDeltaUs: 15000, RecommendedOffsetUs: -9000}, 11 * time.Millisecond}, // early enough to keep
