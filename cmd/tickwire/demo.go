@@ -146,7 +146,7 @@ type localRelay struct {
 }
 
 func startLocalRelay(ctx context.Context, tcfg transport.Config, cfg server.Config) (*localRelay, error) {
-	ln, err := transport.ListenUDP(ctx, "127.0.0.1:0", tcfg)
+	ln, err := listenRelay(ctx, "127.0.0.1:0", tcfg)
 	if err != nil {
 		return nil, err
 	}

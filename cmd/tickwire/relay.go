@@ -57,7 +57,7 @@ func runRelay(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	tcfg := server.TransportConfig()
 	tcfg.MaxConnections = f.maxConns
 	tcfg.AcceptBacklog = 1024
-	ln, err := transport.ListenUDP(ctx, f.listen, tcfg)
+	ln, err := listenRelay(ctx, f.listen, tcfg)
 	if err != nil {
 		return err
 	}
@@ -87,6 +87,34 @@ func runRelay(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	log.Info("relay stopped")
 	return errors.Join(err, adminErr)
+}
+
+// socketBuffer is the kernel buffer size asked for the relay's socket in
+// each direction: one socket carries every player's traffic, and at tick
+// boundaries hundreds of games' submissions arrive together. The default
+// (about 200 KiB on Linux) overflows from about a hundred games on, and
+// every datagram dropped there is an order late by a retransmission. The
+// kernel caps the request (net.core.rmem_max, wmem_max).
+const socketBuffer = 4 << 20
+
+// listenRelay opens the relay's UDP socket with large kernel buffers and
+// accepts transport connections on it.
+func listenRelay(ctx context.Context, addr string, tcfg transport.Config) (*transport.Listener, error) {
+	var lc net.ListenConfig
+	pc, err := lc.ListenPacket(ctx, "udp", addr)
+	if err != nil {
+		return nil, err
+	}
+	if u, ok := pc.(*net.UDPConn); ok {
+		// Best effort: a smaller buffer still works.
+		u.SetReadBuffer(socketBuffer)
+		u.SetWriteBuffer(socketBuffer)
+	}
+	ln, err := transport.Listen(ctx, pc, tcfg)
+	if err != nil {
+		pc.Close()
+	}
+	return ln, err
 }
 
 // adminSource exposes a relay server's figures to the admin endpoint.
