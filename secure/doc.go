@@ -9,7 +9,8 @@
 // current time is passed in and randomness comes from an io.Reader
 // (crypto/rand.Reader in production, a seeded reader in tests), so
 // handshakes are reproducible byte for byte. The transport driver owns the
-// socket and the timers and calls in.
+// socket and the timers and calls in: setting transport.Config.Security
+// runs this handshake and protection on UDP, TCP and WebSocket connections.
 //
 // # Handshake
 //
