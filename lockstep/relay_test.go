@@ -253,6 +253,9 @@ func TestRelayMatchEightPlayersLossy(t *testing.T) {
 		if st.Desyncs != 0 {
 			t.Errorf("relay counted %d desyncs", st.Desyncs)
 		}
+		if st.BroadcastLateness.Count < ticks || st.GamesEnded != 1 {
+			t.Errorf("relay broadcast %d frames, ended %d games", st.BroadcastLateness.Count, st.GamesEnded)
+		}
 	})
 }
 

@@ -133,7 +133,7 @@ func (r *room) run() {
 			}
 		}
 		r.core.Tick(now)
-		r.output()
+		r.output(now)
 		if r.core.Phase() == relay.PhaseEnded || r.empty() {
 			return
 		}
@@ -222,7 +222,7 @@ func (r *room) empty() bool {
 
 // output sends what the core produced, records its events, flushes each
 // connection written to once, and acknowledges the core's Ready.
-func (r *room) output() {
+func (r *room) output(now time.Duration) {
 	if !r.core.HasReady() {
 		return
 	}
@@ -236,6 +236,9 @@ func (r *room) output() {
 		if err != nil {
 			r.log.Error("relay: cannot encode", "type", e.Msg.Type(), "err", err)
 			continue
+		}
+		if f, ok := e.Msg.(*msg.TickFrame); ok {
+			r.s.counters.lateness.observe(max(now-r.due(f.Tick), 0))
 		}
 		if e.Broadcast {
 			for _, m := range r.members {
@@ -261,6 +264,12 @@ func (r *room) output() {
 			r.s.closeConn(m.conn, "removed from the match")
 		}
 	}
+}
+
+// due is when tick k's frame is scheduled: its window's end plus the
+// tick deadline.
+func (r *room) due(k uint64) time.Duration {
+	return r.core.Start() + time.Duration(k+1)*r.core.TickInterval() + r.core.Deadline()
 }
 
 // deliver queues the encoded message in r.buf for m.

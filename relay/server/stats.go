@@ -1,6 +1,7 @@
 package server
 
 import (
+	"math"
 	"sync/atomic"
 	"time"
 
@@ -26,7 +27,74 @@ type Stats struct {
 	Rejected                 uint64 // messages the relay core refused
 	BytesIn, BytesOut        uint64 // datagram bytes of room connections
 
+	// BroadcastLateness is how late tick frames left against the tick
+	// schedule (window end plus deadline), over every game.
+	BroadcastLateness Histogram
+
 	Rooms []RoomStats
+}
+
+// latenessBounds are the upper bounds of the lateness buckets; the table
+// is never modified.
+var latenessBounds = [...]time.Duration{
+	50 * time.Microsecond, 100 * time.Microsecond, 250 * time.Microsecond, 500 * time.Microsecond,
+	time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond, 10 * time.Millisecond,
+	25 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond,
+}
+
+// Histogram is a cumulative histogram: Counts[i] observations were at
+// most Bounds[i], and Count observations were made in all (the last
+// bucket is +Inf).
+type Histogram struct {
+	Bounds [len(latenessBounds)]time.Duration
+	Counts [len(latenessBounds)]uint64
+	Count  uint64
+	Sum    time.Duration
+}
+
+// Quantile estimates the q-quantile (0 < q ≤ 1) as the upper bound of the
+// bucket it falls in; beyond the last bound it returns that bound.
+func (h Histogram) Quantile(q float64) time.Duration {
+	if h.Count == 0 {
+		return 0
+	}
+	rank := uint64(math.Ceil(q * float64(h.Count)))
+	for i, c := range h.Counts {
+		if c >= rank {
+			return h.Bounds[i]
+		}
+	}
+	return h.Bounds[len(h.Bounds)-1]
+}
+
+// histogram collects a Histogram with atomics.
+type histogram struct {
+	buckets [len(latenessBounds)]atomic.Uint64 // not cumulative
+	count   atomic.Uint64
+	sum     atomic.Int64
+}
+
+func (h *histogram) observe(d time.Duration) {
+	for i, b := range latenessBounds {
+		if d <= b {
+			h.buckets[i].Add(1)
+			break
+		}
+	}
+	h.count.Add(1)
+	h.sum.Add(int64(d))
+}
+
+func (h *histogram) snapshot() Histogram {
+	out := Histogram{Bounds: latenessBounds}
+	var run uint64
+	for i := range h.buckets {
+		run += h.buckets[i].Load()
+		out.Counts[i] = run
+	}
+	out.Count = h.count.Load()
+	out.Sum = time.Duration(h.sum.Load())
+	return out
 }
 
 // RoomStats describes one room; figures of a playing room are refreshed
@@ -50,6 +118,7 @@ type counters struct {
 	messagesIn, messagesOut                atomic.Uint64
 	malformed, rejected                    atomic.Uint64
 	bytesIn, bytesOut                      atomic.Uint64
+	lateness                               histogram
 }
 
 // count records an event in the counters.
@@ -88,6 +157,8 @@ func (s *Server) Stats() Stats {
 		Rejected:       c.rejected.Load(),
 		BytesIn:        c.bytesIn.Load(),
 		BytesOut:       c.bytesOut.Load(),
+
+		BroadcastLateness: c.lateness.snapshot(),
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
