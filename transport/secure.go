@@ -137,6 +137,9 @@ type connSecurity struct {
 	out   [][]byte
 }
 
+// open authenticates and decrypts a datagram, appending its plaintext form
+// (clear header, then frames) to dst. Errors are secure's sentinels:
+// ErrMalformed, ErrReplay, ErrAuth.
 func (s *connSecurity) open(dst, b []byte, now time.Time) ([]byte, error) {
 	h, rest, err := parseHeader(b)
 	if err != nil {
