@@ -256,8 +256,13 @@ func (c *RelayClient) timers(now time.Duration) {
 		return
 	}
 	rnow := now + st.offset
-	if rnow >= st.sendAt() {
-		c.submitWindow(now, rnow)
+	if at := st.sendAt(); rnow >= at {
+		// The submission belongs to the window that ends (less the
+		// submit offset) at its scheduled time, even if the timer fired
+		// a little after the boundary; if the client fell behind by more
+		// than a window, to the one before the current.
+		claim := max(st.windowOf(at-time.Microsecond), st.windowOf(rnow)-1)
+		c.submitWindow(now, rnow, claim)
 		st.nextSend = int64((rnow-st.start+st.submitOffset)/st.interval) + 1
 	}
 	if now >= st.nextMetrics {
@@ -288,13 +293,23 @@ func (c *RelayClient) nextTimer() (time.Duration, bool) {
 	return min(st.sendAt()-st.offset, st.nextMetrics), true
 }
 
-// submitWindow sends the batch of the window containing relay time rnow:
-// one OrderSubmit, also when empty (it is the heartbeat and carries the
+// windowOf is the tick window containing relay time at (negative before
+// tick 0).
+func (st *clientState) windowOf(at time.Duration) int64 {
+	d := at - st.start
+	k := int64(d / st.interval)
+	if d < 0 && d%st.interval != 0 {
+		k--
+	}
+	return k
+}
+
+// submitWindow sends the batch of window claim at relay time rnow: one
+// OrderSubmit, also when empty (it is the heartbeat and carries the
 // liveness echo). Each order's hint is its issue time within the window.
-func (c *RelayClient) submitWindow(now, rnow time.Duration) {
+func (c *RelayClient) submitWindow(now, rnow time.Duration, claim int64) {
 	st := &c.st
-	claim := int64((rnow - st.start) / st.interval)
-	if rnow < st.start {
+	if claim < 0 {
 		return
 	}
 	ws := st.start + time.Duration(claim)*st.interval
