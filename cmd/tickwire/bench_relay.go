@@ -9,7 +9,9 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -37,6 +39,8 @@ type relayBenchReport struct {
 	StoppedBecause  string     `json:"stopped_because"` // why the ramp ended
 	LoadProcesses   int        `json:"load_processes"`  // bot processes started
 	CapacityNote    string     `json:"capacity_note"`   // how lateness is measured
+	CPUs            int        `json:"cpus"`            // logical CPUs of the machine
+	LoadAverage     string     `json:"load_average"`    // /proc/loadavg before the ramp, if any
 
 	// (c) the demo's default match on the wire.
 	MatchTicks             int     `json:"match_ticks"`
@@ -124,7 +128,8 @@ func benchRelay(ctx context.Context, args []string, stdout, stderr io.Writer) er
 func printRelayBench(w io.Writer, r *relayBenchReport) {
 	fmt.Fprintf(w, "relay core: %.0f ns per 4-player game tick (%d ticks)\n", r.CoreNsPerTick, r.CoreTicks)
 	if len(r.Steps) > 0 {
-		fmt.Fprintf(w, "relay server at %d tps, p99 broadcast lateness limit %.1f ms:\n", r.TickRate, r.LatenessLimitMS)
+		fmt.Fprintf(w, "relay server at %d tps, p99 broadcast lateness limit %.1f ms (%d CPUs, load average %s):\n",
+			r.TickRate, r.LatenessLimitMS, r.CPUs, r.LoadAverage)
 		fmt.Fprintf(w, "  %6s %8s %9s %9s %9s %10s\n", "games", "playing", "p50 ms", "p99 ms", "cpu cores", "late orders")
 		for _, s := range r.Steps {
 			fmt.Fprintf(w, "  %6d %8d %9.2f %9.2f %9.2f %10d\n", s.Games, s.Playing, s.LatenessP50MS, s.LatenessP99MS, s.CPUCores, s.LateOrders)
@@ -165,6 +170,10 @@ func rampCapacity(ctx context.Context, r *relayBenchReport, most int, measure ti
 		return err
 	}
 	defer relay.stop()
+	r.CPUs = runtime.NumCPU()
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		r.LoadAverage = strings.TrimSpace(string(b))
+	}
 	r.CapacityNote = "lateness: arrival of each tick at a probe game's clients in the relay's process, " +
 		"minus the earliest arrival against the tick schedule over the preceding second"
 
