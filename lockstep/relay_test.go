@@ -364,3 +364,61 @@ func TestEmbeddedRelayTwoPlayers(t *testing.T) {
 		t.Logf("host: %d orders, rtt %v; remote: %d orders, rtt %v, run-ahead %d", h.diag.OrdersSent, h.diag.RTT, r.diag.OrdersSent, r.diag.RTT, r.diag.RunAhead)
 	})
 }
+
+// TestRelayRemovesFrozenClient: a client that keeps its connection and
+// heartbeat but stops applying ticks (its liveness echo goes stale) is
+// removed as frozen on the same tick everywhere, and its connection is
+// closed; the others play on in sync.
+func TestRelayRemovesFrozenClient(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rn := startRelay(t, server.Config{})
+		defer rn.close()
+		ctx := t.Context()
+		const n, ticks, frozen, freezeAfter = 3, 400, 2, 60
+		out := make(chan result, n)
+		for i := range n {
+			go func() {
+				conn, err := rn.dial(ctx, netsim.Link{Latency: 15 * time.Millisecond}, uint64(i+1))
+				if err != nil {
+					out <- result{err: err}
+					return
+				}
+				rc, err := lockstep.JoinRelay(ctx, conn, "frozen", n, lockstep.RelayClientConfig{Rand: fixedRand(i)})
+				if err != nil {
+					conn.Close()
+					out <- result{err: err}
+					return
+				}
+				defer rc.Close()
+				if rc.PlayerID() != frozen {
+					out <- playGame(ctx, rc, ticks)
+					return
+				}
+				r := playGame(ctx, rc, freezeAfter)
+				for rc.Status() < lockstep.StatusEnded { // stop polling; the heartbeat goes on
+					time.Sleep(100 * time.Millisecond)
+				}
+				out <- r
+			}()
+		}
+		var stayed []result
+		for range n {
+			r := <-out
+			if r.id == frozen {
+				if st := r.model.Status(); st != lockstep.StatusDisconnected {
+					t.Errorf("frozen client ended %v", st)
+				}
+				continue
+			}
+			stayed = append(stayed, r)
+		}
+		checkInSync(t, stayed, ticks)
+		first := stayed[0].model.Removed()
+		for _, r := range stayed {
+			removed := r.model.Removed()
+			if len(removed) != 1 || removed[0] != first[0] || removed[0].Player != frozen || removed[0].Reason != msg.ReasonFrozen {
+				t.Fatalf("player %d saw removals %+v, player %d %+v", r.id, removed, stayed[0].id, first)
+			}
+		}
+	})
+}

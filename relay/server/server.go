@@ -93,8 +93,10 @@ func (s *Server) ServeConn(ctx context.Context, c *transport.Conn) error {
 	}
 	m, err := s.codec.Decode(tm.Data)
 	j, ok := m.(*msg.JoinRoom)
-	if err != nil || !ok {
+	if err != nil {
 		s.counters.malformed.Add(1)
+	}
+	if !ok {
 		return s.refuse(c, msg.RefuseBadRequest, "the first message must be JoinRoom")
 	}
 	if int(j.RoomSize) > relay.MaxPlayers {

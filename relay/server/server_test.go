@@ -167,8 +167,17 @@ func TestRoomLifecycle(t *testing.T) {
 		_, m = h.join("a", 3)
 		wantRefused(t, m, msg.RefuseRoomFull)
 
+		// Garbage and a message no client may send are counted, not fatal.
+		if err := a2.Send(transport.LaneOrders, []byte{0xFF, 1, 2}); err != nil {
+			t.Fatal(err)
+		}
+		send(t, a2, &msg.TickFrame{Tick: 1})
+		time.Sleep(time.Millisecond)
 		synctest.Wait()
 		st := h.srv.Stats()
+		if st.Malformed != 1 || st.Rejected != 1 {
+			t.Errorf("malformed %d, rejected %d", st.Malformed, st.Rejected)
+		}
 		if st.ActiveGames != 1 || st.Players != 3 || st.GamesStarted != 1 || st.JoinsRefused != 5 || len(st.Rooms) != 1 {
 			t.Fatalf("with a full room: %+v", st)
 		}
