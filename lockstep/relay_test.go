@@ -94,11 +94,19 @@ type result struct {
 	seed  uint64
 	err   error
 	model *lockstep.RelayClient
+	// status is the model's status when the game loop stopped.
+	status lockstep.Status
 }
 
 // playGame runs the reference simulation with a bot through GameLoop on
 // rc until ticks ticks are applied or the model ends.
 func playGame(ctx context.Context, rc *lockstep.RelayClient, ticks uint64) result {
+	return playThrough(ctx, rc, rc, ticks)
+}
+
+// playThrough is playGame with the game loop talking to net, a wrapper
+// of rc.
+func playThrough(ctx context.Context, rc *lockstep.RelayClient, net lockstep.NetworkModel, ticks uint64) result {
 	r := result{id: rc.PlayerID(), model: rc}
 	seed, err := rc.AwaitSeed(ctx)
 	if err != nil {
@@ -117,7 +125,7 @@ func playGame(ctx context.Context, rc *lockstep.RelayClient, ticks uint64) resul
 		r.err = err
 		return r
 	}
-	loop := lockstep.GameLoop{Sim: s, Net: rc, Input: &botInput{bot: bot.New(rc.PlayerID(), seed), sim: s}}
+	loop := lockstep.GameLoop{Sim: s, Net: net, Input: &botInput{bot: bot.New(rc.PlayerID(), seed), sim: s}}
 	for loop.Applied() < ticks {
 		n, err := loop.Step()
 		if err != nil {
@@ -136,7 +144,7 @@ func playGame(ctx context.Context, rc *lockstep.RelayClient, ticks uint64) resul
 			break
 		}
 	}
-	r.hash, r.ticks, r.diag = s.StateHash(), loop.Applied(), rc.Diagnostics()
+	r.hash, r.ticks, r.diag, r.status = s.StateHash(), loop.Applied(), rc.Diagnostics(), rc.Status()
 	return r
 }
 
@@ -419,6 +427,65 @@ func TestRelayRemovesFrozenClient(t *testing.T) {
 			if len(removed) != 1 || removed[0] != first[0] || removed[0].Player != frozen || removed[0].Reason != msg.ReasonFrozen {
 				t.Fatalf("player %d saw removals %+v, player %d %+v", r.id, removed, stayed[0].id, first)
 			}
+		}
+	})
+}
+
+// lyingHash reports a wrong state hash for one tick.
+type lyingHash struct {
+	lockstep.NetworkModel
+	tick uint64
+}
+
+func (l lyingHash) ReportSyncHash(tick, hash uint64) {
+	if tick == l.tick {
+		hash ^= 1
+	}
+	l.NetworkModel.ReportSyncHash(tick, hash)
+}
+
+// TestRelayReportsDesync: one client's diverging hash on a checked tick
+// makes the relay tell every client, which report it in Status and
+// Diagnostics.
+func TestRelayReportsDesync(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rn := startRelay(t, server.Config{})
+		defer rn.close()
+		ctx := t.Context()
+		const n, ticks, liar, badTick = 2, 120, 2, 30
+		out := make(chan result, n)
+		for i := range n {
+			go func() {
+				conn, err := rn.dial(ctx, netsim.Link{Latency: 10 * time.Millisecond}, uint64(i+1))
+				if err != nil {
+					out <- result{err: err}
+					return
+				}
+				rc, err := lockstep.JoinRelay(ctx, conn, "desync", n, lockstep.RelayClientConfig{Rand: fixedRand(i)})
+				if err != nil {
+					conn.Close()
+					out <- result{err: err}
+					return
+				}
+				defer rc.Close()
+				var net lockstep.NetworkModel = rc
+				if rc.PlayerID() == liar {
+					net = lyingHash{rc, badTick}
+				}
+				out <- playThrough(ctx, rc, net, ticks)
+			}()
+		}
+		for range n {
+			r := <-out
+			if r.err != nil {
+				t.Fatalf("player %d: %v", r.id, r.err)
+			}
+			if r.diag.Desyncs != 1 || r.diag.DesyncTick != badTick || r.status != lockstep.StatusDesynced {
+				t.Errorf("player %d: %d desyncs, first at %d, status %v", r.id, r.diag.Desyncs, r.diag.DesyncTick, r.status)
+			}
+		}
+		if st := rn.srv.Stats(); st.Desyncs != 1 {
+			t.Errorf("relay counted %d desyncs", st.Desyncs)
 		}
 	})
 }
