@@ -97,3 +97,32 @@ func TestIdleKeepaliveCost(t *testing.T) {
 		t.Errorf("client sent %d, server %d datagrams in 20 s; want about 20 each", c, s)
 	}
 }
+
+// TestTimeoutKeepsReorderThresholds stalls the acknowledgements for longer
+// than the retransmission timeout: the datagrams the timeout gave up on
+// are acknowledged later after all, which must not raise the reordering
+// thresholds (that would slow every later loss detection).
+func TestTimeoutKeepsReorderThresholds(t *testing.T) {
+	link := impair{delay: 25 * time.Millisecond}
+	n := newSimNet(t, 10, Config{}, Config{}, link, link)
+	n.connect()
+	for range 20 {
+		n.s[0].Send(ChannelInput, []byte("steady"), n.now)
+		n.runFor(10 * time.Millisecond)
+	}
+	n.link[1].delay = 400 * time.Millisecond // acknowledgements stall
+	for range 5 {
+		n.s[0].Send(ChannelInput, []byte("stalled"), n.now)
+		n.runFor(10 * time.Millisecond)
+	}
+	n.runFor(200 * time.Millisecond)
+	n.link[1].delay = 25 * time.Millisecond
+	n.runFor(2 * time.Second)
+	sh := &n.s[0].sent
+	if n.s[0].stats.rtos == 0 || sh.spurious == 0 {
+		t.Fatalf("no timeout or no late acknowledgement: rtos %d, spurious %d", n.s[0].stats.rtos, sh.spurious)
+	}
+	if sh.reorderPackets != packetThreshold || sh.reorderEighths != 1 {
+		t.Errorf("thresholds raised to %d packets, %d/8 RTT", sh.reorderPackets, 8+sh.reorderEighths)
+	}
+}

@@ -17,6 +17,7 @@ type sentDatagram struct {
 	windowed  bool // counts against MaxInFlightBytes
 	done      bool // acknowledged or declared lost
 	lost      bool // declared lost; an acknowledgement may still prove it was not
+	timedOut  bool // declared lost by the retransmission timeout
 	frames    []fragRef
 }
 
@@ -139,19 +140,26 @@ func (s *Session) onAck(h header, now time.Time) {
 }
 
 // spuriousLoss handles the acknowledgement of a datagram declared lost:
-// its frames count as delivered and the reordering tolerance grows.
+// its frames count as delivered and, if the packet or time threshold
+// declared it lost, the reordering tolerance grows. A datagram the
+// retransmission timeout gave up on says nothing about reordering (the
+// timeout fires when acknowledgements stall, for instance while either
+// side is starved of CPU), so it leaves the thresholds alone.
 func (s *Session) spuriousLoss(d *sentDatagram) {
 	sh := &s.sent
 	d.lost = false
 	sh.spurious++
 	s.stats.lost--
+	for _, r := range d.frames {
+		r.msg.owner.onAcked(r)
+	}
+	if d.timedOut {
+		return
+	}
 	if gap := seqDiff32(sh.largestAcked, d.seq) + 1; gap > 0 {
 		sh.reorderPackets = min(max(sh.reorderPackets, uint32(gap)), ackVectorBits/2)
 	}
 	sh.reorderEighths = min(sh.reorderEighths*2, 16)
-	for _, r := range d.frames {
-		r.msg.owner.onAcked(r)
-	}
 }
 
 // detectLoss declares lost the datagrams sent before the largest
@@ -217,6 +225,7 @@ func (s *Session) onRTO() {
 	for i := range s.sent.q.len() {
 		if d := s.sent.q.ptr(i); !d.done {
 			s.declareLost(d)
+			d.timedOut = true
 		}
 	}
 	s.sent.trim()
