@@ -107,20 +107,28 @@ func (r *room) run() {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
+		// While the game plays, messages wait in the inbox for the next
+		// deadline: they carry their arrival time, and nothing they cause
+		// is due before it. Before play the seed exchange and calibration
+		// answer messages as they come.
+		inbox := r.inbox
+		if r.core != nil && r.core.Phase() == relay.PhasePlaying {
+			inbox = nil
+		}
 		select {
-		case ev := <-r.inbox:
+		case ev := <-inbox:
 			r.handle(ev)
-			for more := true; more; {
-				select {
-				case ev := <-r.inbox:
-					r.handle(ev)
-				default:
-					more = false
-				}
-			}
 		case <-timer.C:
 		case <-s.ctx.Done():
 			return
+		}
+		for more := true; more; {
+			select {
+			case ev := <-r.inbox:
+				r.handle(ev)
+			default:
+				more = false
+			}
 		}
 		now := s.clock()
 		if r.core == nil {
