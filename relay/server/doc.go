@@ -45,11 +45,15 @@
 // One goroutine drives each room, with one timer armed at the core's
 // NextDeadline (or the next statistics refresh). One reader goroutine per
 // connection decodes messages, stamps them with the relay clock on
-// arrival and queues them for the room; the room goroutine takes
-// everything queued at once, feeds it to the core with Step, advances the
-// core's clock with Tick, sends the core's Ready messages (encoded once
-// per message, for every recipient) and flushes each connection it wrote
-// to once, then calls Advance: a room's connections form one poll group.
+// arrival and queues them for the room. The room goroutine takes
+// everything queued at once, feeds it to the core with Step (each message
+// with its arrival time), advances the core's clock with Tick, sends the
+// core's Ready messages (encoded once per message, for every recipient)
+// and flushes each connection it wrote to once, then calls Advance: a
+// room's connections form one poll group. Before play it wakes for every
+// message (calibration and the seed exchange answer as they go); during
+// play only at the core's deadlines, since nothing a message causes is due
+// earlier, which makes a game cost about one wake-up per tick.
 // A room ends when its core reaches relay.PhaseEnded, when every
 // connection is gone, or when the server closes; its remaining
 // connections are then closed gracefully.
