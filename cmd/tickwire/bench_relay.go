@@ -237,7 +237,7 @@ func rampCapacity(ctx context.Context, r *relayBenchReport, most int, measure ti
 			fmt.Fprintf(progress, "step %d games: %s\n", target, r.StoppedBecause)
 			break
 		}
-		if err := sleepCtx(ctx, time.Second); err != nil { // settle
+		if err := settle(ctx, relay.srv, 2*time.Second, 30*time.Second); err != nil {
 			return err
 		}
 		pr.take()
@@ -285,6 +285,23 @@ func waitPlaying(ctx context.Context, srv *server.Server, want int, timeout time
 			return n, err
 		}
 	}
+}
+
+// settle waits until the relay has counted no late order for quiet (the
+// join wave of a step's new games disturbs the running ones for a few
+// seconds, until QoS adapts), or at most limit.
+func settle(ctx context.Context, srv *server.Server, quiet, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	last, since := srv.Stats().LateOrders, time.Now()
+	for time.Since(since) < quiet && time.Now().Before(deadline) {
+		if err := sleepCtx(ctx, 250*time.Millisecond); err != nil {
+			return err
+		}
+		if n := srv.Stats().LateOrders; n != last {
+			last, since = n, time.Now()
+		}
+	}
+	return nil
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
