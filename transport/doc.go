@@ -100,9 +100,9 @@
 // acknowledged or declared lost: three later datagrams acknowledged (packet
 // threshold) or 9/8 RTT elapsed since a later one was acknowledged (time
 // threshold). Lost frames are queued again ahead of new data on their
-// channel, and a retransmitted frame of up to 256 bytes rides once more in
-// the next datagram sent, so that losing the retransmission too rarely
-// costs another round trip. A retransmission timeout of srtt + 4·rttvar +
+// channel, and a retransmitted frame of up to 256 bytes rides again in
+// each of the next two datagrams sent, so that losing the retransmission
+// too rarely costs another round trip. A retransmission timeout of srtt + 4·rttvar +
 // ack delay, doubled on each expiry without progress, covers lost tails.
 // RTT samples come from the acknowledgement of the latest datagram minus
 // the peer's delay. A datagram is ack-eliciting when it carries a reliable

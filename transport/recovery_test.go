@@ -35,8 +35,8 @@ func sendStream(t *testing.T, n *simNet, ch ChannelID, size, count int, interval
 // reliable-ordered messages at 1,000/s over 50 ms RTT with 5% loss each
 // way. A lost message must cost about one and a half round trips (the
 // gap is acknowledged at once, the retransmission goes in the next
-// datagram and rides twice), not more, for 99% of the messages, and the
-// wire cost stays under 95 bytes a message.
+// datagram and is repeated in the two after it), not more, for 99% of the
+// messages, and the wire cost stays under 98 bytes a message.
 func TestLossRecoveryLatency(t *testing.T) {
 	link := impair{delay: 25 * time.Millisecond, loss: 0.05}
 	n := newSimNet(t, 7, Config{}, Config{}, link, link)
@@ -48,12 +48,12 @@ func TestLossRecoveryLatency(t *testing.T) {
 	}
 	p99 := lat[len(lat)*99/100]
 	perMsg := float64(wire[0]+wire[1]) / count
-	t.Logf("p50 %v p99 %v max %v; %.1f wire bytes a message (client %d, server %d)", lat[len(lat)/2], p99, lat[len(lat)-1], perMsg, wire[0], wire[1])
+	t.Logf("p50 %v p99 %v p999 %v max %v; %.1f wire bytes a message (client %d, server %d)", lat[len(lat)/2], p99, lat[len(lat)*999/1000], lat[len(lat)-1], perMsg, wire[0], wire[1])
 	if p99 > 85*time.Millisecond {
 		t.Errorf("p99 %v, want at most 1.5 RTT + 10 ms", p99)
 	}
-	if perMsg > 95 {
-		t.Errorf("%.1f wire bytes a message, want at most 95", perMsg)
+	if perMsg > 98 {
+		t.Errorf("%.1f wire bytes a message, want at most 98", perMsg)
 	}
 }
 

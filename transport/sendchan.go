@@ -163,7 +163,7 @@ func (c *sendChannel) take(r fragRef, gen uint64) {
 		c.retx.pop()
 		c.stats.Retransmits++
 		if m.fragWireSize(r.idx) <= repeatMaxSize {
-			c.repeat.push(repeatRef{ref: r, gen: gen})
+			c.repeat.push(repeatRef{ref: r, gen: gen, left: repeatCopies})
 		}
 	} else {
 		m.next++
@@ -211,16 +211,23 @@ func (c *sendChannel) resend() {
 	}
 }
 
-// repeatMaxSize bounds the frames whose retransmission is sent twice: the
-// small messages for which a second round trip costs most in latency and a
-// second copy least in bytes.
-const repeatMaxSize = 256
+// Retransmissions of small frames are repeated: repeatMaxSize bounds the
+// frames concerned (the small messages for which another round trip costs
+// most in latency and a copy least in bytes), and repeatCopies is how many
+// copies follow the retransmission, one per later datagram. With two, a
+// retransmission is lost only if three datagrams are (1 in 8,000 at 5%
+// independent loss), instead of 1 in 400 with one copy.
+const (
+	repeatMaxSize = 256
+	repeatCopies  = 2
+)
 
-// repeatRef is a retransmitted fragment due for its second copy in a
-// datagram after the one of generation gen.
+// repeatRef is a retransmitted fragment due for left more copies, in
+// datagrams after the one of generation gen.
 type repeatRef struct {
-	ref fragRef
-	gen uint64
+	ref  fragRef
+	gen  uint64
+	left int
 }
 
 // idle reports whether the channel has nothing queued or unacknowledged.

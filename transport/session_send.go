@@ -232,9 +232,9 @@ func (s *Session) carriesAck(now time.Time) bool {
 	return s.acks.mask != 0 && (s.ackPending || now.Before(s.elicitedAt.Add(s.rtt.srtt())))
 }
 
-// appendRepeats appends, while they fit, the second copies of
-// retransmitted fragments (see sendChannel.repeat) that went out in an
-// earlier datagram, so one more loss does not cost another round trip.
+// appendRepeats appends, while they fit, copies of retransmitted fragments
+// (see sendChannel.repeat) that went out in an earlier datagram, so that
+// losing the retransmission too rarely costs another round trip.
 func (s *Session) appendRepeats(dst []byte, start int, refs []fragRef, last *int) ([]byte, []fragRef, int) {
 	n := 0
 	for _, c := range s.send {
@@ -258,6 +258,9 @@ func (s *Session) appendRepeats(dst []byte, start int, refs []fragRef, last *int
 			s.pacer.spendFrame(c.cfg.Priority, f.size())
 			c.stats.Retransmits++
 			n++
+			if r.left > 1 {
+				c.repeat.push(repeatRef{ref: r.ref, gen: s.dgGen, left: r.left - 1})
+			}
 		}
 	}
 	return dst, refs, n
