@@ -70,8 +70,6 @@ func HostRelay(ctx context.Context, l *transport.Listener, roomSize int, cfg Emb
 	if err != nil {
 		if e.RelayClient != nil {
 			e.RelayClient.Close()
-		} else {
-			hostSide.Close()
 		}
 		cancel()
 		srv.Close()

@@ -61,7 +61,6 @@ func TestRelaySurvivesHostileClient(t *testing.T) {
 				}
 				rc, err := lockstep.JoinRelay(ctx, conn, "hostile", n, lockstep.RelayClientConfig{Rand: fixedRand(i)})
 				if err != nil {
-					conn.Close()
 					out <- result{err: err}
 					return
 				}

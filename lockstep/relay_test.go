@@ -170,7 +170,6 @@ func runMatchWith(t *testing.T, rn *relayNet, n int, link netsim.Link, ticksOf f
 			}
 			rc, err := lockstep.JoinRelay(ctx, conn, "match", n, lockstep.RelayClientConfig{Rand: fixedRand(i * 31)})
 			if err != nil {
-				conn.Close()
 				out <- result{err: err}
 				return
 			}
@@ -351,7 +350,6 @@ func TestEmbeddedRelayTwoPlayers(t *testing.T) {
 			}
 			rc, err := lockstep.JoinRelay(ctx, conn, lockstep.DefaultHostRoom, 2, lockstep.RelayClientConfig{Rand: fixedRand(2)})
 			if err != nil {
-				conn.Close()
 				remote <- result{err: err}
 				return
 			}
@@ -393,7 +391,6 @@ func TestRelayRemovesFrozenClient(t *testing.T) {
 				}
 				rc, err := lockstep.JoinRelay(ctx, conn, "frozen", n, lockstep.RelayClientConfig{Rand: fixedRand(i)})
 				if err != nil {
-					conn.Close()
 					out <- result{err: err}
 					return
 				}
@@ -463,7 +460,6 @@ func TestRelayReportsDesync(t *testing.T) {
 				}
 				rc, err := lockstep.JoinRelay(ctx, conn, "desync", n, lockstep.RelayClientConfig{Rand: fixedRand(i)})
 				if err != nil {
-					conn.Close()
 					out <- result{err: err}
 					return
 				}

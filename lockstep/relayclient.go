@@ -113,8 +113,17 @@ type inbound struct {
 // established connection: it sends JoinRoom and waits for the relay's
 // answer. On success the client runs the match from then on; on refusal
 // the error is a *JoinError. conn must use server.TransportConfig's
-// channels; the client owns it from now on and Close closes it.
+// channels. JoinRelay takes conn over: on error it is closed, on success
+// Close closes it.
 func JoinRelay(ctx context.Context, conn *transport.Conn, room string, roomSize int, cfg RelayClientConfig) (*RelayClient, error) {
+	c, err := join(ctx, conn, room, roomSize, cfg)
+	if err != nil {
+		conn.Close()
+	}
+	return c, err
+}
+
+func join(ctx context.Context, conn *transport.Conn, room string, roomSize int, cfg RelayClientConfig) (*RelayClient, error) {
 	if roomSize < 1 || roomSize > relay.MaxPlayers {
 		return nil, fmt.Errorf("lockstep: room size %d outside 1..%d", roomSize, relay.MaxPlayers)
 	}
