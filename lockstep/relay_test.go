@@ -2,6 +2,7 @@ package lockstep_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"testing"
@@ -482,6 +483,36 @@ func TestRelayReportsDesync(t *testing.T) {
 		}
 		if st := rn.srv.Stats(); st.Desyncs != 1 {
 			t.Errorf("relay counted %d desyncs", st.Desyncs)
+		}
+	})
+}
+
+// TestJoinRelayRefused: a refused join is a *JoinError that matches
+// ErrJoinRefused.
+func TestJoinRelayRefused(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rn := startRelay(t, server.Config{MaxGames: 1})
+		defer rn.close()
+		ctx := t.Context()
+		join := func(room string) (*lockstep.RelayClient, error) {
+			conn, err := rn.dial(ctx, netsim.Link{}, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return lockstep.JoinRelay(ctx, conn, room, 2, lockstep.RelayClientConfig{})
+		}
+		first, err := join("a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer first.Close()
+		if first.Status() != lockstep.StatusConnecting || first.PlayerID() != 1 || first.RoomSize() != 2 || first.TickRate() != 30 {
+			t.Errorf("waiting player: status %v, id %d, room size %d, tick rate %d", first.Status(), first.PlayerID(), first.RoomSize(), first.TickRate())
+		}
+		_, err = join("b")
+		var je *lockstep.JoinError
+		if !errors.Is(err, lockstep.ErrJoinRefused) || !errors.As(err, &je) || je.Reason != msg.RefuseServerFull {
+			t.Fatalf("second game: %v", err)
 		}
 	})
 }
