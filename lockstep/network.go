@@ -56,7 +56,9 @@ type Diagnostics struct {
 	Loss          float64       // fraction of datagrams lost, 0..1
 	RunAhead      int           // ticks of input delay the relay asks for
 	OrdersSent    int           // orders submitted
-	LateOrders    int           // orders the relay received after their deadline
+	LateOrders    int           // submissions the relay received after their deadline
+	LateTicks     int           // ticks the relay had no on-time submission for
+	LastLateBy    time.Duration // how late the latest late submission was
 	Strikes       int           // lateness strikes the relay counted
 	Desyncs       int           // desyncs the relay reported
 	DesyncTick    uint64        // tick of the first reported desync

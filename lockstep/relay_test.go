@@ -221,8 +221,8 @@ func TestRelayMatchTwoPlayers(t *testing.T) {
 			t.Errorf("relay: %d late submissions, %d strikes, %d rejected messages", st.LateOrders, st.Strikes, st.Rejected)
 		}
 		for _, r := range res {
-			if r.diag.LateOrders != 0 || r.diag.OrdersSent == 0 {
-				t.Errorf("player %d: %d late ticks, %d orders sent", r.id, r.diag.LateOrders, r.diag.OrdersSent)
+			if r.diag.LateOrders != 0 || r.diag.LateTicks != 0 || r.diag.Strikes != 0 || r.diag.OrdersSent == 0 {
+				t.Errorf("player %d: %d late submissions, %d late ticks, %d strikes, %d orders sent", r.id, r.diag.LateOrders, r.diag.LateTicks, r.diag.Strikes, r.diag.OrdersSent)
 			}
 		}
 	})
@@ -260,8 +260,14 @@ func TestRelayMatchEightPlayersLossy(t *testing.T) {
 		st := rn.srv.Stats()
 		t.Logf("%d ticks in %v of virtual time; relay: %d late submissions, %d strikes, %d removals, %d QoS adjustments, %d desyncs, %d B in, %d B out",
 			ticks, time.Since(start), st.LateOrders, st.Strikes, st.Removals, st.QosAdjustments, st.Desyncs, st.BytesIn, st.BytesOut)
+		notices := 0
 		for _, r := range res {
-			t.Logf("player %d: %d orders sent, %d late, run-ahead %d, rtt %v, loss %.2f", r.id, r.diag.OrdersSent, r.diag.LateOrders, r.diag.RunAhead, r.diag.RTT, r.diag.Loss)
+			t.Logf("player %d: %d orders sent, %d late submissions (last by %v), %d late ticks, %d strikes, run-ahead %d, rtt %v, loss %.2f",
+				r.id, r.diag.OrdersSent, r.diag.LateOrders, r.diag.LastLateBy, r.diag.LateTicks, r.diag.Strikes, r.diag.RunAhead, r.diag.RTT, r.diag.Loss)
+			notices += r.diag.LateOrders
+		}
+		if notices == 0 || uint64(notices) > st.LateOrders {
+			t.Errorf("clients were told of %d late submissions, the relay counted %d", notices, st.LateOrders)
 		}
 		if st.Desyncs != 0 {
 			t.Errorf("relay counted %d desyncs", st.Desyncs)

@@ -129,6 +129,10 @@ func (c *RelayClient) handle(ev inbound) {
 		c.frame(m, ev.at)
 	case *msg.TimingFeedback:
 		st.feedback(m)
+	case *msg.LateNotice:
+		st.diag.LateOrders++
+		st.diag.Strikes = int(m.Strikes)
+		st.diag.LastLateBy = time.Duration(m.LateByUs) * time.Microsecond
 	case *msg.DesyncDetected:
 		st.diag.Desyncs++
 		if st.diag.Desyncs == 1 {
@@ -180,7 +184,7 @@ func (st *clientState) announce(r msg.Removal) {
 // submissions were late, later by relaxStep when they arrive far earlier
 // than needed.
 func (st *clientState) feedback(fb *msg.TimingFeedback) {
-	st.diag.LateOrders += int(fb.LateCount)
+	st.diag.LateTicks += int(fb.LateCount)
 	rec := time.Duration(fb.RecommendedOffsetUs) * time.Microsecond
 	margin := time.Duration(fb.AvgArrivalDeltaUs) * time.Microsecond
 	switch {

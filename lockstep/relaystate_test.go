@@ -27,8 +27,8 @@ func TestFeedbackMovesSubmitOffset(t *testing.T) {
 			t.Fatalf("step %d: offset %v, want %v", i, st.submitOffset, s.want)
 		}
 	}
-	if st.diag.LateOrders != 8 {
-		t.Errorf("late orders %d, want 8", st.diag.LateOrders)
+	if st.diag.LateTicks != 8 {
+		t.Errorf("late ticks %d, want 8", st.diag.LateTicks)
 	}
 	st = clientState{deadline: time.Second}
 	st.feedback(&msg.TimingFeedback{AvgArrivalDeltaUs: 50000, RecommendedOffsetUs: -40000})

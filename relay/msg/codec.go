@@ -59,6 +59,8 @@ func (c Codec) Append(dst []byte, m Message) ([]byte, error) {
 			break
 		}
 		appendRemoval(&b, m.Removal)
+	case *LateNotice:
+		b.Uvarint(m.Tick).Uvarint(uint64(m.LateByUs)).Uvarint(uint64(m.Strikes))
 	case *CalibrationPing:
 		b.U16(m.Seq).Uvarint(m.RelaySendUs)
 	case *CalibrationPong:
@@ -205,6 +207,11 @@ func (c Codec) Decode(b []byte) (Message, error) {
 		m = &DesyncDetected{Tick: r.Uvarint()}
 	case TypePlayerRemoved:
 		m = &PlayerRemoved{readRemoval(r, &err)}
+	case TypeLateNotice:
+		ln := &LateNotice{Tick: r.Uvarint()}
+		ln.LateByUs = u32(r, &err)
+		ln.Strikes = u16(r, &err)
+		m = ln
 	case TypeCalibrationPing:
 		m = &CalibrationPing{Seq: r.U16(), RelaySendUs: r.Uvarint()}
 	case TypeCalibrationPong:

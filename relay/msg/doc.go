@@ -58,6 +58,8 @@
 //	  tick uv
 //	PlayerRemoved  0x80 0x43  relay → all
 //	  player uv | atTick uv (0 before the first tick) | why u8
+//	LateNotice     0x80 0x44  relay → one client, per late submission
+//	  tick uv | lateByUs uv (≤ 2³²-1) | strikes uv (≤ 65535)
 //
 // # Match start (three-byte types)
 //

@@ -61,6 +61,7 @@ var typeNames = map[wire.MessageType]string{
 	TypeClientMetrics:   "ClientMetrics",
 	TypeDesyncDetected:  "DesyncDetected",
 	TypePlayerRemoved:   "PlayerRemoved",
+	TypeLateNotice:      "LateNotice",
 	TypeCalibrationPing: "CalibrationPing",
 	TypeCalibrationPong: "CalibrationPong",
 	TypeMatchTiming:     "MatchTiming",

@@ -16,6 +16,7 @@ const (
 	TypeClientMetrics   wire.MessageType = 0x8041
 	TypeDesyncDetected  wire.MessageType = 0x8042
 	TypePlayerRemoved   wire.MessageType = 0x8043
+	TypeLateNotice      wire.MessageType = 0x8044
 	TypeCalibrationPing wire.MessageType = 0xC00040
 	TypeCalibrationPong wire.MessageType = 0xC00041
 	TypeMatchTiming     wire.MessageType = 0xC00042
@@ -159,6 +160,16 @@ type ClientMetrics struct {
 	TickProcessingUs uint32 // time to simulate one tick
 }
 
+// LateNotice tells a client that its submission for Tick missed the
+// tick's deadline by LateByUs and was dropped, and how many lag-switch
+// strikes it holds now: the player-facing timing feedback. Relay → one
+// client.
+type LateNotice struct {
+	Tick     uint64
+	LateByUs uint32
+	Strikes  uint16
+}
+
 // CalibrationPing is a timing probe during loading. Relay → one client.
 type CalibrationPing struct {
 	Seq         uint16
@@ -280,6 +291,7 @@ func (*TimingFeedback) Type() wire.MessageType  { return TypeTimingFeedback }
 func (*ClientMetrics) Type() wire.MessageType   { return TypeClientMetrics }
 func (*DesyncDetected) Type() wire.MessageType  { return TypeDesyncDetected }
 func (*PlayerRemoved) Type() wire.MessageType   { return TypePlayerRemoved }
+func (*LateNotice) Type() wire.MessageType      { return TypeLateNotice }
 func (*CalibrationPing) Type() wire.MessageType { return TypeCalibrationPing }
 func (*CalibrationPong) Type() wire.MessageType { return TypeCalibrationPong }
 func (*MatchTiming) Type() wire.MessageType     { return TypeMatchTiming }

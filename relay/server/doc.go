@@ -28,6 +28,8 @@
 //	  │◀────── TickFrame (every tick) ─│  never late: Idle for the missing
 //	  │── SyncHash (when asked) ──────▶│
 //	  │◀── TimingFeedback (every 30) ──│
+//	  │◀── LateNotice (when late) ─────│  added by the server from the
+//	  │                                │  core's LateSubmission events
 //
 // # Lanes
 //

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"log/slog"
+	"math"
 	"sync/atomic"
 	"time"
 
@@ -34,6 +35,8 @@ type room struct {
 
 	// Owned by run.
 	core      *relay.Core
+	notices   []msg.LateNotice // by player index, for this Ready
+	late      []bool
 	buf       []byte
 	touched   []*member
 	nextStats time.Duration
@@ -174,6 +177,7 @@ func (r *room) start(now time.Duration) (bool, error) {
 		return false, err
 	}
 	r.core = core
+	r.notices, r.late = make([]msg.LateNotice, r.size), make([]bool, r.size)
 	r.s.counters.gamesStarted.Add(1)
 	r.log.Info("relay: game starting", "players", r.size)
 	for _, m := range r.members {
@@ -256,6 +260,7 @@ func (r *room) output(now time.Duration) {
 			r.deliver(r.members[e.To-1], e.Msg)
 		}
 	}
+	r.sendNotices()
 	for _, m := range r.touched {
 		m.flush = false
 		m.conn.Flush()
@@ -270,6 +275,26 @@ func (r *room) output(now time.Duration) {
 			r.s.mu.Unlock()
 			r.countBytes(m)
 			r.s.closeConn(m.conn, "removed from the match")
+		}
+	}
+}
+
+// sendNotices tells each player whose submissions this Ready reported
+// late about the latest one and its strikes (the player-facing timing
+// feedback; at most one notice per player per Ready).
+func (r *room) sendNotices() {
+	for i, late := range r.late {
+		if !late {
+			continue
+		}
+		r.late[i] = false
+		n := &r.notices[i]
+		if p, ok := r.core.Player(protocol.PlayerID(i + 1)); ok {
+			n.Strikes = uint16(min(p.Strikes, math.MaxUint16))
+		}
+		var err error
+		if r.buf, err = r.s.codec.Append(r.buf[:0], n); err == nil {
+			r.deliver(r.members[i], n)
 		}
 	}
 }
@@ -305,6 +330,11 @@ func (r *room) deliver(m *member, dm msg.Message) {
 func (r *room) event(ev relay.Event) {
 	r.s.counters.count(ev)
 	switch e := ev.(type) {
+	case relay.LateSubmission:
+		if i := int(e.Player) - 1; i >= 0 && i < r.size {
+			r.late[i] = true
+			r.notices[i] = msg.LateNotice{Tick: e.Tick, LateByUs: uint32(min(max(e.LateBy, 0)/time.Microsecond, math.MaxUint32))}
+		}
 	case relay.PlayerRemoved:
 		if m := r.members[e.Player-1]; m != nil {
 			m.removed = true
