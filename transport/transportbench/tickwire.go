@@ -12,7 +12,11 @@ import (
 // Tickwire is the Peer of tickwire's own transport: one channel per lane,
 // with the lane's reliability and priority, no compression (the workload
 // payloads are random, and the peers do not compress either), and W4's
-// cap as its bandwidth budget.
+// cap as its bandwidth budget. Within the budget, Bulk may use all that
+// the Critical reserve (20%) leaves, and the Bulk channel accepts at most
+// 256 KiB unacknowledged (a quarter second at W4's cap), so that Send
+// blocks like a stream peer's flow-controlled write instead of queueing
+// seconds of data.
 type Tickwire struct{}
 
 // laneChannel maps a lane to its channel id (lane + 1; 0 is reserved).
@@ -27,12 +31,12 @@ func (Tickwire) config(o Options) transport.Config {
 			{ID: laneChannel(Critical), Name: "critical", Reliability: transport.ReliableOrdered,
 				Priority: transport.Critical},
 			{ID: laneChannel(Bulk), Name: "bulk", Reliability: transport.ReliableOrdered,
-				Priority: transport.Bulk, AllowFragmentation: true},
+				Priority: transport.Bulk, AllowFragmentation: true, MaxUnackedBytes: 256 << 10},
 		},
 		MTU:               o.MTU,
 		MaxMessageSize:    MaxMessageSize,
 		KeepAliveInterval: o.Keepalive,
-		Bandwidth:         transport.BandwidthBudget{MaxBytesPerSecond: int(o.Bandwidth)},
+		Bandwidth:         transport.BandwidthBudget{MaxBytesPerSecond: int(o.Bandwidth), BulkMaxFraction: 0.8},
 	}
 }
 
