@@ -11,7 +11,9 @@
 // Every client gets its own loopback UDP socket wrapped by netsim with the
 // workload's link in both directions (seed + client index); the server's
 // socket is wrapped with a perfect link so both ends see the same kind of
-// net.PacketConn. Traffic flows client → server.
+// net.PacketConn. Traffic flows client → server. Every socket asks for
+// 4 MiB kernel buffers, so that bursts are not dropped by the kernel,
+// outside netsim's model.
 //
 //	client i ─► netsim(Out: link) ─► loopback ─► netsim(perfect) ─► server
 //	client i ◄─ netsim(In:  link) ◄─ loopback ◄─ netsim(perfect) ◄─ server
