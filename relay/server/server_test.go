@@ -181,6 +181,11 @@ func TestRoomLifecycle(t *testing.T) {
 		if st.ActiveGames != 1 || st.Players != 3 || st.GamesStarted != 1 || st.JoinsRefused != 5 || len(st.Rooms) != 1 {
 			t.Fatalf("with a full room: %+v", st)
 		}
+		time.Sleep(2 * time.Second) // a statistics refresh
+		synctest.Wait()
+		if r := h.srv.Stats().Rooms[0]; r.Name != "a" || r.Size != 3 || r.Players != 3 || r.Phase != "calibrating" || r.RunAhead == 0 || r.Deadline == 0 {
+			t.Errorf("room stats %+v", r)
+		}
 		// The raw clients never answer calibration; they leave, and the
 		// game ends.
 		for _, c := range []*transport.Conn{a2, a3, a4} {
