@@ -18,6 +18,7 @@ import (
 
 	"github.com/tickwire/tickwire/internal/botrun"
 	"github.com/tickwire/tickwire/internal/relaybench"
+	"github.com/tickwire/tickwire/relay"
 	"github.com/tickwire/tickwire/relay/server"
 	"github.com/tickwire/tickwire/transport"
 )
@@ -57,9 +58,13 @@ type rampStep struct {
 	LatenessP50MS float64 `json:"lateness_p50_ms"`
 	LatenessP99MS float64 `json:"lateness_p99_ms"`
 	Samples       int     `json:"samples"`
-	CPUSeconds    float64 `json:"cpu_seconds"` // relay process during the measurement
-	CPUCores      float64 `json:"cpu_cores"`   // CPUSeconds per second of measurement
-	LateOrders    uint64  `json:"late_orders"` // during the measurement
+	CPUSeconds    float64 `json:"cpu_seconds"`   // relay process during the measurement
+	CPUCores      float64 `json:"cpu_cores"`     // CPUSeconds per second of measurement
+	LateOrders    uint64  `json:"late_orders"`   // during the measurement
+	PlayingAfter  int     `json:"playing_after"` // games in play at the end of the measurement
+	// Removals counts the players the relay removed since the previous
+	// step, by reason (timeout, lag-switch, frozen, left, …).
+	Removals map[string]int `json:"removals,omitempty"`
 }
 
 // latenessLimit is the p99 broadcast lateness a step must stay under.
@@ -165,7 +170,8 @@ func rampCapacity(ctx context.Context, r *relayBenchReport, most int, measure ti
 	tcfg := server.TransportConfig()
 	tcfg.MaxConnections = 4*most + 64
 	tcfg.AcceptBacklog = 4096
-	relay, err := startLocalRelay(ctx, tcfg, server.Config{TickRate: r.TickRate})
+	removals := newRemovalCount()
+	relay, err := startLocalRelay(ctx, tcfg, server.Config{TickRate: r.TickRate, OnEvent: removals.event})
 	if err != nil {
 		return err
 	}
@@ -185,8 +191,9 @@ func rampCapacity(ctx context.Context, r *relayBenchReport, most int, measure ti
 	var pwg sync.WaitGroup
 	defer pwg.Wait()
 	defer stopProbe()
+	var probeEnd botrun.Report // set when the probe game ends before the ramp
 	pwg.Go(func() {
-		botrun.Run(pctx, botrun.Config{Players: 4, Ticks: math.MaxUint32, Light: true, OnTick: pr.add,
+		probeEnd, _ = botrun.Run(pctx, botrun.Config{Players: 4, Ticks: math.MaxUint32, Light: true, OnTick: pr.add,
 			Join: func(ctx context.Context, i int) (botrun.Client, error) {
 				conn, err := transport.DialUDP(ctx, relay.addr.String(), server.TransportConfig())
 				if err != nil {
@@ -248,14 +255,27 @@ func rampCapacity(ctx context.Context, r *relayBenchReport, most int, measure ti
 		samples := pr.take()
 		step.CPUSeconds = (cpuTime() - cpu0).Seconds()
 		step.CPUCores = step.CPUSeconds / time.Since(t0).Seconds()
-		step.LateOrders = relay.srv.Stats().LateOrders - late0
+		st := relay.srv.Stats()
+		step.Removals = removals.take()
+		step.LateOrders = st.LateOrders - late0
+		step.PlayingAfter = st.ActiveGames
 		step.Samples = len(samples)
 		step.LatenessP50MS = ms(botrun.Percentile(samples, 0.50))
 		step.LatenessP99MS = ms(botrun.Percentile(samples, 0.99))
 		r.Steps = append(r.Steps, step)
 		r.LatenessP99MS = append(r.LatenessP99MS, step.LatenessP99MS)
-		fmt.Fprintf(progress, "step %d games: p99 lateness %.2f ms, relay %.2f cores\n", target, step.LatenessP99MS, step.CPUCores)
-		if len(samples) == 0 || step.LatenessP99MS >= stopMS {
+		fmt.Fprintf(progress, "step %d games: p99 lateness %.2f ms, relay %.2f cores, removals %v\n", target, step.LatenessP99MS, step.CPUCores, step.Removals)
+		if len(samples) == 0 {
+			pwg.Wait()
+			r.StoppedBecause = fmt.Sprintf("the probe game stopped at %d games", target)
+			for _, p := range probeEnd.Players {
+				if p.Error != "" {
+					r.StoppedBecause += fmt.Sprintf("; probe player %d: %s", p.ID, p.Error)
+				}
+			}
+			break
+		}
+		if step.LatenessP99MS >= stopMS {
 			r.StoppedBecause = fmt.Sprintf("p99 lateness %.2f ms at %d games", step.LatenessP99MS, target)
 			break
 		}
@@ -325,6 +345,32 @@ func cpuTime() time.Duration {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// removalCount counts the relay's player removals by reason.
+type removalCount struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func newRemovalCount() *removalCount { return &removalCount{n: map[string]int{}} }
+
+// event is a server.Config.OnEvent hook.
+func (c *removalCount) event(_ string, ev relay.Event) {
+	if rm, ok := ev.(relay.PlayerRemoved); ok {
+		c.mu.Lock()
+		c.n[rm.Reason.String()]++
+		c.mu.Unlock()
+	}
+}
+
+// take returns the counts since the previous take.
+func (c *removalCount) take() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.n
+	c.n = map[string]int{}
+	return n
+}
 
 // probe turns the tick arrivals of the probe game's clients into
 // broadcast lateness: a tick's arrival minus its place on the tick

@@ -83,6 +83,9 @@ func runBot(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return joinRoom(ctx, conn, room, f.roomSize)
 	}
 	cfg := botrun.Config{Players: f.players * f.games, RoomSize: f.roomSize, Ticks: f.ticks, Join: join, Light: f.light}
+	if f.games > 1 {
+		cfg.MaxJoining = 16 // stagger thousands of handshakes
+	}
 	r, err := botrun.Run(ctx, cfg)
 	if err != nil {
 		return err
