@@ -147,12 +147,22 @@ func printRelayBench(w io.Writer, r *relayBenchReport) {
 	}
 }
 
-// rampSteps are the game counts of the ramp up to most: doubling from 25,
+// rampSteps are the game counts of the ramp up to most: 25 times 1, 2,
+// 3, 4, 6, 8, 12, 16, … (each power of two and one and a half times it),
 // then most itself.
 func rampSteps(most int) []int {
 	var steps []int
-	for g := 25; g < most; g *= 2 {
+	add := func(g int) bool {
+		if g >= most {
+			return false
+		}
 		steps = append(steps, g)
+		return true
+	}
+	for p := 1; add(25 * p); p *= 2 {
+		if p >= 2 && !add(25*p*3/2) {
+			break
+		}
 	}
 	return append(steps, most)
 }

@@ -36,11 +36,14 @@ func TestBenchRelayJSON(t *testing.T) {
 }
 
 func TestRampSteps(t *testing.T) {
-	if got, want := rampSteps(2000), []int{25, 50, 100, 200, 400, 800, 1600, 2000}; !reflect.DeepEqual(got, want) {
+	if got, want := rampSteps(2000), []int{25, 50, 75, 100, 150, 200, 300, 400, 600, 800, 1200, 1600, 2000}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("rampSteps(2000) = %v", got)
 	}
 	if got := rampSteps(10); !reflect.DeepEqual(got, []int{10}) {
 		t.Fatalf("rampSteps(10) = %v", got)
+	}
+	if got := rampSteps(100); !reflect.DeepEqual(got, []int{25, 50, 75, 100}) {
+		t.Fatalf("rampSteps(100) = %v", got)
 	}
 }
 
