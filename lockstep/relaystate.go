@@ -108,7 +108,7 @@ func (c *RelayClient) handle(ev inbound) {
 		st.interval = time.Duration(m.TickIntervalUs) * time.Microsecond
 		st.deadline = time.Duration(m.DeadlineUs) * time.Microsecond
 		st.offset = time.Duration(m.ClockOffsetUs) * time.Microsecond
-		st.submitOffset = min(time.Duration(m.SubmitOffsetUs)*time.Microsecond, st.deadline)
+		st.submitOffset = min(time.Duration(m.SubmitOffsetUs)*time.Microsecond, st.maxOffset())
 		st.diag.RunAhead = int(m.RunAhead)
 	case *msg.SeedCommitments:
 		if !st.revealed {
@@ -193,7 +193,16 @@ func (st *clientState) feedback(fb *msg.TimingFeedback) {
 	case rec < 0 && margin > relaxAbove:
 		st.submitOffset -= relaxStep
 	}
-	st.submitOffset = min(max(st.submitOffset, 0), st.deadline)
+	st.submitOffset = min(max(st.submitOffset, 0), st.maxOffset())
+}
+
+// maxOffset bounds the submit offset: by the deadline, and to less than a
+// tick window. The relay files a submission under the window it was sent
+// in (its orders were issued in the window before the send), so an offset
+// of a window or more gains nothing over its remainder: sending a
+// window's batch earlier than its start cannot make it earlier.
+func (st *clientState) maxOffset() time.Duration {
+	return max(min(st.deadline, st.interval-time.Millisecond), 0)
 }
 
 // submit batches an order issued at now.

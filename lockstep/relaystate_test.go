@@ -9,7 +9,7 @@ import (
 )
 
 func TestFeedbackMovesSubmitOffset(t *testing.T) {
-	st := clientState{deadline: 12 * time.Millisecond}
+	st := clientState{deadline: 12 * time.Millisecond, interval: 33 * time.Millisecond}
 	steps := []struct {
 		fb   msg.TimingFeedback
 		want time.Duration
@@ -30,10 +30,16 @@ func TestFeedbackMovesSubmitOffset(t *testing.T) {
 	if st.diag.LateTicks != 8 {
 		t.Errorf("late ticks %d, want 8", st.diag.LateTicks)
 	}
-	st = clientState{deadline: time.Second}
+	st = clientState{deadline: time.Second, interval: 33 * time.Millisecond}
 	st.feedback(&msg.TimingFeedback{AvgArrivalDeltaUs: 50000, RecommendedOffsetUs: -40000})
 	if st.submitOffset != 0 {
 		t.Errorf("offset went below zero: %v", st.submitOffset)
+	}
+	for range 10 {
+		st.feedback(&msg.TimingFeedback{LateCount: 1, RecommendedOffsetUs: 50000})
+	}
+	if st.submitOffset != 32*time.Millisecond {
+		t.Errorf("offset %v, want less than a tick window (32ms)", st.submitOffset)
 	}
 }
 
