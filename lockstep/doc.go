@@ -29,7 +29,8 @@
 //	                        echo of the newest polled frame's token}
 //	          TickFrame ─▶ queue ─▶ PollTick; SyncHash when the frame asks
 //	          TimingFeedback: late → submit up to 5 ms earlier; far too
-//	          early (> 20 ms margin) → 1 ms later; bounded by the deadline
+//	          early (> 20 ms margin) → 1 ms later; within [0, min(deadline,
+//	          one window − 1 ms)]
 //	          ClientMetrics every second (RTT, queued ticks, tick cost)
 //
 // Orders are batched, Nagle-style but on the tick cadence: one OrderSubmit
