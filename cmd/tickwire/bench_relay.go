@@ -181,11 +181,18 @@ func rampCapacity(ctx context.Context, r *relayBenchReport, most int, measure ti
 	tcfg.MaxConnections = 4*most + 64
 	tcfg.AcceptBacklog = 4096
 	removals := newRemovalCount()
-	relay, err := startLocalRelay(ctx, tcfg, server.Config{TickRate: r.TickRate, OnEvent: removals.event})
+	// Lag-switch removal is off: when the host stalls (a step's join wave
+	// on a small machine), every player's submissions are late at once and
+	// the default policy removes whole games, which would end the ramp on
+	// a policy decision instead of a lateness figure. Removals for other
+	// reasons are counted per step.
+	cfg := server.Config{TickRate: r.TickRate, OnEvent: removals.event,
+		Relay: relay.Config{Strikes: relay.StrikeConfig{Limit: math.MaxInt32}}}
+	lr, err := startLocalRelay(ctx, tcfg, cfg)
 	if err != nil {
 		return err
 	}
-	defer relay.stop()
+	defer lr.stop()
 	r.CPUs = runtime.NumCPU()
 	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
 		r.LoadAverage = strings.TrimSpace(string(b))
@@ -205,7 +212,7 @@ func rampCapacity(ctx context.Context, r *relayBenchReport, most int, measure ti
 	pwg.Go(func() {
 		probeEnd, _ = botrun.Run(pctx, botrun.Config{Players: 4, Ticks: math.MaxUint32, Light: true, OnTick: pr.add,
 			Join: func(ctx context.Context, i int) (botrun.Client, error) {
-				conn, err := transport.DialUDP(ctx, relay.addr.String(), server.TransportConfig())
+				conn, err := transport.DialUDP(ctx, lr.addr.String(), server.TransportConfig())
 				if err != nil {
 					return nil, err
 				}
@@ -232,7 +239,7 @@ func rampCapacity(ctx context.Context, r *relayBenchReport, most int, measure ti
 	r.StoppedBecause = fmt.Sprintf("reached --games %d", most)
 	for k, target := range rampSteps(most) {
 		if add := target - running; add > 0 {
-			c := exec.Command(exe, "bot", "--light", "--server", relay.addr.String(), "--room", fmt.Sprintf("load%d", k),
+			c := exec.Command(exe, "bot", "--light", "--server", lr.addr.String(), "--room", fmt.Sprintf("load%d", k),
 				"--players", "4", "--games", strconv.Itoa(add), "--ticks", strconv.Itoa(math.MaxInt32))
 			c.Stderr = progress
 			if err := c.Start(); err != nil {
@@ -242,7 +249,7 @@ func rampCapacity(ctx context.Context, r *relayBenchReport, most int, measure ti
 			r.LoadProcesses++
 			running = target
 		}
-		playing, err := waitPlaying(ctx, relay.srv, target, 20*time.Second+time.Duration(target)*10*time.Millisecond)
+		playing, err := waitPlaying(ctx, lr.srv, target, 20*time.Second+time.Duration(target)*10*time.Millisecond)
 		if err != nil {
 			return err
 		}
@@ -254,18 +261,18 @@ func rampCapacity(ctx context.Context, r *relayBenchReport, most int, measure ti
 			fmt.Fprintf(progress, "step %d games: %s\n", target, r.StoppedBecause)
 			break
 		}
-		if err := settle(ctx, relay.srv, 2*time.Second, 30*time.Second); err != nil {
+		if err := settle(ctx, lr.srv, 2*time.Second, 30*time.Second); err != nil {
 			return err
 		}
 		pr.take()
-		late0, cpu0, t0 := relay.srv.Stats().LateOrders, cpuTime(), time.Now()
+		late0, cpu0, t0 := lr.srv.Stats().LateOrders, cpuTime(), time.Now()
 		if err := sleepCtx(ctx, measure); err != nil {
 			return err
 		}
 		samples := pr.take()
 		step.CPUSeconds = (cpuTime() - cpu0).Seconds()
 		step.CPUCores = step.CPUSeconds / time.Since(t0).Seconds()
-		st := relay.srv.Stats()
+		st := lr.srv.Stats()
 		step.Removals = removals.take()
 		step.LateOrders = st.LateOrders - late0
 		step.PlayingAfter = st.ActiveGames
