@@ -255,6 +255,7 @@ func rampCapacity(ctx context.Context, r *relayBenchReport, most int, measure ti
 		}
 		step := rampStep{Games: target, Playing: playing}
 		if playing < target {
+			step.LatenessP50MS, step.LatenessP99MS = -1, -1
 			r.Steps = append(r.Steps, step)
 			r.LatenessP99MS = append(r.LatenessP99MS, -1)
 			r.StoppedBecause = fmt.Sprintf("only %d of %d games started", playing, target)
@@ -277,8 +278,11 @@ func rampCapacity(ctx context.Context, r *relayBenchReport, most int, measure ti
 		step.LateOrders = st.LateOrders - late0
 		step.PlayingAfter = st.ActiveGames
 		step.Samples = len(samples)
-		step.LatenessP50MS = ms(botrun.Percentile(samples, 0.50))
-		step.LatenessP99MS = ms(botrun.Percentile(samples, 0.99))
+		step.LatenessP50MS, step.LatenessP99MS = -1, -1
+		if len(samples) > 0 {
+			step.LatenessP50MS = ms(botrun.Percentile(samples, 0.50))
+			step.LatenessP99MS = ms(botrun.Percentile(samples, 0.99))
+		}
 		r.Steps = append(r.Steps, step)
 		r.LatenessP99MS = append(r.LatenessP99MS, step.LatenessP99MS)
 		fmt.Fprintf(progress, "step %d games: p99 lateness %.2f ms, relay %.2f cores, removals %v\n", target, step.LatenessP99MS, step.CPUCores, step.Removals)
