@@ -12,7 +12,6 @@ import (
 	"github.com/tickwire/tickwire/lockstep"
 	"github.com/tickwire/tickwire/netsim"
 	"github.com/tickwire/tickwire/protocol"
-	"github.com/tickwire/tickwire/relay"
 	"github.com/tickwire/tickwire/relay/msg"
 	"github.com/tickwire/tickwire/relay/server"
 	"github.com/tickwire/tickwire/sim"
@@ -228,16 +227,6 @@ func TestRelayMatchTwoPlayers(t *testing.T) {
 	})
 }
 
-// lossyRelayConfig is the relay configuration of the lossy match: the
-// defaults, except that lateness does not earn lag-switch strikes towards
-// removal. Under 10% loss about one submission in ten is lost and arrives
-// by retransmission after its tick's deadline; the relay cannot tell that
-// delay from a lag switch holding packets back, so with the default limit
-// every player would be removed within about a minute.
-func lossyRelayConfig() server.Config {
-	return server.Config{Relay: relay.Config{Strikes: relay.StrikeConfig{Limit: 1 << 20}}}
-}
-
 // TestRelayMatchEightPlayersLossy is the acceptance run: 8 bots,
 // each over a link with 10% loss and 60 ms ± 20 ms latency each way, for
 // 3,000 ticks (600 under the race detector, 300 with -short); every final
@@ -251,7 +240,7 @@ func TestRelayMatchEightPlayersLossy(t *testing.T) {
 		ticks = 600
 	}
 	synctest.Test(t, func(t *testing.T) {
-		rn := startRelay(t, lossyRelayConfig())
+		rn := startRelay(t, server.Config{})
 		defer rn.close()
 		link := netsim.Link{Latency: 60 * time.Millisecond, Jitter: 20 * time.Millisecond, Loss: 0.10}
 		start := time.Now()

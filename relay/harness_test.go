@@ -43,6 +43,7 @@ type simClient struct {
 	jitter    time.Duration // extra delay drawn uniformly in [0, jitter) each way
 	hold      time.Duration // extra uplink delay of submissions (a lag switch)
 	holdOnly  uint64        // if > 0, hold only the submission of this tick
+	holdEvery uint64        // if > 0, hold only the submissions of every holdEvery-th tick
 	trueOff   time.Duration // relay clock - client clock
 	estOff    time.Duration // the client's estimate of trueOff (MatchTiming)
 	submitOff time.Duration
@@ -265,7 +266,7 @@ func (n *simNet) submit(c *simClient) {
 		s.AckTick, s.Token, s.AckDelayUs = c.lastTick, c.lastToken, uint32(durUs(n.now-c.frameAt))
 	}
 	hold := c.hold
-	if c.holdOnly > 0 && c.holdOnly != k {
+	if (c.holdOnly > 0 && c.holdOnly != k) || (c.holdEvery > 0 && k%c.holdEvery != 0) {
 		hold = 0
 	}
 	n.toRelay(c, s, hold)

@@ -70,8 +70,13 @@ func (m *PlayerMetrics) updateFromClient(cm *msg.ClientMetrics) {
 type player struct {
 	index     int
 	state     PlayerState
-	onTimeRun int         // on-time submissions since the last strike decay
-	win       windowStats // the current QoS window
+	onTimeRun int // on-time submissions since the last strike decay
+	// stalled is set while the player's late submissions form a stall
+	// (see stallUnexplained) that began at stallFrom and may last
+	// stallAllowance.
+	stalled                   bool
+	stallFrom, stallAllowance time.Duration
+	win                       windowStats // the current QoS window
 	// excluded counts the QoS windows left in which the player is left out
 	// of adaptation for being late without network evidence.
 	excluded int
@@ -82,7 +87,7 @@ type windowStats struct {
 	ticks, late int   // ticks expected, ticks without an on-time submission
 	n           int64 // submissions
 	sum, sumSq  int64 // of the arrival margin in µs
-	flagged     bool  // late without network evidence this window
+	flagged     bool  // late in an unexplained stall this window
 }
 
 // marginStats returns the mean and standard deviation of the window's

@@ -27,7 +27,7 @@ func (c *Core) onSubmit(p *player, m *msg.OrderSubmit) error {
 	for _, o := range m.Orders {
 		b.Orders = append(b.Orders, BatchOrder{TimestampedOrder: o})
 	}
-	c.account(p, m.Tick, b.Late, dev > env)
+	c.account(p, m.Tick, b.Late, dev, env)
 	if b.Late {
 		b.DropAll(DropLate)
 	}
@@ -39,12 +39,14 @@ func (c *Core) onSubmit(p *player, m *msg.OrderSubmit) error {
 }
 
 // account records a submission's arrival against its tick's deadline: the
-// margin feeds TimingFeedback; on-time ones slowly forgive strikes. A late
-// one is a strike only if it is also delayed beyond what the player's
-// measured path explains (the mark of a lag switch: packets held, then
-// released); such lateness is also kept out of QoS adaptation. Lateness the
-// path explains is the network's, and QoS adaptation answers it.
-func (c *Core) account(p *player, tick uint64, late, unexplained bool) {
+// margin feeds TimingFeedback; on-time ones slowly forgive strikes. dev is
+// how much later than the player's clock model expected the submission
+// arrived, env the jitter envelope. A late submission is a strike only if
+// it belongs to a stall the player's measured path does not explain (see
+// stallUnexplained); such lateness is also kept out of QoS adaptation.
+// Lateness the path explains, jitter or loss recovery, is the network's,
+// and QoS adaptation answers it.
+func (c *Core) account(p *player, tick uint64, late bool, dev, env time.Duration) {
 	margin := (c.due(tick) - c.now) / time.Microsecond
 	margin = min(max(margin, -time.Duration(c.cfg.HeartbeatTimeout/time.Microsecond)), time.Duration(c.cfg.HeartbeatTimeout/time.Microsecond))
 	p.win.n++
@@ -57,18 +59,64 @@ func (c *Core) account(p *player, tick uint64, late, unexplained bool) {
 			lateBy = c.now - at // the deadline may have moved since
 		}
 		c.emit(LateSubmission{Player: p.state.ID, Tick: tick, LateBy: lateBy})
-		if unexplained {
+		if c.stallUnexplained(p, dev, env) {
 			p.win.flagged = true
 			c.strike(p, "late")
 		}
 		return
 	}
+	p.stalled = false
 	c.timeline.window(tick).onTime[p.index] = true
 	p.onTimeRun++
 	if p.onTimeRun >= c.cfg.Strikes.DecayAfter {
 		p.onTimeRun = 0
 		p.state.Strikes = max(p.state.Strikes-1, 0)
 	}
+}
+
+// stallUnexplained tells a lag switch from loss recovery for a late
+// submission that arrived dev later than expected, env being the jitter
+// envelope.
+//
+// A stall is a run of late submissions that begins with one delayed beyond
+// the envelope and ends at the next on-time submission; it started when
+// that first one was expected (now - dev). A reliable transport recovers a
+// lost submission one or two retransmission timeouts later and releases
+// the submissions queued behind it with it, so the stall it causes lasts
+// at most lossAllowance and ends. A lag switch holds the flow longer
+// (hundreds of milliseconds to seconds) and releases it in a burst, or
+// keeps every submission late: the stall outlasts the allowance and every
+// late submission after that is a strike, even once the clock model has
+// re-anchored on the held flow and the deviations look small. The
+// allowance is fixed when the stall begins, from the path measured before
+// it: held submissions carry held liveness echoes, and the round trips
+// they measure must not widen the allowance of the stall that caused
+// them. A late submission within the envelope outside a stall is jitter.
+func (c *Core) stallUnexplained(p *player, dev, env time.Duration) bool {
+	if !p.stalled {
+		if dev <= env {
+			return false
+		}
+		p.stalled, p.stallFrom, p.stallAllowance = true, c.now-dev, lossAllowance(&p.state.Clock, env)
+	}
+	return c.now-p.stallFrom > p.stallAllowance
+}
+
+// Loss recovery the stall rule allows for: the transport's largest
+// acknowledgement delay, and a ceiling whatever the path.
+const (
+	recoveryAckDelay = 5 * time.Millisecond
+	maxLossAllowance = time.Second
+)
+
+// lossAllowance is the longest stall loss recovery explains on the path:
+// the jitter envelope plus two retransmission timeouts, a timeout being
+// RFC 6298's srtt + 4·rttvar (at least a quarter of srtt more than srtt,
+// the margin of time-threshold loss detection) plus the acknowledgement
+// delay, capped at maxLossAllowance.
+func lossAllowance(cal *ClockCalibration, env time.Duration) time.Duration {
+	rto := cal.RTT.Mean + max(4*cal.RTT.Dev, cal.RTT.Mean/4) + recoveryAckDelay
+	return min(env+2*rto, maxLossAllowance)
 }
 
 // reportDrops emits one event per drop reason other than lateness (which

@@ -25,7 +25,7 @@ import (
 //	new players=1,2 [tps=30] [profile=casual] [strike-limit=N] [suspicious-strikes]
 //	    [frozen=D] [heartbeat=D] [one-way-clip=D] [seed=N]
 //	net p=ID up=D [down=D] [jitter=D] [offset=D]   a client's path and clock
-//	behave p=ID [hold=D [only=TICK]] [silent] [noecho] [noreveal] [badhash=TICK] [normal]
+//	behave p=ID [hold=D [only=TICK | every=N]] [silent] [noecho] [noreveal] [badhash=TICK] [normal]
 //	calibrate                run the ping exchange to its end
 //	start                    run the seed exchange until play begins
 //	issue p=ID at=T [kind=move]  the client issues an order at relay time T
@@ -60,11 +60,14 @@ func TestTranscripts(t *testing.T) {
 			case "behave":
 				c := argClient(t, td, n)
 				if td.HasArg("normal") {
-					c.hold, c.holdOnly, c.silent, c.noEcho, c.noReveal, c.badHashAt = 0, 0, false, false, false, 0
+					c.hold, c.holdOnly, c.holdEvery, c.silent, c.noEcho, c.noReveal, c.badHashAt = 0, 0, 0, false, false, false, 0
 				}
 				c.hold = argDur(t, td, "hold", c.hold)
 				if td.HasArg("only") {
 					td.ScanArgs(t, "only", &c.holdOnly)
+				}
+				if td.HasArg("every") {
+					td.ScanArgs(t, "every", &c.holdEvery)
 				}
 				c.silent = c.silent || td.HasArg("silent")
 				c.noEcho = c.noEcho || td.HasArg("noecho")
