@@ -98,6 +98,7 @@ type kcpConn struct {
 }
 
 func newKCPConn(s *kcp.UDPSession, o Options) *kcpConn {
+	//lint:ignore SA1019 stream mode packs small writes into full segments; kcp-go has no replacement
 	s.SetStreamMode(true)
 	s.SetNoDelay(1, 10, 2, 1)
 	s.SetWindowSize(1024, 1024)
