@@ -75,7 +75,8 @@ type RateConfig struct {
 }
 
 // StrikeConfig is the anti-lag-switch policy: every submission that misses
-// its tick's deadline is a strike, every DecayAfter on-time submissions
+// its tick's deadline in a stall longer than loss recovery explains is a
+// strike (see the package doc), every DecayAfter on-time submissions
 // forgive one, and Limit strikes remove the player.
 type StrikeConfig struct {
 	Limit      int  // [30], about one second of withheld ticks

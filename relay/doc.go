@@ -69,14 +69,53 @@
 //	 run-ahead        simulated while window k+RunAhead is open, RunAhead = ceil(D / T)
 //
 // The relay never stalls: the frame goes out at its deadline whatever
-// arrived. Lateness the player's measured path does not explain (a lag
-// switch holds packets and releases them) is a strike; Config.Strikes
-// sets how many remove the player. In-match QoS adaptation (the seed
+// arrived. Late submissions are either the network's, which QoS
+// adaptation answers, or a lag switch's, which earn strikes (below);
+// Config.Strikes sets how many remove the player. In-match QoS adaptation (the seed
 // design's evaluate_qos_window: an EWMA of the late rate in q15 fixed point,
 // raise and lower windows, cooldown, maximum step, per-player influence
 // cap, profile bounds) moves D and RunAhead for everyone, and records each
 // change as a QosAdjustmentEvent. Every 30 ticks each player gets a
 // TimingFeedback telling it how early its submissions arrive.
+//
+// # Loss recovery or lag switch
+//
+// The relay server carries orders on a reliable, ordered lane, so a lost
+// submission arrives by retransmission about one round trip later (two if
+// the retransmission is lost too), and the submissions sent meanwhile
+// queue behind it and arrive with it. A lag switch holds the player's packets for longer,
+// hundreds of milliseconds to seconds, and releases them in a burst, or
+// keeps holding every one. The relay tells them apart by how long the
+// player's flow stalls, measured against the path:
+//
+//	dev        how much later than its clock model expected a submission
+//	           arrived (expected = sent stamp + one-way + offset)
+//	envelope   4 × jitter (offset mean deviation) + SkewBudget
+//	RTO        srtt + max(4·rttvar, srtt/4) + 5 ms   (RFC 6298, with the
+//	           margin of time-threshold loss detection and the ack delay)
+//	allowance  min(envelope + 2·RTO, 1 s)
+//
+//	stall: opened by a late submission with dev > envelope, starting when
+//	       that one was expected (now - dev), allowance fixed from the path
+//	       measured before it; closed by the next on-time submission.
+//
+//	late submission ─┬─ outside a stall, dev ≤ envelope ── jitter: network's
+//	                 ├─ in a stall, now - start ≤ allowance ── loss: network's
+//	                 └─ in a stall, now - start > allowance ── strike
+//
+//	one loss       ·····X━━━━━━▶ released with the 3 queued      stall ≈ 1.2 RTT: network's
+//	lag switch     ·····H━━━━━━━━━━━━━━━━━━━━━━━━▶ burst          stall ≫ allowance: strikes
+//	delay line     ·····H━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ (never on time)  strikes every tick
+//
+// The network's lateness counts in the QoS late rate, so sustained loss
+// raises the deadline and run-ahead; a player struck for a stall is left
+// out of it for a few windows, so one cheater cannot move everyone's
+// timing. A delay line keeps earning strikes after the clock model
+// re-anchors on the held flow (dev then looks small), because the stall
+// only closes on time; and the held liveness echoes that inflate the
+// measured round trip cannot widen the allowance of the stall that caused
+// them. Impossible-early timestamp claims are a separate check
+// (normalization: suspicious claims, AntiCheat strikes on ranked relays).
 //
 // # The filter chain
 //

@@ -7,8 +7,8 @@ import "time"
 const (
 	qosRaiseStep = 10 * time.Millisecond
 	qosLowerStep = 5 * time.Millisecond
-	// qosExcludeWindows is how long a player late without network
-	// evidence is left out of the late-rate computation.
+	// qosExcludeWindows is how long a player struck for a stall loss
+	// recovery does not explain is left out of the late-rate computation.
 	qosExcludeWindows = 4
 )
 
@@ -27,7 +27,7 @@ type QosAdaptationState struct {
 //  1. raw late rate = late ticks / expected ticks across the players, in
 //     basis points, each player's late count capped at
 //     PerPlayerInfluenceCapBps of the window's total late count, players
-//     late without network evidence left out;
+//     struck for an unexplained stall left out;
 //  2. EWMA in q15: ewma = (alpha*raw + (32768-alpha)*ewma) / 32768;
 //  3. during cooldown, count the window down and stop;
 //  4. above RaiseLateRateBps for RaiseWindows windows in a row: deadline +
