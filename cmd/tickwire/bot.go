@@ -95,12 +95,12 @@ func runBot(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	})
 }
 
-// joinRoom joins room over conn; the connection belongs to the client.
+// joinRoom joins room over conn, which the client (or, on failure,
+// JoinRelay) closes.
 func joinRoom(ctx context.Context, conn *transport.Conn, room string, roomSize int) (botrun.Client, error) {
 	c, err := lockstep.JoinRelay(ctx, conn, room, roomSize, lockstep.RelayClientConfig{})
 	if err != nil {
-		conn.Close()
-		return nil, err
+		return nil, err // a nil *RelayClient must not become a non-nil Client
 	}
 	return c, nil
 }
