@@ -12,7 +12,6 @@ import (
 
 	"github.com/tickwire/tickwire/internal/botrun"
 	"github.com/tickwire/tickwire/netsim"
-	"github.com/tickwire/tickwire/relay"
 	"github.com/tickwire/tickwire/relay/server"
 	"github.com/tickwire/tickwire/sim"
 	"github.com/tickwire/tickwire/transport"
@@ -101,7 +100,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // f.players bots whose sockets netsim impairs. It returns the bots'
 // summary and the relay's figures at the end.
 func playDemo(ctx context.Context, f demoFlags, progress func(botrun.Progress)) (botrun.Report, server.Stats, error) {
-	d, err := startLocalRelay(ctx, server.TransportConfig(), demoRelayConfig(f.tps))
+	d, err := startLocalRelay(ctx, server.TransportConfig(), server.Config{TickRate: f.tps})
 	if err != nil {
 		return botrun.Report{}, server.Stats{}, err
 	}
@@ -122,18 +121,6 @@ func playDemo(ctx context.Context, f demoFlags, progress func(botrun.Progress)) 
 	}
 	r, err := botrun.Run(ctx, botrun.Config{Players: f.players, Ticks: f.ticks, Join: join, OnProgress: progress})
 	return r, d.srv.Stats(), err
-}
-
-// demoRelayConfig is the relay configuration of the demo: the defaults,
-// except that an on-time submission forgives a strike every 10 rather
-// than 30. At the demo's 5% loss each way, a lost submission reaches the
-// relay only on retransmission, after its deadline, and counts as a strike
-// (about 4% of submissions); at the default decay a player then drifts to
-// the removal limit within a 30 s match in about half the runs. A lag
-// switch, a burst of withheld submissions, still reaches the limit at
-// once.
-func demoRelayConfig(tps int) server.Config {
-	return server.Config{TickRate: tps, Relay: relay.Config{Strikes: relay.StrikeConfig{DecayAfter: 10}}}
 }
 
 // localRelay is a relay server in this process, on a loopback socket.
