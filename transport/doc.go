@@ -102,7 +102,11 @@
 // threshold). Lost frames are queued again ahead of new data on their
 // channel, and a retransmitted frame of up to 256 bytes rides again in
 // each of the next two datagrams sent, so that losing the retransmission
-// too rarely costs another round trip. A retransmission timeout of srtt + 4·rttvar +
+// too rarely costs another round trip. Small reliable Critical messages
+// (inputs, orders) get the same two copies from their first transmission
+// on (frame data resilience): a lost datagram then delays them by the
+// interval to the next datagram instead of a round trip and a half. The
+// copies only ride in datagrams sent anyway, never cause one. A retransmission timeout of srtt + 4·rttvar +
 // ack delay, doubled on each expiry without progress, covers lost tails.
 // RTT samples come from the acknowledgement of the latest datagram minus
 // the peer's delay. A datagram is ack-eliciting when it carries a reliable

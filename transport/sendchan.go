@@ -171,6 +171,12 @@ func (c *sendChannel) take(r fragRef, gen uint64) {
 			c.queue.pop()
 			c.queued -= m.size
 		}
+		if c.cfg.Priority == Critical && c.reliable() && m.fragWireSize(r.idx) <= repeatMaxSize {
+			// Frame data resilience: small Critical messages (inputs,
+			// orders) ride again in the next two datagrams, so a lost
+			// datagram costs them a frame interval, not a round trip.
+			c.repeat.push(repeatRef{ref: r, gen: gen, left: criticalCopies})
+		}
 	}
 	m.state[r.idx] = fragSent
 }
@@ -217,9 +223,12 @@ func (c *sendChannel) resend() {
 // copies follow the retransmission, one per later datagram. With two, a
 // retransmission is lost only if three datagrams are (1 in 8,000 at 5%
 // independent loss), instead of 1 in 400 with one copy.
+// Small Critical messages get criticalCopies copies from their first
+// transmission on (seed 001's frame data resilience).
 const (
-	repeatMaxSize = 256
-	repeatCopies  = 2
+	repeatMaxSize  = 256
+	repeatCopies   = 2
+	criticalCopies = 2
 )
 
 // repeatRef is a retransmitted fragment due for left more copies, in
