@@ -12,8 +12,9 @@ import (
 // Tickwire is the Peer of tickwire's own transport: one channel per lane,
 // with the lane's reliability and priority, no compression (the workload
 // payloads are random, and the peers do not compress either), and W4's
-// cap as its bandwidth budget. Within the budget, Bulk may use all that
-// the Critical reserve (20%) leaves, and the Bulk channel accepts at most
+// cap as its bandwidth budget. Within the budget, Critical data keeps a
+// 5% reserve (a 60 Hz input stream needs under 1%) and Bulk may use the
+// other 95%; the Bulk channel accepts at most
 // 256 KiB unacknowledged (a quarter second at W4's cap), so that Send
 // blocks like a stream peer's flow-controlled write instead of queueing
 // seconds of data.
@@ -36,7 +37,7 @@ func (Tickwire) config(o Options) transport.Config {
 		MTU:               o.MTU,
 		MaxMessageSize:    MaxMessageSize,
 		KeepAliveInterval: o.Keepalive,
-		Bandwidth:         transport.BandwidthBudget{MaxBytesPerSecond: int(o.Bandwidth), BulkMaxFraction: 0.8},
+		Bandwidth:         transport.BandwidthBudget{MaxBytesPerSecond: int(o.Bandwidth), CriticalReserve: 0.05, BulkMaxFraction: 0.95},
 	}
 }
 
