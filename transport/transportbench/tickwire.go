@@ -14,10 +14,9 @@ import (
 // payloads are random, and the peers do not compress either), and W4's
 // cap as its bandwidth budget. Within the budget, Critical data keeps a
 // 5% reserve (a 60 Hz input stream needs under 1%) and Bulk may use the
-// other 95%; the Bulk channel accepts at most
-// 256 KiB unacknowledged (a quarter second at W4's cap), so that Send
-// blocks like a stream peer's flow-controlled write instead of queueing
-// seconds of data.
+// other 95%; the Bulk channel accepts at most 256 KiB unacknowledged (a
+// quarter second at W4's cap), so that Send blocks like a stream peer's
+// flow-controlled write instead of queueing seconds of data.
 type Tickwire struct{}
 
 // laneChannel maps a lane to its channel id (lane + 1; 0 is reserved).
