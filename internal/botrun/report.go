@@ -17,7 +17,9 @@ type PlayerReport struct {
 	FinalHash  string `json:"final_hash"` // state hash after the last tick, 16 hex digits
 	Desyncs    int    `json:"desyncs"`
 	// RTTP50MS and RTTP99MS are percentiles of the smoothed round-trip
-	// time sampled at every confirmed tick.
+	// time sampled at every confirmed tick. Percentiles of a bot are
+	// taken from a logarithmic histogram and are at most 2% above the
+	// exact figure.
 	RTTP50MS float64 `json:"rtt_p50_ms"`
 	RTTP99MS float64 `json:"rtt_p99_ms"`
 	// TickGapP99MS is the 99th percentile of the wall time between

@@ -216,7 +216,7 @@ func (r *runner) play(ctx context.Context, c Client) error {
 	r.setLive(c.Diagnostics(), true)
 
 	var (
-		rtts, gaps []time.Duration
+		rtts, gaps histogram
 		first      lockstep.Diagnostics
 		firstAt    time.Time
 		lastAt     time.Time
@@ -229,10 +229,10 @@ func (r *runner) play(ctx context.Context, c Client) error {
 		if lastAt.IsZero() {
 			first, firstAt = d, now
 		} else {
-			gaps = append(gaps, now.Sub(lastAt))
+			gaps.add(now.Sub(lastAt))
 		}
 		lastAt, finalHash = now, hash
-		rtts = append(rtts, d.RTT)
+		rtts.add(d.RTT)
 		r.setLive(d, true)
 		if r.cfg.OnTick != nil {
 			r.cfg.OnTick(r.index, tick, now)
@@ -260,9 +260,9 @@ func (r *runner) play(ctx context.Context, c Client) error {
 	r.report.Strikes = d.Strikes
 	r.report.Desyncs = d.Desyncs
 	r.report.FinalHash = fmt.Sprintf("%016x", finalHash)
-	r.report.RTTP50MS = ms(Percentile(rtts, 0.50))
-	r.report.RTTP99MS = ms(Percentile(rtts, 0.99))
-	r.report.TickGapP99MS = ms(Percentile(gaps, 0.99))
+	r.report.RTTP50MS = ms(rtts.percentile(0.50))
+	r.report.RTTP99MS = ms(rtts.percentile(0.99))
+	r.report.TickGapP99MS = ms(gaps.percentile(0.99))
 	r.report.RunAhead = d.RunAhead
 	r.report.BytesUpPerS = perSecond(d.BytesSent-first.BytesSent, span)
 	r.report.BytesDownPerS = perSecond(d.BytesReceived-first.BytesReceived, span)

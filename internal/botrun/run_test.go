@@ -2,6 +2,8 @@ package botrun
 
 import (
 	"context"
+	"math"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"testing"
@@ -135,7 +137,7 @@ func TestRunInSync(t *testing.T) {
 			if p.Ticks != 120 || p.FinalHash == "0000000000000000" || p.Error != "" {
 				t.Fatalf("player %+v", p)
 			}
-			if p.RTTP50MS != float64(p.ID) || p.RTTP99MS != float64(p.ID) {
+			if want := float64(p.ID); p.RTTP50MS < want || p.RTTP50MS > 1.02*want || p.RTTP99MS != p.RTTP50MS {
 				t.Errorf("player %d RTT percentiles %v %v", p.ID, p.RTTP50MS, p.RTTP99MS)
 			}
 		}
@@ -232,5 +234,39 @@ func TestPercentile(t *testing.T) {
 	}
 	if Percentile(nil, 0.5) != 0 {
 		t.Error("empty percentile")
+	}
+}
+
+// TestHistogramPercentile compares the histogram's percentiles with the
+// exact ones over seeded random durations spanning the range: each must
+// lie in [exact, exact × 1.02].
+func TestHistogramPercentile(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 50 {
+		var h histogram
+		n := 1 + rng.IntN(2000)
+		exact := make([]time.Duration, n)
+		for i := range exact {
+			// log-uniform from 1 µs to 100 s
+			exact[i] = time.Duration(float64(time.Microsecond) * math.Pow(10, 8*rng.Float64()))
+			h.add(exact[i])
+		}
+		for _, q := range []float64{0, 0.01, 0.5, 0.9, 0.99, 1} {
+			want := Percentile(exact, q)
+			got := h.percentile(q)
+			if got < want || float64(got) > 1.02*float64(want)+1 {
+				t.Fatalf("trial %d, n %d, q %v: histogram %v, exact %v", trial, n, q, got, want)
+			}
+		}
+	}
+	var empty histogram
+	if empty.percentile(0.5) != 0 {
+		t.Fatal("empty histogram percentile")
+	}
+	var edge histogram
+	edge.add(0)
+	edge.add(2 * histMax)
+	if edge.percentile(0) != histMin || edge.percentile(1) < histMax {
+		t.Fatalf("edges: %v %v", edge.percentile(0), edge.percentile(1))
 	}
 }
