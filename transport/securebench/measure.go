@@ -17,6 +17,7 @@ import (
 
 	"github.com/tickwire/tickwire/secure"
 	"github.com/tickwire/tickwire/transport"
+	"github.com/tickwire/tickwire/transport/transportbench"
 )
 
 // Result are the security figures.
@@ -268,7 +269,7 @@ func W1(ctx context.Context, encrypted bool, d time.Duration) (W1Result, error) 
 	}
 	msg := make([]byte, size)
 	var sent atomic.Int64
-	cpu0 := cpuTime()
+	cpu0 := transportbench.CPUTime()
 	var wg sync.WaitGroup
 	errs := make(chan error, conns)
 	stop := time.Now().Add(d)
@@ -308,7 +309,7 @@ func W1(ctx context.Context, encrypted bool, d time.Duration) (W1Result, error) 
 	for delivered.Load() < total && time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(time.Millisecond)
 	}
-	cpu := cpuTime() - cpu0
+	cpu := transportbench.CPUTime() - cpu0
 	res.Delivered = int(delivered.Load())
 	var datagrams uint64
 	for _, c := range clients {

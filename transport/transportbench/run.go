@@ -86,7 +86,7 @@ func measure(ctx context.Context, p Peer, w Workload, o Options, seed uint64, d 
 	}
 	defer cleanup()
 
-	cpu0, began := cpuTime(), time.Now()
+	cpu0, began := CPUTime(), time.Now()
 	pk0, by0 := e.wire()
 	if err := w.drive(ctx, e, d); err != nil {
 		return nil, fmt.Errorf("%s: %w", w.Name, err)
@@ -111,7 +111,7 @@ func measure(ctx context.Context, p Peer, w Workload, o Options, seed uint64, d 
 	if w.Unreliable {
 		time.Sleep(time.Second)
 	}
-	cpu := cpuTime() - cpu0
+	cpu := CPUTime() - cpu0
 	pk1, by1 := e.wire()
 
 	res := &Result{Workload: w.Name, About: w.About, Conns: w.Conns, ConnsAccepted: e.accepted(), Seconds: sending.Seconds(),

@@ -4,8 +4,8 @@ package transportbench
 
 import "time"
 
-// cpuTime is the process's CPU time; unknown (0) on this system.
-func cpuTime() time.Duration { return 0 }
+// CPUTime is the process's CPU time; unknown (0) on this system.
+func CPUTime() time.Duration { return 0 }
 
 // peakRSS is the peak resident set size; unknown (0) on this system.
 func peakRSS() int64 { return 0 }

@@ -10,8 +10,9 @@ import (
 	"time"
 )
 
-// cpuTime is the user plus system CPU time of the process so far.
-func cpuTime() time.Duration {
+// CPUTime is the user plus system CPU time of the process so far (0 where
+// the platform does not report it).
+func CPUTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
