@@ -1,6 +1,9 @@
 package protocol
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // TimestampedOrder is an order with its sub-tick time: microseconds from the
 // start of the tick window (0 = tick start). In relay modes the client's value
@@ -28,22 +31,15 @@ func (t *TickOrders) Chronological(scratch []*TimestampedOrder) []*TimestampedOr
 	for i := range t.Orders {
 		scratch = append(scratch, &t.Orders[i])
 	}
-	slices.SortStableFunc(scratch, compareChronological)
+	slices.SortStableFunc(scratch, CompareChronological)
 	return scratch
 }
 
-func compareChronological(a, b *TimestampedOrder) int {
-	switch {
-	case a.SubTickTime != b.SubTickTime:
-		if a.SubTickTime < b.SubTickTime {
-			return -1
-		}
-		return 1
-	case a.Player != b.Player:
-		if a.Player < b.Player {
-			return -1
-		}
-		return 1
+// CompareChronological orders two orders by (SubTickTime, Player): the
+// comparison Chronological sorts by, for use with a stable sort.
+func CompareChronological(a, b *TimestampedOrder) int {
+	if c := cmp.Compare(a.SubTickTime, b.SubTickTime); c != 0 {
+		return c
 	}
-	return 0
+	return cmp.Compare(a.Player, b.Player)
 }
