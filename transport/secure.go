@@ -475,13 +475,5 @@ const (
 	maxHandshakeRTO = 2 * time.Second
 )
 
-// memoryInUse returns the bytes a session holds: send queues and
-// unacknowledged messages, reassembly reservations and messages not yet
-// read by the application.
-func memoryInUse(s *Session) int {
-	n := s.inboxBytes + s.asm.reserved
-	for _, c := range s.send {
-		n += c.queued + c.unackedN
-	}
-	return n
-}
+// memoryInUse returns the bytes a session holds (see Session.MemoryInUse).
+func memoryInUse(s *Session) int { return s.MemoryInUse() }

@@ -156,13 +156,13 @@ func (c *sendChannel) peek(fresh bool) (fragRef, bool) {
 }
 
 // take consumes the fragment returned by peek for the datagram of
-// generation gen.
-func (c *sendChannel) take(r fragRef, gen uint64) {
+// generation gen. copies allows redundant copies in later datagrams.
+func (c *sendChannel) take(r fragRef, gen uint64, copies bool) {
 	m := r.msg
 	if m.state[r.idx] == fragQueued {
 		c.retx.pop()
 		c.stats.Retransmits++
-		if m.fragWireSize(r.idx) <= repeatMaxSize {
+		if copies && m.fragWireSize(r.idx) <= repeatMaxSize {
 			c.repeat.push(repeatRef{ref: r, gen: gen, left: repeatCopies})
 		}
 	} else {
@@ -171,7 +171,7 @@ func (c *sendChannel) take(r fragRef, gen uint64) {
 			c.queue.pop()
 			c.queued -= m.size
 		}
-		if c.cfg.Priority == Critical && c.reliable() && m.fragWireSize(r.idx) <= repeatMaxSize {
+		if copies && c.cfg.Priority == Critical && c.reliable() && m.fragWireSize(r.idx) <= repeatMaxSize {
 			// Frame data resilience: small Critical messages (inputs,
 			// orders) ride again in the next two datagrams, so a lost
 			// datagram costs them a frame interval, not a round trip.
@@ -237,6 +237,18 @@ type repeatRef struct {
 	ref  fragRef
 	gen  uint64
 	left int
+}
+
+// drop discards everything the channel holds, keeping its configuration
+// and statistics.
+func (c *sendChannel) drop() {
+	for _, m := range c.unacked.items() {
+		m.dropped = true
+	}
+	for _, m := range c.queue.items() {
+		m.dropped = true
+	}
+	*c = sendChannel{cfg: c.cfg, stats: c.stats}
 }
 
 // idle reports whether the channel has nothing queued or unacknowledged.

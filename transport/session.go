@@ -48,6 +48,13 @@ type SessionParams struct {
 	// Token is the server's handshake token, which the client must echo.
 	// Drivers pick it at random.
 	Token uint32
+	// ReliableLink declares that the datagrams travel over a link that
+	// neither loses nor reorders them (a TCP or WebSocket stream). The
+	// session then skips the acknowledgement machinery: it requests and
+	// sends no acknowledgements (and ignores any it receives), detects no
+	// loss, retransmits nothing, sends no redundant copies and considers
+	// reliable frames delivered once written. Both sides must agree.
+	ReliableLink bool
 }
 
 // Session is the state machine of one connection, without I/O: feed it
@@ -59,9 +66,12 @@ type Session struct {
 	set    *settings
 	client bool
 	connID uint32
-	state  State
-	err    error // why the session ended
-	hs     handshaker
+	// reliableLink: the link delivers every datagram in order (see
+	// SessionParams.ReliableLink).
+	reliableLink bool
+	state        State
+	err          error // why the session ended
+	hs           handshaker
 
 	cdc   *codec
 	async func(*compressJob) bool // hands large messages to a worker pool; nil compresses inline
@@ -101,6 +111,7 @@ type Session struct {
 	deadline  time.Time // handshake or close deadline
 	closeMsg  string
 	byeQueued bool
+	aborting  bool // the next datagram carries the disconnect, then the session ends
 	helloSeen bool
 
 	stats    counters
@@ -120,17 +131,18 @@ func NewSession(cfg Config, p SessionParams, now time.Time) (*Session, error) {
 
 func newSession(set *settings, p SessionParams, now time.Time) *Session {
 	s := &Session{
-		set:      set,
-		client:   p.Client,
-		connID:   p.ConnID,
-		state:    StateConnecting,
-		hs:       &plainHandshake{digest: set.digest, token: p.Token},
-		nextSeq:  p.InitialSeq,
-		pacer:    newPacer(set.budget, set.mtu, now),
-		lastSent: now,
-		lastRecv: now,
-		deadline: now.Add(set.handshake),
-		asm:      assembler{limit: set.maxReassembly},
+		set:          set,
+		client:       p.Client,
+		connID:       p.ConnID,
+		reliableLink: p.ReliableLink,
+		state:        StateConnecting,
+		hs:           &plainHandshake{digest: set.digest, token: p.Token},
+		nextSeq:      p.InitialSeq,
+		pacer:        newPacer(set.budget, set.mtu, now),
+		lastSent:     now,
+		lastRecv:     now,
+		deadline:     now.Add(set.handshake),
+		asm:          assembler{limit: set.maxReassembly},
 	}
 	s.sent.reorderPackets, s.sent.reorderEighths = packetThreshold, 1
 	if set.flushInterval > 0 {
@@ -277,6 +289,24 @@ func (s *Session) Flush() {
 	}
 }
 
+// MemoryInUse returns the bytes of message data the session holds: queued
+// messages, reliable messages sent but not yet acknowledged, messages
+// received but not yet read (or held back for ordering) and the memory
+// reserved for reassembling fragmented messages. A reliable message is
+// counted once, whether queued or sent.
+func (s *Session) MemoryInUse() int {
+	n := s.inboxBytes + s.asm.reserved
+	for i, c := range s.send {
+		if c.reliable() {
+			n += c.unackedN // queued ones included
+		} else {
+			n += c.queued
+		}
+		n += s.recv[i].heldBytes
+	}
+	return n
+}
+
 // Receive returns the next received message, if any.
 func (s *Session) Receive() (Message, bool) {
 	if s.inbox.len() == 0 {
@@ -301,6 +331,34 @@ func (s *Session) Close(reason string, now time.Time) {
 		s.deadline = now.Add(s.set.closeTimeout)
 		s.progressClose()
 	}
+}
+
+// Abort ends the session at once, telling the peer: queued and
+// unacknowledged data is dropped, and the very next datagram
+// (AppendDatagram, which Deadline asks for at once) carries a disconnect
+// message with the reason, after which the session is Disconnected and Err
+// returns cause (ErrClosed if cause is nil). Control messages the peer may
+// still miss ride in that datagram again, so that it can deliver the
+// disconnect in order. Over a lossy link the peer learns only if that
+// datagram arrives; otherwise it times out as before. A session that has
+// ended is left alone.
+func (s *Session) Abort(reason string, cause error) {
+	if s.state == StateDisconnected || s.aborting {
+		return
+	}
+	if cause == nil {
+		cause = ErrClosed
+	}
+	s.err = cause
+	s.state = StateDisconnecting
+	s.aborting = true
+	for _, c := range s.send[1:] {
+		c.drop()
+	}
+	s.send[0].resend()
+	s.queueControl(disconnectMessage(reason))
+	s.byeQueued = true
+	s.pingDue = false
 }
 
 // progressClose sends the disconnect message once the application's
@@ -334,14 +392,9 @@ func (s *Session) end(err error) {
 		s.err = err
 	}
 	for _, c := range s.send {
-		for _, m := range c.unacked.items() {
-			m.dropped = true
-		}
-		for _, m := range c.queue.items() {
-			m.dropped = true
-		}
-		*c = sendChannel{cfg: c.cfg, stats: c.stats}
+		c.drop()
 	}
+	s.aborting = false
 	s.sent = sentHistory{reorderPackets: packetThreshold, reorderEighths: 1}
 	s.asm = assembler{}
 }

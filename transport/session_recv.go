@@ -32,7 +32,9 @@ func (s *Session) HandleDatagram(b []byte, now time.Time) {
 	s.stats.packetsRecv++
 	s.stats.bytesRecv += uint64(len(b))
 	s.lastRecv = now
-	s.onAck(h, now)
+	if !s.reliableLink {
+		s.onAck(h, now)
+	}
 	switch s.acks.status(h.seq) {
 	case recvDuplicate, recvTooOld:
 		s.stats.duplicates++
@@ -43,10 +45,14 @@ func (s *Session) HandleDatagram(b []byte, now time.Time) {
 	// for the peer to retransmit.
 	if s.inboxBytes >= s.set.maxRecvBuffer || !s.asm.room(s.reservation(frames)) {
 		s.stats.refused++
+		if s.reliableLink && carriesReliable(frames) {
+			// Nothing would ever retransmit it.
+			s.Abort("receive buffer full", fmt.Errorf("%w: receive buffer full on a reliable link", ErrMemoryBudget))
+		}
 		return
 	}
 	inOrder := s.acks.mark(h.seq, now)
-	if elicits(frames, h.flags) {
+	if !s.reliableLink && elicits(frames, h.flags) {
 		s.ackEliciting++
 		s.elicitedAt = now
 		switch {
@@ -65,9 +71,11 @@ func (s *Session) HandleDatagram(b []byte, now time.Time) {
 // elicits reports whether a datagram asks for a prompt acknowledgement:
 // it carries a reliable frame or a ping. Unreliable frames alone do not.
 func elicits(frames []frame, flags uint8) bool {
-	if flags&flagPing != 0 {
-		return true
-	}
+	return flags&flagPing != 0 || carriesReliable(frames)
+}
+
+// carriesReliable reports whether any of the frames is reliable.
+func carriesReliable(frames []frame) bool {
 	for i := range frames {
 		if frames[i].flags&frameReliable != 0 {
 			return true
@@ -189,7 +197,7 @@ func (s *Session) onControl(p []byte) {
 	}
 	switch {
 	case p[0] == ctlDisconnect:
-		s.finalAck = true
+		s.finalAck = !s.reliableLink // over a reliable link nothing awaits an acknowledgement
 		s.scheduleAck(s.lastRecv)
 		s.end(fmt.Errorf("%w: %s", ErrPeerClosed, sanitize(p[1:])))
 	case p[0] == ctlHello && !s.client && s.state == StateConnecting && !s.helloSeen:

@@ -29,10 +29,13 @@ func (s *Session) AppendDatagram(dst []byte, now time.Time) ([]byte, bool) {
 		f := r.msg.frame(c.cfg.ID, r.idx)
 		last = len(dst)
 		dst = appendFrame(dst, &f)
-		c.take(r, s.dgGen)
+		c.take(r, s.dgGen, !s.reliableLink)
 		s.pacer.spendFrame(c.cfg.Priority, f.size())
 		nframes++
-		if c.reliable() {
+		switch {
+		case c.reliable() && s.reliableLink:
+			c.onAcked(r) // delivered once written
+		case c.reliable():
 			refs = append(refs, r)
 		}
 		if c.cfg.Priority != Critical {
@@ -57,16 +60,18 @@ func (s *Session) AppendDatagram(dst []byte, now time.Time) ([]byte, bool) {
 	// pinged, so that the RTT and loss figures stay current on unreliable
 	// streams and the receiver's acknowledgements stand in for its own
 	// keepalives.
-	probe := nframes > 0 && len(refs) == 0 && !now.Before(s.sent.lastEliciting.Add(s.set.keepAlive/2))
+	probe := !s.reliableLink && nframes > 0 && len(refs) == 0 && !now.Before(s.sent.lastEliciting.Add(s.set.keepAlive/2))
 	ping := live && ((nframes == 0 && s.pingDue) || probe)
 	if ping {
 		dst[start+1] |= flagPing
 	}
 	size := len(dst) - start
 	eliciting := len(refs) > 0 || ping
-	s.sent.push(sentDatagram{seq: h.seq, at: now, size: size, eliciting: eliciting,
-		windowed: windowed, done: !eliciting, frames: refs})
-	s.sent.trim()
+	if !s.reliableLink {
+		s.sent.push(sentDatagram{seq: h.seq, at: now, size: size, eliciting: eliciting,
+			windowed: windowed, done: !eliciting, frames: refs})
+		s.sent.trim()
+	}
 	s.nextSeq++
 	s.lastSent = now
 	s.pingDue = false
@@ -77,6 +82,12 @@ func (s *Session) AppendDatagram(dst []byte, now time.Time) ([]byte, bool) {
 	s.stats.bytesSent += uint64(size)
 	if s.flushReq && s.userQueuesEmpty() {
 		s.flushReq = false
+	}
+	switch {
+	case s.aborting:
+		s.end(s.err) // the disconnect is on its way
+	case s.reliableLink:
+		s.progressClose() // what was written is delivered
 	}
 	return dst, true
 }
@@ -95,7 +106,7 @@ func (s *Session) pick(room int, fresh bool, now time.Time) (*sendChannel, fragR
 		if pr != Critical && s.sent.inFlight >= s.set.maxInFlight {
 			break
 		}
-		if !s.pacer.allows(pr, now) {
+		if !s.aborting && !s.pacer.allows(pr, now) {
 			continue
 		}
 		for range 2*len(chans) + 1 {
@@ -168,6 +179,9 @@ func (s *Session) Deadline(now time.Time) time.Time {
 		}
 		return time.Time{}
 	}
+	if s.aborting {
+		return now
+	}
 	t := s.lastRecv.Add(s.set.idleTimeout)
 	if s.state != StateConnected {
 		t = earliest(t, s.deadline)
@@ -194,7 +208,7 @@ func (s *Session) Deadline(now time.Time) time.Time {
 // close timeouts, time-threshold loss detection, the retransmission timeout,
 // keepalives, fragment expiry and the flush tick.
 func (s *Session) HandleTimeout(now time.Time) {
-	if s.state == StateDisconnected {
+	if s.state == StateDisconnected || s.aborting {
 		return
 	}
 	if !now.Before(s.lastRecv.Add(s.set.idleTimeout)) {
@@ -229,7 +243,7 @@ func (s *Session) HandleTimeout(now time.Time) {
 // acknowledgements never sends any, which saves 14 bytes a datagram on
 // one-way traffic.
 func (s *Session) carriesAck(now time.Time) bool {
-	return s.acks.mask != 0 && (s.ackPending || now.Before(s.elicitedAt.Add(s.rtt.srtt())))
+	return !s.reliableLink && s.acks.mask != 0 && (s.ackPending || now.Before(s.elicitedAt.Add(s.rtt.srtt())))
 }
 
 // appendRepeats appends, while they fit, copies of retransmitted fragments
@@ -270,10 +284,12 @@ func (s *Session) appendRepeats(dst []byte, start int, refs []fragRef, last *int
 // of silence. The client keeps an idle connection alive and the server
 // answers; the server pings on its own only when it has heard nothing
 // ack-eliciting (no ping, no reliable data) for one and a half intervals,
-// so the two sides do not both ping.
+// so the two sides do not both ping. On a reliable link nothing answers a
+// ping (there are no acknowledgements), so each side keeps its own
+// direction alive.
 func (s *Session) keepAliveAt() time.Time {
 	t := s.lastSent.Add(s.set.keepAlive)
-	if !s.client {
+	if !s.client && !s.reliableLink {
 		t = later(t, s.elicitedAt.Add(s.set.keepAlive*3/2))
 	}
 	return t

@@ -118,6 +118,19 @@ func (c *streamPacketConn) Close() error {
 	return nil
 }
 
+// reliableLinker is implemented by the PacketConns whose datagrams all arrive, in
+// order: those over a stream. The driver runs their Sessions with
+// SessionParams.ReliableLink, which bypasses the acknowledgement machinery.
+type reliableLinker interface{ reliableLink() bool }
+
+// isReliableLink reports whether pc carries datagrams over a stream.
+func isReliableLink(pc net.PacketConn) bool {
+	r, ok := pc.(reliableLinker)
+	return ok && r.reliableLink()
+}
+
+func (c *streamPacketConn) reliableLink() bool { return true }
+
 func (c *streamPacketConn) LocalAddr() net.Addr              { return c.s.localAddr() }
 func (c *streamPacketConn) SetDeadline(time.Time) error      { return nil }
 func (c *streamPacketConn) SetReadDeadline(time.Time) error  { return nil }
@@ -271,6 +284,8 @@ func (s *streamServer) Close() error {
 	s.wg.Wait()
 	return nil
 }
+
+func (s *streamServer) reliableLink() bool { return true }
 
 func (s *streamServer) LocalAddr() net.Addr              { return s.local }
 func (s *streamServer) SetDeadline(time.Time) error      { return nil }
