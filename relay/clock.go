@@ -113,12 +113,18 @@ func (c *ClockCalibration) observeRTT(now, rtt, slack time.Duration) {
 	}
 }
 
+// expectedArrival is when the model expects a submission stamped sent
+// (client's estimate of relay time) to arrive.
+func (c *ClockCalibration) expectedArrival(now, sent time.Duration) time.Duration {
+	return sent + c.OneWay() + c.OffsetAt(now)
+}
+
 // observeOffset folds in the offset sample of a submission stamped sent
 // (client's estimate of relay time) arriving at now. It returns the
 // sample's deviation from the estimate before the update.
 func (c *ClockCalibration) observeOffset(now, sent, slack time.Duration) time.Duration {
 	sample := now - sent - c.OneWay()
-	dev := sample - c.OffsetAt(now)
+	dev := now - c.expectedArrival(now, sent)
 	c.Samples++
 	if !c.Offset.observe(now, sample, slack) {
 		c.Outliers++

@@ -83,6 +83,7 @@ type Core struct {
 	seed     seedExchange
 	sync     syncState
 	frameLog frameLog
+	host     hostStall
 	rng      *mrand.ChaCha8
 	removals []msg.Removal // scheduled, not yet in effect
 	batch    Batch
@@ -225,6 +226,7 @@ func (c *Core) Leave(now time.Duration, id protocol.PlayerID) {
 func (c *Core) Tick(now time.Duration) { c.advance(now) }
 
 func (c *Core) advance(now time.Duration) {
+	c.host.resuming = c.detectHostStall(now)
 	c.now = max(c.now, now)
 	switch c.phase {
 	case PhaseCalibrating:
@@ -238,6 +240,7 @@ func (c *Core) advance(now time.Duration) {
 			c.finalize(c.timeline.next)
 		}
 	}
+	c.host.resuming = false
 	c.checkLiveness()
 }
 
@@ -266,9 +269,12 @@ func (c *Core) NextDeadline() (time.Duration, bool) {
 		}
 		at(p.state.LastHeard + c.cfg.HeartbeatTimeout)
 		// A frozen deadline already passed belongs to a player that is
-		// silent, not frozen: the heartbeat covers it.
+		// silent (the heartbeat covers it) or frozen with (nearly) everyone
+		// else, whose removal waits a heartbeat timeout more.
 		if t, ok := c.frozenAt(p); ok && t > c.now {
 			at(t)
+		} else if ok && t+c.cfg.HeartbeatTimeout > c.now {
+			at(t + c.cfg.HeartbeatTimeout)
 		}
 	}
 	return max(next, c.now), have

@@ -84,6 +84,13 @@ func (r QosAdjustReason) String() string {
 	return "lower-stable-window"
 }
 
+// HostStall: the relay itself did not run from At for Duration (a
+// garbage-collection pause, CPU starvation, a paused VM); the tick
+// schedule now runs Lag behind and catches up at twice the tick rate.
+type HostStall struct {
+	At, Duration, Lag time.Duration
+}
+
 // Desync: the hashes reported for Tick disagree.
 type Desync struct {
 	Tick   uint64
@@ -105,4 +112,5 @@ func (OrdersDropped) isEvent()      {}
 func (RemovalScheduled) isEvent()   {}
 func (PlayerRemoved) isEvent()      {}
 func (QosAdjustmentEvent) isEvent() {}
+func (HostStall) isEvent()          {}
 func (Desync) isEvent()             {}

@@ -32,7 +32,13 @@ type simNet struct {
 	onSubmit func(id protocol.PlayerID, m *msg.OrderSubmit)
 	// onStep, if set, sees every message as it reaches the relay.
 	onStep func(id protocol.PlayerID, m msg.Message)
+	// stallUntil: before it the relay process does not run (the clients
+	// and the network do); what reaches it waits in its receive queue.
+	stallUntil time.Duration
 }
+
+// relayStalled reports whether the relay process is not running now.
+func (n *simNet) relayStalled() bool { return n.now < n.stallUntil }
 
 // simClient is a scripted client: it answers pings, commits and reveals,
 // submits at each window's end by its own estimate of the relay clock,
@@ -190,11 +196,18 @@ func (n *simNet) issue(c *simClient, at time.Duration, o protocol.PlayerOrder) (
 // submission or a core deadline.
 func (n *simNet) next() time.Duration {
 	t, ok := n.core.NextDeadline()
-	if !ok {
+	if !ok || n.relayStalled() {
 		t = 1<<63 - 1
 	}
-	if len(n.queue) > 0 {
-		t = min(t, n.queue[0].at)
+	if n.relayStalled() {
+		t = n.stallUntil
+	}
+	for _, d := range n.queue {
+		if d.toRelay {
+			t = min(t, max(d.at, n.stallUntil))
+		} else {
+			t = min(t, d.at)
+		}
 	}
 	for _, c := range n.clients {
 		if n.submits(c) {
@@ -223,9 +236,13 @@ func (n *simNet) runUntil(limit time.Duration, stop func() bool) {
 
 // stepOnce does everything due at n.now.
 func (n *simNet) stepOnce() {
-	for len(n.queue) > 0 && n.queue[0].at <= n.now {
-		d := n.queue[0]
-		n.queue = n.queue[1:]
+	for i := 0; i < len(n.queue) && n.queue[i].at <= n.now; {
+		d := n.queue[i]
+		if d.toRelay && n.relayStalled() {
+			i++ // waits in the relay's receive queue
+			continue
+		}
+		n.queue = slices.Delete(n.queue, i, i+1)
 		if d.toRelay {
 			if n.onStep != nil {
 				n.onStep(d.client.id, d.m)
@@ -246,8 +263,10 @@ func (n *simNet) stepOnce() {
 			n.submit(c)
 		}
 	}
-	n.core.Tick(n.now)
-	n.drain()
+	if !n.relayStalled() {
+		n.core.Tick(n.now)
+		n.drain()
+	}
 }
 
 // submits reports whether c submits on its own.
@@ -454,6 +473,8 @@ func fmtEvent(e Event) string {
 	case QosAdjustmentEvent:
 		return fmt.Sprintf("event QosAdjustment tick=%d deadline %v->%v run-ahead %d->%d ewma=%dbps %v",
 			e.Tick, e.OldDeadline, e.NewDeadline, e.OldRunAhead, e.NewRunAhead, e.LateRateBpsEWMA, e.Reason)
+	case HostStall:
+		return fmt.Sprintf("event HostStall at=%v for=%v lag=%v", e.At.Round(time.Microsecond), e.Duration.Round(time.Microsecond), e.Lag.Round(time.Microsecond))
 	case Desync:
 		s := fmt.Sprintf("event Desync tick=%d", e.Tick)
 		for _, h := range e.Hashes {

@@ -10,25 +10,28 @@ import (
 // echoes and RTT samples (about two seconds at 30 ticks per second).
 const frameLogSize = 64
 
-// frameLog remembers the token and send time of recent frames.
+// frameLog remembers the token and send time of recent frames, and
+// whether (nearly) every player was late for them.
 type frameLog struct {
 	entries [frameLogSize]struct {
-		tick  uint64
-		token uint32
-		at    time.Duration
-		valid bool
+		tick   uint64
+		token  uint32
+		at     time.Duration
+		shared bool
+		valid  bool
 	}
 }
 
-func (l *frameLog) record(tick uint64, token uint32, at time.Duration) {
+func (l *frameLog) record(tick uint64, token uint32, at time.Duration, shared bool) {
 	e := &l.entries[tick%frameLogSize]
-	e.tick, e.token, e.at, e.valid = tick, token, at, true
+	e.tick, e.token, e.at, e.shared, e.valid = tick, token, at, shared, true
 }
 
-// sentAt returns when frame tick was sent, if it is remembered.
-func (l *frameLog) sentAt(tick uint64) (time.Duration, bool) {
+// sentAt returns when frame tick was sent and whether its lateness was
+// shared (see sharedLateness), if it is remembered.
+func (l *frameLog) sentAt(tick uint64) (at time.Duration, shared, ok bool) {
 	e := &l.entries[tick%frameLogSize]
-	return e.at, e.valid && e.tick == tick
+	return e.at, e.shared, e.valid && e.tick == tick
 }
 
 // lookup returns when frame tick was sent, if it is remembered and token
@@ -52,6 +55,9 @@ func (c *Core) echo(p *player, m *msg.OrderSubmit) {
 	if !p.state.Echoed || m.AckTick > p.state.LastEcho {
 		p.state.LastEcho, p.state.Echoed = m.AckTick, true
 	}
+	if sentAt < c.host.end {
+		return // the round trip spans the relay's own stall
+	}
 	p.state.Clock.observeRTT(c.now, c.now-sentAt-usToDur(uint64(m.AckDelayUs)), c.cfg.SkewBudget)
 }
 
@@ -71,18 +77,38 @@ func (c *Core) frozenAt(p *player) (time.Duration, bool) {
 	return c.due(first) + c.cfg.FrozenTimeout, true
 }
 
+// frozenNow reports whether an active player is frozen at now: it keeps
+// talking but has echoed nothing since its frozen deadline t.
+func (c *Core) frozenNow(p *player) (t time.Duration, frozen bool) {
+	t, ok := c.frozenAt(p)
+	return t, ok && c.now >= t && c.now-p.state.LastHeard < c.cfg.FrozenTimeout
+}
+
 // checkLiveness removes players that went silent (heartbeat timeout) and
 // players that keep talking but stopped echoing liveness tokens (frozen),
-// during play.
+// during play. When (nearly) every player looks frozen at once (see
+// sharedLateness), the frames are what is not getting through, the
+// relay's fault or the common path's: the frozen removals wait another
+// heartbeat timeout, after which they count as the players' again.
 func (c *Core) checkLiveness() {
 	if c.phase != PhasePlaying {
 		return // before play the seed exchange's timeouts cover silence
 	}
+	frozen, active := 0, 0
 	c.active(func(p *player) {
-		switch t, frozen := c.frozenAt(p); {
-		case c.now-p.state.LastHeard >= c.cfg.HeartbeatTimeout:
+		active++
+		if _, f := c.frozenNow(p); f {
+			frozen++
+		}
+	})
+	grace := time.Duration(0)
+	if sharedLateness(frozen, active) {
+		grace = c.cfg.HeartbeatTimeout
+	}
+	c.active(func(p *player) {
+		if c.now-p.state.LastHeard >= c.cfg.HeartbeatTimeout {
 			c.scheduleRemoval(p, msg.ReasonTimeout)
-		case frozen && c.now >= t && c.now-p.state.LastHeard < c.cfg.FrozenTimeout:
+		} else if t, f := c.frozenNow(p); f && c.now >= t+grace {
 			c.scheduleRemoval(p, msg.ReasonFrozen)
 		}
 	})

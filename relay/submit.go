@@ -20,14 +20,20 @@ func (c *Core) onSubmit(p *player, m *msg.OrderSubmit) error {
 	c.echo(p, m)
 	cal := &p.state.Clock
 	env := outlierK*cal.Jitter() + c.cfg.SkewBudget
-	dev := cal.observeOffset(c.now, usToDur(m.SentUs), c.cfg.SkewBudget)
+	sent, arrived, dev := usToDur(m.SentUs), c.now, time.Duration(0)
+	queued := c.queued(cal.expectedArrival(c.now, sent))
+	if queued {
+		arrived = cal.expectedArrival(c.now, sent)
+	} else {
+		dev = cal.observeOffset(c.now, sent, c.cfg.SkewBudget)
+	}
 	b := &c.batch
-	*b = Batch{Now: c.now, Player: p.state.ID, Submit: m, Tick: m.Tick, Late: m.Tick < c.timeline.next,
+	*b = Batch{Now: arrived, Player: p.state.ID, Submit: m, Tick: m.Tick, Late: m.Tick < c.timeline.next,
 		Deviation: dev, Envelope: env, Orders: b.Orders[:0], core: c, p: p}
 	for _, o := range m.Orders {
 		b.Orders = append(b.Orders, BatchOrder{TimestampedOrder: o})
 	}
-	c.account(p, m.Tick, b.Late, dev, env)
+	c.account(p, m.Tick, b.Late, queued, dev, env)
 	if b.Late {
 		b.DropAll(DropLate)
 	}
@@ -39,27 +45,32 @@ func (c *Core) onSubmit(p *player, m *msg.OrderSubmit) error {
 }
 
 // account records a submission's arrival against its tick's deadline: the
-// margin feeds TimingFeedback; on-time ones slowly forgive strikes. dev is
-// how much later than the player's clock model expected the submission
-// arrived, env the jitter envelope. A late submission is a strike only if
-// it belongs to a stall the player's measured path does not explain (see
-// stallUnexplained); such lateness is also kept out of QoS adaptation.
-// Lateness the path explains, jitter or loss recovery, is the network's,
-// and QoS adaptation answers it.
-func (c *Core) account(p *player, tick uint64, late bool, dev, env time.Duration) {
-	margin := (c.due(tick) - c.now) / time.Microsecond
+// margin to the tick's scheduled time feeds TimingFeedback; on-time ones
+// slowly forgive strikes. dev is how much later than the player's clock
+// model expected the submission arrived, env the jitter envelope. A late
+// submission is a strike only if it belongs to a stall the player's
+// measured path does not explain (see stallUnexplained); such lateness is
+// also kept out of QoS adaptation. Lateness the path explains, jitter or
+// loss recovery, is the network's, and QoS adaptation answers it. A
+// submission queued during the relay's own stall, or late for a tick
+// (nearly) everyone was late for, is never a strike: the relay or the
+// common path held it, not the player.
+func (c *Core) account(p *player, tick uint64, late, queued bool, dev, env time.Duration) {
+	margin := (c.scheduled(tick) - c.now) / time.Microsecond
 	margin = min(max(margin, -time.Duration(c.cfg.HeartbeatTimeout/time.Microsecond)), time.Duration(c.cfg.HeartbeatTimeout/time.Microsecond))
-	p.win.n++
-	p.win.sum += int64(margin)
-	p.win.sumSq += int64(margin) * int64(margin)
+	if !queued { // its arrival time is unknown
+		p.win.n++
+		p.win.sum += int64(margin)
+		p.win.sumSq += int64(margin) * int64(margin)
+	}
 	if late {
 		p.state.LateSubmissions++
-		lateBy := -margin * time.Microsecond
-		if at, ok := c.frameLog.sentAt(tick); ok {
-			lateBy = c.now - at // the deadline may have moved since
+		lateBy, shared := -margin*time.Microsecond, false
+		if at, sh, ok := c.frameLog.sentAt(tick); ok {
+			lateBy, shared = c.now-at, sh // the deadline may have moved since
 		}
 		c.emit(LateSubmission{Player: p.state.ID, Tick: tick, LateBy: lateBy})
-		if c.stallUnexplained(p, dev, env) {
+		if !queued && !shared && c.stallUnexplained(p, dev, env) {
 			p.win.flagged = true
 			c.strike(p, "late")
 		}

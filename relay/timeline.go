@@ -29,15 +29,34 @@ type window struct {
 }
 
 func newTimeline(interval, maxDeadline time.Duration, players int) timeline {
-	// Open windows span the current one back to the oldest whose deadline
-	// has not passed, plus the one ahead a client may claim early.
-	n := int((maxDeadline+2*interval)/interval) + 2
-	t := timeline{interval: interval, slots: make([]window, n)}
-	for i := range t.slots {
-		t.slots[i].count = make([]uint16, players)
-		t.slots[i].onTime = make([]bool, players)
-	}
+	t := timeline{interval: interval}
+	t.reserve(maxDeadline, players)
 	return t
+}
+
+// reserve makes the ring hold every window open while broadcasts run
+// behind the windows' ends by up to behind (the deadline, plus the lag of
+// a relay catching up after its own stall): the current window back to
+// the oldest not broadcast, plus the one ahead a client may claim early.
+// Growing keeps the open windows.
+func (t *timeline) reserve(behind time.Duration, players int) {
+	n := int((behind+2*t.interval)/t.interval) + 2
+	if n <= len(t.slots) {
+		return
+	}
+	slots := make([]window, n)
+	for _, w := range t.slots {
+		if w.live {
+			slots[w.tick%uint64(n)] = w
+		}
+	}
+	for i := range slots {
+		if slots[i].count == nil {
+			slots[i].count = make([]uint16, players)
+			slots[i].onTime = make([]bool, players)
+		}
+	}
+	t.slots = slots
 }
 
 func (t *timeline) windowStart(k int64) time.Duration {
@@ -67,10 +86,15 @@ func (t *timeline) window(k uint64) *window {
 	return w
 }
 
-// due is when tick k is broadcast.
-func (c *Core) due(k uint64) time.Duration {
+// scheduled is when tick k is broadcast by the schedule: the end of its
+// window plus the deadline.
+func (c *Core) scheduled(k uint64) time.Duration {
 	return c.timeline.windowStart(int64(k)+1) + c.deadline
 }
+
+// due is when tick k is broadcast: its scheduled time, later while the
+// relay catches up after its own stall.
+func (c *Core) due(k uint64) time.Duration { return c.scheduled(k) + c.host.lag }
 
 // lastOpenTick is the newest tick a submission may name now: one past the
 // current window, for a client whose clock runs slightly ahead.
@@ -101,6 +125,7 @@ func (c *Core) finalize(k uint64) {
 	}
 	c.applyRemovals(k)
 	w := c.timeline.window(k)
+	missing, active := 0, 0
 	for _, p := range c.players {
 		if p.state.Status == StatusRemoved {
 			continue
@@ -110,9 +135,15 @@ func (c *Core) finalize(k uint64) {
 			p.state.IdleTicks++
 		}
 		if p.state.Status == StatusActive {
-			p.win.ticks++
+			active++
 			if !w.onTime[p.index] {
-				p.win.late++
+				missing++
+			}
+			if !c.host.resuming { // the relay's own stall is not the network's
+				p.win.ticks++
+				if !w.onTime[p.index] {
+					p.win.late++
+				}
 			}
 		}
 		p.state.Budget.Tick()
@@ -126,8 +157,9 @@ func (c *Core) finalize(k uint64) {
 		f.Flags |= msg.FlagSyncRequest
 		c.sync.open(k)
 	}
-	c.frameLog.record(k, f.Token, c.now)
+	c.frameLog.record(k, f.Token, c.now, sharedLateness(missing, active))
 	c.broadcast(f)
+	c.catchUp()
 
 	w.live = false
 	c.timeline.next = k + 1

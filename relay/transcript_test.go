@@ -32,6 +32,8 @@ import (
 //	play to=TICK [quiet]     run until frame TICK has been broadcast (quiet:
 //	                         no frames, feedback or late submissions)
 //	advance by=D | to=T [quiet]
+//	stall for=D [quiet]      the relay process does not run for D (the clients
+//	                         and the network do), then resumes
 //	submit p=ID tick=K at=T [sent=T] [sub=US,...] [noecho]  a hand-made
 //	    submission reaching the relay at T (sent defaults to an honest stamp)
 //	state [p=ID]             print the players' state
@@ -101,6 +103,9 @@ func TestTranscripts(t *testing.T) {
 			case "advance":
 				to := argAt(t, td, n, "to", n.now+argDur(t, td, "by", 0))
 				n.runUntil(to, func() bool { return false })
+			case "stall":
+				n.stallUntil = n.now + argDur(t, td, "for", 0)
+				n.runUntil(n.stallUntil, func() bool { return false })
 			case "submit":
 				cmdSubmit(t, td, n)
 			case "state":
