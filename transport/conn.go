@@ -19,9 +19,14 @@ type Conn struct {
 	sess *Session
 	sec  *connSecurity // nil: plaintext
 
-	sendMu sync.Mutex // guards arena and out, and orders writes
+	sendMu sync.Mutex // guards arena, out, armed and runState, and orders writes
 	arena  []byte
 	out    [][]byte
+	// armed is when the run loop pumps next (zero: only when woken) and
+	// runState the state it last saw: a pump on another goroutine wakes
+	// the run loop only if it needs to come earlier or see a new state.
+	armed    time.Time
+	runState State
 
 	wake         chan struct{} // the run loop should re-evaluate
 	readable     chan struct{} // a message arrived or the connection ended
@@ -67,10 +72,18 @@ func (c *Conn) handlePlain(b []byte, now time.Time) {
 	c.mu.Lock()
 	c.sess.HandleDatagram(b, now)
 	c.mu.Unlock()
-	// Answer at once (acknowledgements must keep up with bursts), then let
-	// the run loop re-arm its timer.
-	c.pump(false)
-	signal(c.wake)
+	// Answer at once (acknowledgements must keep up with bursts); the run
+	// loop re-arms its timer only if the datagram moved it.
+	c.pumpOutside()
+}
+
+// pumpOutside pumps from a goroutine other than the run loop, and wakes
+// the run loop only when its timer must fire earlier or the state
+// changed.
+func (c *Conn) pumpOutside() {
+	if _, _, wake := c.pump(false); wake {
+		signal(c.wake)
+	}
 }
 
 // compressed completes a job of the compression pool.
@@ -81,9 +94,11 @@ func (c *Conn) compressed(j *compressJob) {
 	signal(c.wake)
 }
 
-// pump runs due timers if asked, sends what the session has to send and
-// publishes its state. It returns the session's next deadline and state.
-func (c *Conn) pump(timers bool) (time.Time, State) {
+// pump runs due timers if asked (the run loop asks), sends what the
+// session has to send and publishes its state. It returns the session's
+// next deadline and state, and, called from elsewhere, whether the run
+// loop must be woken to re-arm its timer or see the new state.
+func (c *Conn) pump(timers bool) (time.Time, State, bool) {
 	c.sendMu.Lock()
 	defer c.sendMu.Unlock()
 	now := time.Now()
@@ -137,7 +152,14 @@ func (c *Conn) pump(timers bool) (time.Time, State) {
 	if state != StateConnecting {
 		c.estOnce.Do(func() { close(c.established) })
 	}
-	return deadline, state
+	wake := false
+	switch {
+	case timers:
+		c.armed, c.runState = deadline, state
+	case state != c.runState || !deadline.IsZero() && (c.armed.IsZero() || deadline.Before(c.armed)):
+		c.armed, c.runState, wake = deadline, state, true
+	}
+	return deadline, state, wake
 }
 
 // run is the connection's goroutine: it owns the timer, armed at the
@@ -147,7 +169,7 @@ func (c *Conn) run() {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
-		deadline, state := c.pump(true)
+		deadline, state, _ := c.pump(true)
 		if state == StateConnected && c.ep.listener != nil && !c.accepted {
 			c.accepted = true
 			c.ep.listener.offer(c)
@@ -192,10 +214,17 @@ func (c *Conn) Send(ch ChannelID, data []byte) error {
 }
 
 // Flush sends queued messages now instead of at the next FlushInterval tick.
+// On a UDP socket the caller writes them itself (a write does not block
+// there), which spares a wake-up of the connection's goroutine; other
+// PacketConns may block on a write, so their connection's goroutine does.
 func (c *Conn) Flush() {
 	c.mu.Lock()
 	c.sess.Flush()
 	c.mu.Unlock()
+	if c.ep.batch != nil {
+		c.pumpOutside()
+		return
+	}
 	signal(c.wake)
 }
 
