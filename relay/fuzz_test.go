@@ -9,12 +9,17 @@ import (
 	"github.com/tickwire/tickwire/relay/msg"
 )
 
-// A fuzz program is a sequence of operations on a 3-player core:
+// A fuzz program is a start byte and a sequence of operations on a
+// 3-player core. With start&1 == 0 the core is fresh (calibrating); with
+// start&1 == 1 it first replays a recorded calibration and seed exchange
+// (the prelude, not part of the input) and is playing, so short inputs
+// reach the tick loop. Then the operations:
 //
 //	op&3 == 0  message: u16 length, then that many bytes decoded with
 //	           msg.Codec and stepped from player (op>>2)%4 (3 = a stranger)
 //	op&3 == 1  time: u16, the clock advances by that many 100 µs, with a
-//	           Tick at every deadline on the way
+//	           Tick at every deadline on the way; with op&4 the relay
+//	           process stalls meanwhile (no Tick on the way)
 //	op&3 == 2  raw submission (past the decoder, as from an in-process
 //	           client): player byte, tick offset i8 from the next tick,
 //	           stamp offset i16 ms from now, order count byte ×4, unit count
@@ -24,8 +29,13 @@ import (
 // After each operation the Ready output is drained and checked.
 var fuzzPlayers = [...]protocol.PlayerID{1, 2, 3, 99}
 
-// maxProgramTime ends a fuzz program: at most 18,000 ticks.
-const maxProgramTime = 10 * time.Minute
+// One input's work is bounded: at most maxProgramLen bytes of operations
+// and maxProgramTime of relay time after the prelude (about 900 ticks,
+// past every timeout of the default configuration).
+const (
+	maxProgramLen  = 512
+	maxProgramTime = 30 * time.Second
+)
 
 // fuzzConfig keeps the recorded matches short: four calibration pings.
 func fuzzConfig() Config {
@@ -33,23 +43,30 @@ func fuzzConfig() Config {
 }
 
 // FuzzCoreStep feeds arbitrary message sequences to a core: it must never
-// panic, and what it holds must stay within fixed bounds.
+// panic, and what it holds must stay within fixed bounds. Inputs stay small
+// (a few hundred bytes) so an execution takes microseconds and the fuzzer's
+// minimisation, quadratic in the input's length, stays cheap.
 func FuzzCoreStep(f *testing.F) {
-	for _, seed := range []uint64{1, 2} {
-		f.Add(transcriptProgram(f, seed))
-	}
-	f.Add([]byte{1, 0xff, 0xff, 2, 0, 0, 0, 0, 0xff, 10, 5, 3, 4})
+	prelude, play := transcriptProgram(f, 1, 4)
+	_, play2 := transcriptProgram(f, 2, 2)
+	f.Add(append([]byte{1}, play...))
+	f.Add(append([]byte{1}, play2...))
+	f.Add(append([]byte{1}, rawProgram(8)...))
+	f.Add(append(append([]byte{1}, rawProgram(4)...), 1|4, 0x20, 0x4e, 1, 0x4d, 0x01)) // a 2 s stall
+	f.Add(append([]byte{0}, prelude[:min(len(prelude), 160)]...))
+	f.Add([]byte{0, 1, 0xff, 0xff, 2, 0, 0, 0, 0, 0xff, 10, 5, 3, 4})
 	f.Fuzz(func(t *testing.T, prog []byte) {
-		runProgram(t, prog)
+		runProgram(t, prelude, prog)
 	})
 }
 
 // TestTranscriptProgram checks that the fuzz seeds reach play: a recorded
-// match replays to the same tick with every player in it.
+// match replays to the same tick with every player in it, and the seeds
+// stay small.
 func TestTranscriptProgram(t *testing.T) {
-	prog := transcriptProgram(t, 1)
-	c := runProgram(t, prog)
-	if c.Phase() != PhasePlaying || c.NextTick() < 38 {
+	prelude, play := transcriptProgram(t, 1, 4)
+	c := runProgram(t, prelude, append([]byte{1}, play...))
+	if c.Phase() != PhasePlaying || c.NextTick() < 4 {
 		t.Fatalf("replay ends %v at tick %d", c.Phase(), c.NextTick())
 	}
 	for _, id := range fuzzPlayers[:3] {
@@ -57,17 +74,44 @@ func TestTranscriptProgram(t *testing.T) {
 			t.Errorf("player %d: %v, %d late", id, st.Status, st.LateSubmissions)
 		}
 	}
+	if len(play) >= maxProgramLen {
+		t.Errorf("play seed is %d bytes, more than a program runs", len(play))
+	}
+	c = runProgram(t, prelude, append([]byte{1}, rawProgram(8)...))
+	if c.NextTick() < 4 {
+		t.Errorf("raw program ends at tick %d", c.NextTick())
+	}
 }
 
 // runProgram runs a fuzz program, checking the core after each operation.
-func runProgram(t *testing.T, prog []byte) *Core {
-	ids := fuzzPlayers[:3]
-	c, err := New(fuzzConfig(), ids, 0)
+func runProgram(t *testing.T, prelude, prog []byte) *Core {
+	c, err := New(fuzzConfig(), fuzzPlayers[:3], 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var codec msg.Codec
-	now := time.Duration(0)
+	if len(prog) == 0 {
+		return c
+	}
+	r := fuzzRun{t: t, c: c, limit: maxProgramTime}
+	if prog[0]&1 == 1 {
+		r.run(prelude)
+		r.limit = r.now + maxProgramTime
+	}
+	r.run(prog[1:min(len(prog), 1+maxProgramLen)])
+	return c
+}
+
+// fuzzRun interprets fuzz programs on one core.
+type fuzzRun struct {
+	t     *testing.T
+	c     *Core
+	codec msg.Codec
+	now   time.Duration
+	limit time.Duration // the clock never passes it
+}
+
+func (r *fuzzRun) run(prog []byte) {
+	t, c := r.t, r.c
 	for len(prog) > 0 {
 		op := prog[0]
 		prog = prog[1:]
@@ -76,17 +120,17 @@ func runProgram(t *testing.T, prog []byte) *Core {
 		case 0:
 			var b []byte
 			b, prog = take(prog[min(2, len(prog)):], int(u16(prog)))
-			if m, err := codec.Decode(b); err == nil {
-				_ = c.Step(now, from, m)
+			if m, err := r.codec.Decode(b); err == nil {
+				_ = c.Step(r.now, from, m)
 			}
 		case 1:
 			// An embedder's timer fires at each deadline on the way.
-			now += time.Duration(u16(prog)) * 100 * time.Microsecond
+			now := r.now + time.Duration(u16(prog))*100*time.Microsecond
 			_, prog = take(prog, 2)
-			if now > maxProgramTime {
-				return c // bound one input's work
+			if now > r.limit {
+				return // bound one input's work
 			}
-			for at, ok := c.NextDeadline(); ok && at < now; {
+			for at, ok := c.NextDeadline(); ok && at < now && op&4 == 0; {
 				c.Tick(at)
 				checkCore(t, c, at)
 				next, more := c.NextDeadline()
@@ -95,26 +139,40 @@ func runProgram(t *testing.T, prog []byte) *Core {
 				}
 				at, ok = next, more
 			}
+			r.now = now
 			c.Tick(now)
 		case 2:
 			var b []byte
 			b, prog = take(prog, 7)
-			_ = c.Step(now, fuzzPlayers[int(b[0])%len(fuzzPlayers)], rawSubmit(c, now, b))
+			_ = c.Step(r.now, fuzzPlayers[int(b[0])%len(fuzzPlayers)], rawSubmit(c, r.now, b))
 		case 3:
 			switch (op >> 2) % 4 {
 			case 0:
-				c.Heard(now, from)
+				c.Heard(r.now, from)
 			case 1:
-				c.Leave(now, from)
+				c.Leave(r.now, from)
 			case 2:
-				c.BoostSync(now)
+				c.BoostSync(r.now)
 			case 3:
-				c.Tick(now)
+				c.Tick(r.now)
 			}
 		}
-		checkCore(t, c, now)
+		checkCore(t, c, r.now)
 	}
-	return c
+}
+
+// rawProgram is a compact play program: the start delay, then ticks
+// windows, each with a raw submission from every player and a tick
+// interval of time.
+func rawProgram(ticks int) []byte {
+	prog := binary.LittleEndian.AppendUint16([]byte{1}, uint16(DefaultStartDelay/(100*time.Microsecond)))
+	for k := range ticks {
+		for p := range 3 {
+			prog = append(prog, 2, byte(p), 0, 0, 0, byte(k%2), 1, byte(p*10))
+		}
+		prog = binary.LittleEndian.AppendUint16(append(prog, 1), 333)
+	}
+	return prog
 }
 
 // u16 reads a little-endian u16, zero-padded.
@@ -176,16 +234,19 @@ func checkCore(t *testing.T, c *Core, now time.Duration) {
 	if len(c.removals) > len(c.players) {
 		t.Fatalf("%d removals scheduled for %d players", len(c.removals), len(c.players))
 	}
-	// One op moves the clock by at most 6.5 s: about 200 frames.
-	if len(c.frames.items) > 256 || len(c.feedbacks.items) > 256*len(c.players) {
+	// One op moves the clock by at most 6.5 s, and after stalls of its
+	// own the relay runs behind its schedule by at most a heartbeat
+	// timeout (5 s), caught up at two frames per interval: at most about
+	// 700 frames.
+	if len(c.frames.items) > 1024 || len(c.feedbacks.items) > 1024*len(c.players) {
 		t.Fatalf("message pools grew to %d frames, %d feedbacks", len(c.frames.items), len(c.feedbacks.items))
 	}
 }
 
-// transcriptProgram records a simulated match (3 players through
-// calibration, the seed exchange and 40 ticks with orders and sync hashes)
-// as a fuzz program.
-func transcriptProgram(tb testing.TB, seed uint64) []byte {
+// transcriptProgram records a simulated match of 3 players as fuzz
+// programs: the prelude (calibration and the seed exchange, until play
+// begins) and play (ticks ticks with orders and sync hashes).
+func transcriptProgram(tb testing.TB, seed uint64, ticks int) (prelude, play []byte) {
 	n, err := newSimNet(fuzzConfig(), fuzzPlayers[:3], seed)
 	if err != nil {
 		tb.Fatal(err)
@@ -209,10 +270,11 @@ func transcriptProgram(tb testing.TB, seed uint64) []byte {
 		prog = append(binary.LittleEndian.AppendUint16(append(prog, op), uint16(len(b))), b...)
 	}
 	n.runUntil(time.Minute, func() bool { return n.core.Phase() >= PhasePlaying })
-	for k := range 40 {
-		at := n.core.timeline.windowStart(int64(k+3)) + time.Millisecond
+	prelude, prog = prog, nil
+	for k := range ticks {
+		at := n.core.timeline.windowStart(int64(k+1)) + time.Millisecond
 		n.issue(n.clients[k%3], at, protocol.Move{Units: []protocol.EntityID{protocol.EntityID(k)}})
 	}
-	n.runUntil(time.Hour, func() bool { return n.core.NextTick() > 40 })
-	return prog
+	n.runUntil(time.Hour, func() bool { return n.core.NextTick() > uint64(ticks) })
+	return prelude, prog
 }
