@@ -197,10 +197,17 @@
 // WebSocket carries one datagram per binary message (subprotocol
 // "tickwire"), so a browser needs no framing of its own. A stream with a
 // longer frame, or silent for IdleTimeout, is closed; a stream that ends
-// ends its connection. Nothing is lost on a stream, so the
-// acknowledgement machinery retransmits there only after a spurious
-// timeout; its acknowledgements still flow (a header section on some
-// datagrams), as the Session has no stream mode yet. [DialHybrid] tries UDP, then TCP, then WebSocket,
-// each within a timeout (seed §5.3), and stops at a handshake the server
-// refused or failed, since the other transports reach the same server.
+// ends its connection. Nothing is lost or reordered on a stream, so the
+// driver runs the Session in reliable-link mode
+// ([SessionParams].ReliableLink): no datagram carries the acknowledgement
+// section (flag bit 1 stays clear), nothing is retransmitted or repeated,
+// a reliable frame counts as delivered once written, and each side pings
+// after KeepAliveInterval of its own silence, since nothing answers a
+// ping; a receiver that cannot keep a reliable frame (its application
+// stopped reading) ends the connection with [ErrMemoryBudget], telling the
+// peer, as nothing would resend it.
+//
+// [DialHybrid] tries UDP, then TCP, then WebSocket, each within a timeout
+// (seed §5.3), and stops at a handshake the server refused or failed,
+// since the other transports reach the same server.
 package transport
