@@ -32,6 +32,8 @@ type simNet struct {
 	onSubmit func(id protocol.PlayerID, m *msg.OrderSubmit)
 	// onStep, if set, sees every message as it reaches the relay.
 	onStep func(id protocol.PlayerID, m msg.Message)
+	// onEvent, if set, sees every event the core reports.
+	onEvent func(e Event)
 	// stallUntil: before it the relay process does not run (the clients
 	// and the network do); what reaches it waits in its receive queue.
 	stallUntil time.Duration
@@ -344,6 +346,9 @@ func (n *simNet) drain() {
 		}
 	}
 	for _, ev := range rd.Events {
+		if n.onEvent != nil {
+			n.onEvent(ev)
+		}
 		if _, late := ev.(LateSubmission); late && n.quiet {
 			n.lateQuiet++
 			continue

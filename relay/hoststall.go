@@ -33,7 +33,7 @@ type hostStall struct {
 //     interval per broadcast;
 //   - the players' heartbeats and open stalls, by the lateness;
 //   - frozen detection follows the schedule (it counts from a tick's
-//     deadline).
+//     deadline) and restarts at the end of the stall at the earliest.
 //
 // It reports whether a stall was detected.
 func (c *Core) detectHostStall(now time.Duration) bool {
@@ -59,9 +59,11 @@ func (c *Core) detectHostStall(now time.Duration) bool {
 }
 
 // catchUp takes half an interval of the schedule's lag off after a
-// broadcast.
+// broadcast, except for the overdue ticks broadcast at once on resuming.
 func (c *Core) catchUp() {
-	c.host.lag -= min(c.host.lag, c.timeline.interval/2)
+	if !c.host.resuming {
+		c.host.lag -= min(c.host.lag, c.timeline.interval/2)
+	}
 }
 
 // queued reports whether a submission the clock model expected at

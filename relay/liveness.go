@@ -62,7 +62,8 @@ func (c *Core) echo(p *player, m *msg.OrderSubmit) {
 }
 
 // frozenAt is when an active player counts as frozen if it echoes nothing
-// newer: FrozenTimeout after the first frame it has not echoed was due.
+// newer: FrozenTimeout after the first frame it has not echoed was due, or
+// after the relay resumed from its own stall if that was later.
 func (c *Core) frozenAt(p *player) (time.Duration, bool) {
 	if c.phase != PhasePlaying {
 		return 0, false
@@ -74,7 +75,7 @@ func (c *Core) frozenAt(p *player) (time.Duration, bool) {
 	if first >= c.timeline.next {
 		return 0, false
 	}
-	return c.due(first) + c.cfg.FrozenTimeout, true
+	return max(c.due(first), c.host.end) + c.cfg.FrozenTimeout, true
 }
 
 // frozenNow reports whether an active player is frozen at now: it keeps

@@ -76,8 +76,11 @@ func (c *Core) account(p *player, tick uint64, late, queued bool, dev, env time.
 		}
 		return
 	}
-	p.stalled = false
 	c.timeline.window(tick).onTime[p.index] = true
+	if queued || c.now >= c.scheduled(tick) {
+		return // on time only thanks to the relay's own stall: no evidence
+	}
+	p.stalled = false
 	p.onTimeRun++
 	if p.onTimeRun >= c.cfg.Strikes.DecayAfter {
 		p.onTimeRun = 0
