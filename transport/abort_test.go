@@ -45,7 +45,12 @@ func TestAbortTellsThePeerAtOnce(t *testing.T) {
 		t.Fatal("nothing queued")
 	}
 	kick := errors.New("kicked")
-	c.Abort("kicked by the operator", kick)
+	if !c.Abort("kicked by the operator", kick) {
+		t.Fatal("Abort did not start")
+	}
+	if c.Abort("twice", nil) {
+		t.Fatal("a second Abort started again")
+	}
 	if c.State() != StateDisconnecting || c.Err() != nil {
 		t.Fatalf("after Abort: %v, %v", c.State(), c.Err())
 	}
@@ -77,8 +82,7 @@ func TestAbortTellsThePeerAtOnce(t *testing.T) {
 	if d := c.Deadline(n.now); !d.IsZero() {
 		t.Fatalf("deadline %v after the end", d)
 	}
-	c.Abort("again", nil) // an ended session is left alone
-	if c.Err() != kick {
+	if c.Abort("again", nil) || c.Err() != kick { // an ended session is left alone
 		t.Fatalf("Err changed to %v", c.Err())
 	}
 	srv.HandleDatagram(b, n.now.Add(20*time.Millisecond))

@@ -340,11 +340,12 @@ func (s *Session) Close(reason string, now time.Time) {
 // returns cause (ErrClosed if cause is nil). Control messages the peer may
 // still miss ride in that datagram again, so that it can deliver the
 // disconnect in order. Over a lossy link the peer learns only if that
-// datagram arrives; otherwise it times out as before. A session that has
-// ended is left alone.
-func (s *Session) Abort(reason string, cause error) {
+// datagram arrives; otherwise it times out as before. Abort reports
+// whether it began ending the session: a session that has ended, or is
+// aborting already, is left alone.
+func (s *Session) Abort(reason string, cause error) bool {
 	if s.state == StateDisconnected || s.aborting {
-		return
+		return false
 	}
 	if cause == nil {
 		cause = ErrClosed
@@ -359,6 +360,7 @@ func (s *Session) Abort(reason string, cause error) {
 	s.queueControl(disconnectMessage(reason))
 	s.byeQueued = true
 	s.pingDue = false
+	return true
 }
 
 // progressClose sends the disconnect message once the application's
