@@ -117,6 +117,55 @@
 // them. Impossible-early timestamp claims are a separate check
 // (normalization: suspicious claims, AntiCheat strikes on ranked relays).
 //
+// # The relay's own stalls
+//
+// The players are not the only ones who can be late: the relay process
+// itself stalls under load (a garbage-collection pause, CPU starvation, a
+// paused VM). Every player then looks late, silent or frozen at once, and
+// none of it is theirs. Seen from the core, such a stall has two shapes,
+// and each has a rule:
+//
+//	host gap       now − max(previous now, next tick's deadline) > 2 × T:
+//	               an embedder whose timer follows NextDeadline is never
+//	               that late unless its process was not running. The core
+//	               reports HostStall and, for a lateness L:
+//	                 lag        += L + T (at most HeartbeatTimeout): tick k
+//	                               is broadcast at its scheduled time + lag,
+//	                               so what waited in the receive queue is
+//	                               on time; each broadcast takes T/2 off the
+//	                               lag (catch-up at twice the tick rate)
+//	                 LastHeard  += L for everyone; open stalls move by L
+//	                 frozen     counts from max(deadline + lag, resume)
+//	                 queued     a submission the clock model expected
+//	                            during the gap is taken to arrive when
+//	                            expected: no offset or RTT sample, no
+//	                            margin, no strike; on time under the lag
+//	                            alone, it neither closes a stall nor
+//	                            forgives strikes
+//	               ticks beyond the capped lag go out Idle at once and
+//	               count neither as lateness for QoS nor as strikes
+//
+//	shared         at a tick's deadline at least 2 players and ≥ 3/4 of the
+//	lateness       active ones have no on-time submission: a late
+//	               submission for that tick is no strike (it still counts
+//	               in the QoS late rate, which answers a relay or common
+//	               path that keeps stalling briefly with a longer deadline)
+//	shared freeze  ≥ 3/4 (and ≥ 2) of the active players frozen at once:
+//	               the frames are what is not getting through; frozen
+//	               removals wait a further HeartbeatTimeout
+//
+//	relay time ─────────────────────────────────────────────────────────►
+//	frames     ▲  ▲  ▲  ▲ ╳ not running ╳ ▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲▲ ▲  ▲  ▲  ▲
+//	                        (2 s)         resume: catch-up   on schedule
+//	                                      at 2× the rate
+//	submissions ·  ·  ·  ·  ·  ·  ·  ·  · (queued, on time under the lag)
+//
+// One player's lag switch is neither: the others are on time, so its
+// lateness is not shared; only the submissions it was expected to deliver
+// while the relay stood still escape judgement, and its stall stays open
+// through the catch-up (transcripts lag_switch and host_stall, and
+// TestHostStallKeepsLagSwitchDetection).
+//
 // # The filter chain
 //
 // Each submission becomes a Batch that runs through Config.Filters in
