@@ -59,6 +59,12 @@ func (ep *endpoint) writeBatch(addr net.Addr, dgs [][]byte) {
 	for i, d := range dgs {
 		ms[i] = ipv4.Message{Buffers: [][]byte{d}, Addr: addr}
 	}
+	ep.writeMessages(ms)
+}
+
+// writeMessages sends datagrams, each to its own address, in as few
+// system calls as the kernel allows.
+func (ep *endpoint) writeMessages(ms []ipv4.Message) {
 	for len(ms) > 0 {
 		n, err := ep.batch.WriteBatch(ms, 0)
 		if err != nil || n == 0 {

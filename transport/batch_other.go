@@ -2,7 +2,11 @@
 
 package transport
 
-import "net"
+import (
+	"net"
+
+	"golang.org/x/net/ipv4"
+)
 
 // batchConn is only used on Linux; elsewhere datagrams go one by one.
 type batchConn interface{}
@@ -11,3 +15,4 @@ func newBatchConn(net.PacketConn) batchConn { return nil }
 
 func (ep *endpoint) readBatches()                  {}
 func (ep *endpoint) writeBatch(net.Addr, [][]byte) {}
+func (ep *endpoint) writeMessages([]ipv4.Message)  {}

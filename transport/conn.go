@@ -81,7 +81,7 @@ func (c *Conn) handlePlain(b []byte, now time.Time) {
 // the run loop only when its timer must fire earlier or the state
 // changed.
 func (c *Conn) pumpOutside() {
-	if _, _, wake := c.pump(false); wake {
+	if _, _, wake := c.pump(false, nil); wake {
 		signal(c.wake)
 	}
 }
@@ -97,8 +97,9 @@ func (c *Conn) compressed(j *compressJob) {
 // pump runs due timers if asked (the run loop asks), sends what the
 // session has to send and publishes its state. It returns the session's
 // next deadline and state, and, called from elsewhere, whether the run
-// loop must be woken to re-arm its timer or see the new state.
-func (c *Conn) pump(timers bool) (time.Time, State, bool) {
+// loop must be woken to re-arm its timer or see the new state. With a
+// group, the datagrams are copied into it for its batch write instead.
+func (c *Conn) pump(timers bool, g *FlushGroup) (time.Time, State, bool) {
 	c.sendMu.Lock()
 	defer c.sendMu.Unlock()
 	now := time.Now()
@@ -144,7 +145,11 @@ func (c *Conn) pump(timers bool) (time.Time, State, bool) {
 		wire = c.sec.seal(out)
 	}
 	c.mu.Unlock()
-	c.ep.write(c.addr, wire)
+	if g != nil {
+		g.add(c, wire)
+	} else {
+		c.ep.write(c.addr, wire)
+	}
 	c.arena, c.out = arena, out[:0]
 	if readable || state == StateDisconnected {
 		signal(c.readable)
@@ -169,7 +174,7 @@ func (c *Conn) run() {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
-		deadline, state, _ := c.pump(true)
+		deadline, state, _ := c.pump(true, nil)
 		if state == StateConnected && c.ep.listener != nil && !c.accepted {
 			c.accepted = true
 			c.ep.listener.offer(c)

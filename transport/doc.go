@@ -17,6 +17,11 @@
 // connection (armed at the Session's earliest deadline) and the compression
 // worker pool. On Linux, UDP sockets are read and written in batches
 // (recvmmsg/sendmmsg); any other PacketConn is used datagram by datagram.
+// The goroutine that delivers a datagram, or calls Flush on a UDP
+// connection, sends what is due itself and wakes the connection's
+// goroutine only when its timer must fire earlier; a [FlushGroup] flushes
+// several connections of a socket with one batch write (a game server's
+// room after each tick).
 // [Pipe] connects two Conns over an in-memory network for tests; the
 // netsim package impairs any PacketConn for tests of bad networks. One
 // Listener can serve several PacketConns ([Listener.Serve]): a UDP socket,

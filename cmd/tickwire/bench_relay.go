@@ -58,10 +58,15 @@ type rampStep struct {
 	LatenessP50MS float64 `json:"lateness_p50_ms"`
 	LatenessP99MS float64 `json:"lateness_p99_ms"`
 	Samples       int     `json:"samples"`
-	CPUSeconds    float64 `json:"cpu_seconds"`   // relay process during the measurement
-	CPUCores      float64 `json:"cpu_cores"`     // CPUSeconds per second of measurement
-	LateOrders    uint64  `json:"late_orders"`   // during the measurement
-	PlayingAfter  int     `json:"playing_after"` // games in play at the end of the measurement
+	CPUSeconds    float64 `json:"cpu_seconds"` // relay process during the measurement
+	CPUCores      float64 `json:"cpu_cores"`   // CPUSeconds per second of measurement
+	LateOrders    uint64  `json:"late_orders"` // during the measurement
+	// DatagramsPerGameS is the relay's datagrams (in + out) per game per
+	// second, and CPUUsPerDatagram its CPU time (the probe's clients
+	// included) per datagram, during the measurement.
+	DatagramsPerGameS float64 `json:"datagrams_per_game_s"`
+	CPUUsPerDatagram  float64 `json:"cpu_us_per_datagram"`
+	PlayingAfter      int     `json:"playing_after"` // games in play at the end of the measurement
 	// Removals counts the players the relay removed since the previous
 	// step, by reason (timeout, lag-switch, frozen, left, …).
 	Removals map[string]int `json:"removals,omitempty"`
@@ -135,9 +140,10 @@ func printRelayBench(w io.Writer, r *relayBenchReport) {
 	if len(r.Steps) > 0 {
 		fmt.Fprintf(w, "relay server at %d tps, p99 broadcast lateness limit %.1f ms (%d CPUs, load average %s):\n",
 			r.TickRate, r.LatenessLimitMS, r.CPUs, r.LoadAverage)
-		fmt.Fprintf(w, "  %6s %8s %9s %9s %9s %10s\n", "games", "playing", "p50 ms", "p99 ms", "cpu cores", "late orders")
+		fmt.Fprintf(w, "  %6s %8s %9s %9s %9s %10s %12s %9s\n", "games", "playing", "p50 ms", "p99 ms", "cpu cores", "late orders", "dg/game-s", "µs/dg")
 		for _, s := range r.Steps {
-			fmt.Fprintf(w, "  %6d %8d %9.2f %9.2f %9.2f %10d\n", s.Games, s.Playing, s.LatenessP50MS, s.LatenessP99MS, s.CPUCores, s.LateOrders)
+			fmt.Fprintf(w, "  %6d %8d %9.2f %9.2f %9.2f %10d %12.0f %9.1f\n", s.Games, s.Playing, s.LatenessP50MS, s.LatenessP99MS, s.CPUCores, s.LateOrders,
+				s.DatagramsPerGameS, s.CPUUsPerDatagram)
 		}
 		fmt.Fprintf(w, "  games max %d; relay cpu %.1f s, bots cpu %.1f s; ramp ended: %s\n", r.GamesMax, r.CPUSeconds, r.BotCPUSeconds, r.StoppedBecause)
 	}
@@ -266,16 +272,21 @@ func rampCapacity(ctx context.Context, r *relayBenchReport, most int, measure ti
 			return err
 		}
 		pr.take()
-		late0, cpu0, t0 := lr.srv.Stats().LateOrders, cpuTime(), time.Now()
+		st0, cpu0, t0 := lr.srv.Stats(), cpuTime(), time.Now()
 		if err := sleepCtx(ctx, measure); err != nil {
 			return err
 		}
 		samples := pr.take()
 		step.CPUSeconds = (cpuTime() - cpu0).Seconds()
-		step.CPUCores = step.CPUSeconds / time.Since(t0).Seconds()
+		elapsed := time.Since(t0).Seconds()
+		step.CPUCores = step.CPUSeconds / elapsed
 		st := lr.srv.Stats()
 		step.Removals = removals.take()
-		step.LateOrders = st.LateOrders - late0
+		step.LateOrders = st.LateOrders - st0.LateOrders
+		if dgs := float64(st.DatagramsIn + st.DatagramsOut - st0.DatagramsIn - st0.DatagramsOut); dgs > 0 {
+			step.DatagramsPerGameS = dgs / elapsed / float64(target)
+			step.CPUUsPerDatagram = step.CPUSeconds * 1e6 / dgs
+		}
 		step.PlayingAfter = st.ActiveGames
 		step.Samples = len(samples)
 		step.LatenessP50MS, step.LatenessP99MS = -1, -1
@@ -285,7 +296,8 @@ func rampCapacity(ctx context.Context, r *relayBenchReport, most int, measure ti
 		}
 		r.Steps = append(r.Steps, step)
 		r.LatenessP99MS = append(r.LatenessP99MS, step.LatenessP99MS)
-		fmt.Fprintf(progress, "step %d games: p99 lateness %.2f ms, relay %.2f cores, removals %v\n", target, step.LatenessP99MS, step.CPUCores, step.Removals)
+		fmt.Fprintf(progress, "step %d games: p99 lateness %.2f ms, relay %.2f cores, %.0f datagrams per game-second, %.1f µs per datagram, removals %v\n",
+			target, step.LatenessP99MS, step.CPUCores, step.DatagramsPerGameS, step.CPUUsPerDatagram, step.Removals)
 		if len(samples) == 0 {
 			pwg.Wait()
 			r.StoppedBecause = fmt.Sprintf("the probe game stopped at %d games", target)

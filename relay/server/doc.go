@@ -51,8 +51,9 @@
 // everything queued at once, feeds it to the core with Step (each message
 // with its arrival time), advances the core's clock with Tick, sends the
 // core's Ready messages (encoded once per message, for every recipient)
-// and flushes each connection it wrote to once, then calls Advance: a
-// room's connections form one poll group. Before play it wakes for every
+// and flushes the connections it wrote to together, with one
+// transport.FlushGroup (one sendmmsg for the room on Linux), then calls
+// Advance: a room's connections form one poll group. Before play it wakes for every
 // message (calibration and the seed exchange answer as they go); during
 // play only at the core's deadlines, since nothing a message causes is due
 // earlier, which makes a game cost about one wake-up per tick.
@@ -68,10 +69,14 @@
 //
 // # Clock and figures
 //
+// TransportConfig delays acknowledgements (DefaultAckDelay) past a tick
+// interval: traffic flows both ways every tick, so acknowledgements ride
+// on tick frames and order submissions instead of datagrams of their own.
+//
 // The relay clock is Config.Clock, by default the time since New; relay
 // times in messages are microseconds of it. Stats returns cumulative
 // counters (late orders, strikes, removals, QoS adjustments, desyncs,
-// messages and wire bytes) that are atomics, cheap to read at any rate,
+// messages, wire bytes and datagrams) that are atomics, cheap to read at any rate,
 // and a per-room snapshot refreshed about once a second. Config.OnEvent
 // sees every relay.Event of every room.
 package server

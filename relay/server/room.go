@@ -39,6 +39,8 @@ type room struct {
 	late      []bool
 	buf       []byte
 	touched   []*member
+	flushing  []*transport.Conn
+	flusher   transport.FlushGroup
 	nextStats time.Duration
 }
 
@@ -49,6 +51,7 @@ type member struct {
 	// Owned by run.
 	gone, removed     bool   // connection ended; removed from the match
 	bytesIn, bytesOut uint64 // wire bytes already counted
+	dgIn, dgOut       uint64 // datagrams already counted
 	flush             bool
 }
 
@@ -232,8 +235,9 @@ func (r *room) empty() bool {
 	return r.seated == 0
 }
 
-// output sends what the core produced, records its events, flushes each
-// connection written to once, and acknowledges the core's Ready.
+// output sends what the core produced, records its events, flushes the
+// connections written to together (one batch write for the room), and
+// acknowledges the core's Ready.
 func (r *room) output(now time.Duration) {
 	if !r.core.HasReady() {
 		return
@@ -263,9 +267,11 @@ func (r *room) output(now time.Duration) {
 	r.sendNotices()
 	for _, m := range r.touched {
 		m.flush = false
-		m.conn.Flush()
+		r.flushing = append(r.flushing, m.conn)
 	}
-	r.touched = r.touched[:0]
+	r.flusher.Flush(r.flushing...) // one system call for the room
+	clear(r.flushing)
+	r.touched, r.flushing = r.touched[:0], r.flushing[:0]
 	r.core.Advance()
 	for _, m := range r.members {
 		if m.removed && !m.gone {
@@ -352,12 +358,16 @@ func (r *room) event(ev relay.Event) {
 	}
 }
 
-// countBytes adds m's wire bytes since the last count to the totals.
+// countBytes adds m's wire bytes and datagrams since the last count to
+// the totals.
 func (r *room) countBytes(m *member) {
 	st := m.conn.Stats()
 	r.s.counters.bytesIn.Add(st.BytesReceived - m.bytesIn)
 	r.s.counters.bytesOut.Add(st.BytesSent - m.bytesOut)
+	r.s.counters.datagramsIn.Add(st.PacketsReceived - m.dgIn)
+	r.s.counters.datagramsOut.Add(st.PacketsSent - m.dgOut)
 	m.bytesIn, m.bytesOut = st.BytesReceived, st.BytesSent
+	m.dgIn, m.dgOut = st.PacketsReceived, st.PacketsSent
 }
 
 // refresh publishes the room's figures and counts wire bytes.

@@ -15,17 +15,18 @@ type Stats struct {
 	WaitingRooms int // rooms still filling
 	Players      int // connections seated in a room
 
-	GamesStarted, GamesEnded uint64
-	JoinsRefused             uint64
-	LateOrders               uint64 // submissions that missed their tick
-	Strikes                  uint64 // anti-lag-switch strikes
-	Removals                 uint64 // players removed from a match
-	QosAdjustments           uint64 // run-ahead/deadline changes
-	Desyncs                  uint64 // sync checks whose hashes disagreed
-	MessagesIn, MessagesOut  uint64 // relay messages decoded and sent
-	Malformed                uint64 // messages that did not decode
-	Rejected                 uint64 // messages the relay core refused
-	BytesIn, BytesOut        uint64 // datagram bytes of room connections
+	GamesStarted, GamesEnded  uint64
+	JoinsRefused              uint64
+	LateOrders                uint64 // submissions that missed their tick
+	Strikes                   uint64 // anti-lag-switch strikes
+	Removals                  uint64 // players removed from a match
+	QosAdjustments            uint64 // run-ahead/deadline changes
+	Desyncs                   uint64 // sync checks whose hashes disagreed
+	MessagesIn, MessagesOut   uint64 // relay messages decoded and sent
+	Malformed                 uint64 // messages that did not decode
+	Rejected                  uint64 // messages the relay core refused
+	BytesIn, BytesOut         uint64 // datagram bytes of room connections
+	DatagramsIn, DatagramsOut uint64 // datagrams of room connections
 
 	// BroadcastLateness is how late tick frames left against the tick
 	// schedule (window end plus deadline), over every game.
@@ -118,6 +119,7 @@ type counters struct {
 	messagesIn, messagesOut                atomic.Uint64
 	malformed, rejected                    atomic.Uint64
 	bytesIn, bytesOut                      atomic.Uint64
+	datagramsIn, datagramsOut              atomic.Uint64
 	lateness                               histogram
 }
 
@@ -157,6 +159,8 @@ func (s *Server) Stats() Stats {
 		Rejected:       c.rejected.Load(),
 		BytesIn:        c.bytesIn.Load(),
 		BytesOut:       c.bytesOut.Load(),
+		DatagramsIn:    c.datagramsIn.Load(),
+		DatagramsOut:   c.datagramsOut.Load(),
 
 		BroadcastLateness: c.lateness.snapshot(),
 	}
