@@ -66,13 +66,17 @@ func (c *Core) catchUp() {
 	}
 }
 
-// queued reports whether a submission the clock model expected at
-// expected may have waited in the relay's receive queue during its last
-// stall: the relay is still catching up and the submission was expected
-// while the relay was not running. Its arrival time is unknown, so it is
-// taken to be the expected one; it is no evidence of the player's path.
-func (c *Core) queued(expected time.Duration) bool {
-	return c.host.lag > 0 && c.host.from <= expected && expected <= c.host.end
+// queued reports whether a submission stamped sent may have waited in the
+// relay's receive queue during its last stall: the relay is still
+// catching up and the player's clock model expected the submission while
+// the relay was not running. Its arrival time is unknown, so it is taken
+// to be the expected one; it is no evidence of the player's path.
+func (c *Core) queued(cal *ClockCalibration, sent time.Duration) bool {
+	if c.host.lag == 0 {
+		return false
+	}
+	expected := cal.expectedArrival(c.now, sent)
+	return c.host.from <= expected && expected <= c.host.end
 }
 
 // sharedLateness reports whether (nearly) every player in the match lacks

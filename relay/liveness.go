@@ -98,18 +98,21 @@ func (c *Core) checkLiveness() {
 	frozen, active := 0, 0
 	c.active(func(p *player) {
 		active++
-		if _, f := c.frozenNow(p); f {
+		if c.now-p.state.LastHeard >= c.cfg.HeartbeatTimeout {
+			c.scheduleRemoval(p, msg.ReasonTimeout)
+		} else if _, f := c.frozenNow(p); f {
 			frozen++
 		}
 	})
+	if frozen == 0 {
+		return
+	}
 	grace := time.Duration(0)
 	if sharedLateness(frozen, active) {
 		grace = c.cfg.HeartbeatTimeout
 	}
 	c.active(func(p *player) {
-		if c.now-p.state.LastHeard >= c.cfg.HeartbeatTimeout {
-			c.scheduleRemoval(p, msg.ReasonTimeout)
-		} else if t, f := c.frozenNow(p); f && c.now >= t+grace {
+		if t, f := c.frozenNow(p); f && c.now >= t+grace {
 			c.scheduleRemoval(p, msg.ReasonFrozen)
 		}
 	})

@@ -21,7 +21,7 @@ func (c *Core) onSubmit(p *player, m *msg.OrderSubmit) error {
 	cal := &p.state.Clock
 	env := outlierK*cal.Jitter() + c.cfg.SkewBudget
 	sent, arrived, dev := usToDur(m.SentUs), c.now, time.Duration(0)
-	queued := c.queued(cal.expectedArrival(c.now, sent))
+	queued := c.queued(cal, sent)
 	if queued {
 		arrived = cal.expectedArrival(c.now, sent)
 	} else {
