@@ -18,7 +18,10 @@
 //
 // In light mode (Config.Light) a client skips the simulation: it submits
 // one plausible Move order per tick and reports a constant hash, the
-// cheapest client that still exercises every part of the relay.
+// cheapest client that still exercises every part of the relay; it
+// samples its diagnostics (RTT, progress) once every 30 ticks. The stall
+// watchdog costs no timer operation per tick: ticks store their time and
+// the timer re-arms itself when it fires.
 //
 // The summary (Report) is the JSON object of "tickwire bot --json".
 package botrun
