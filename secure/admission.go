@@ -27,6 +27,10 @@ type Limits struct {
 	// MaxTrackedIPs bounds the per-address table. 0 means twice
 	// MaxConnections; it is never less than MaxConnections+1.
 	MaxTrackedIPs int
+	// ExemptLoopback lets loopback addresses skip MaxPerIP and
+	// NewPerSecond (MaxConnections still applies): local bots, tests and
+	// a co-located matchmaker all share one address.
+	ExemptLoopback bool
 }
 
 // Resolved returns the limits with the defaults applied.
@@ -131,19 +135,21 @@ func (a *Admission) Admit(ip netip.Addr, now time.Time) error {
 		st = &ipState{full: now}
 		a.ips[k] = st
 	}
-	if st.conns >= l.MaxPerIP {
-		a.stats.RefusedPerIP++
-		return ErrTooManyFromIP
+	if !l.ExemptLoopback || !ip.Unmap().IsLoopback() {
+		if st.conns >= l.MaxPerIP {
+			a.stats.RefusedPerIP++
+			return ErrTooManyFromIP
+		}
+		interval := time.Second / time.Duration(l.NewPerSecond)
+		if st.full.Before(now) {
+			st.full = now
+		}
+		if st.full.Sub(now) > time.Duration(l.Burst-1)*interval {
+			a.stats.RefusedRate++
+			return ErrRateLimited
+		}
+		st.full = st.full.Add(interval)
 	}
-	interval := time.Second / time.Duration(l.NewPerSecond)
-	if st.full.Before(now) {
-		st.full = now
-	}
-	if st.full.Sub(now) > time.Duration(l.Burst-1)*interval {
-		a.stats.RefusedRate++
-		return ErrRateLimited
-	}
-	st.full = st.full.Add(interval)
 	st.conns++
 	a.total++
 	a.stats.Admitted++

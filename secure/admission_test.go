@@ -137,3 +137,36 @@ func TestServerRefusesOverLimits(t *testing.T) {
 		}
 	})
 }
+
+func TestAdmissionExemptLoopback(t *testing.T) {
+	a := Admission{Limits: Limits{MaxConnections: 50, ExemptLoopback: true}}
+	for _, s := range []string{"127.0.0.1", "::1"} {
+		ip := netip.MustParseAddr(s)
+		for i := range 20 { // beyond 5 per IP and the 10-token burst
+			if err := a.Admit(ip, t0); err != nil {
+				t.Fatalf("%s connection %d: %v", s, i, err)
+			}
+		}
+	}
+	other := netip.MustParseAddr("198.51.100.7")
+	for range 5 {
+		if err := a.Admit(other, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.Admit(other, t0); !errors.Is(err, ErrTooManyFromIP) {
+		t.Fatalf("a non-loopback address is still limited: %v", err)
+	}
+	for range 5 {
+		if err := a.Admit(netip.MustParseAddr("127.0.0.2"), t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.Admit(netip.MustParseAddr("127.0.0.3"), t0); !errors.Is(err, ErrServerFull) {
+		t.Fatalf("MaxConnections still applies to loopback: %v", err)
+	}
+	a.Release(netip.MustParseAddr("127.0.0.1"))
+	if st := a.Stats(); st.Open != 49 {
+		t.Fatalf("stats %+v", st)
+	}
+}
