@@ -26,6 +26,7 @@ type botFlags struct {
 	roomSize int
 	ticks    uint64
 	json     bool
+	sec      securityFlags
 	// the load generator of "bench relay"
 	light bool
 	games int
@@ -41,6 +42,7 @@ func parseBotFlags(args []string, stderr io.Writer) (botFlags, error) {
 	fs.Uint64Var(&f.ticks, "ticks", 0, "ticks each bot plays (required)")
 	fs.IntVar(&f.roomSize, "room-size", 0, "players the room expects (default: --players)")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object")
+	f.sec.addClient(fs)
 	fs.BoolVar(&f.light, "light", false, "load generator: no simulation, one Move order per tick, a constant hash")
 	fs.IntVar(&f.games, "games", 1, "with --light: fill this many rooms, ROOM-0, ROOM-1, …, of --players bots each")
 	if err := parseFlags(fs, args); err != nil {
@@ -71,12 +73,16 @@ func runBot(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	tcfg := server.TransportConfig()
+	if tcfg.Security, err = f.sec.clientConfig(); err != nil {
+		return err
+	}
 	join := func(ctx context.Context, i int) (botrun.Client, error) {
 		room := f.room
 		if f.games > 1 {
 			room = fmt.Sprintf("%s-%d", f.room, i/f.players)
 		}
-		conn, err := transport.DialUDP(ctx, f.server, server.TransportConfig())
+		conn, err := transport.DialUDP(ctx, f.server, tcfg)
 		if err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
 	"flag"
 	"fmt"
 	"io"
@@ -27,6 +28,7 @@ type demoFlags struct {
 	loss    float64
 	seed    uint64
 	json    bool
+	sec     securityFlags
 }
 
 func parseDemoFlags(args []string, stderr io.Writer) (demoFlags, error) {
@@ -41,6 +43,7 @@ func parseDemoFlags(args []string, stderr io.Writer) (demoFlags, error) {
 	fs.Float64Var(&f.loss, "loss", 0.05, "independent packet loss in each direction")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the network impairment")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object (the bot --json summary)")
+	f.sec.addInsecure(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return f, err
 	}
@@ -100,7 +103,16 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // f.players bots whose sockets netsim impairs. It returns the bots'
 // summary and the relay's figures at the end.
 func playDemo(ctx context.Context, f demoFlags, progress func(botrun.Progress)) (botrun.Report, server.Stats, error) {
-	d, err := startLocalRelay(ctx, server.TransportConfig(), server.Config{TickRate: f.tps})
+	relayCfg, clientCfg := server.TransportConfig(), server.TransportConfig()
+	sc, err := f.sec.serverConfig(0)
+	if err != nil {
+		return botrun.Report{}, server.Stats{}, err
+	}
+	if sc != nil { // the bots pin the relay's key
+		relayCfg.Security = sc
+		clientCfg.Security = &transport.SecurityConfig{ServerKey: sc.Identity.Public().(ed25519.PublicKey)}
+	}
+	d, err := startLocalRelay(ctx, relayCfg, server.Config{TickRate: f.tps})
 	if err != nil {
 		return botrun.Report{}, server.Stats{}, err
 	}
@@ -112,7 +124,7 @@ func playDemo(ctx context.Context, f demoFlags, progress func(botrun.Progress)) 
 			return nil, err
 		}
 		impaired := netsim.Wrap(pc, netsim.Config{Seed: f.seed*1000 + uint64(i), Out: link, In: link})
-		conn, err := transport.Dial(ctx, impaired, d.addr, server.TransportConfig())
+		conn, err := transport.Dial(ctx, impaired, d.addr, clientCfg)
 		if err != nil {
 			impaired.Close()
 			return nil, err

@@ -22,6 +22,7 @@ type relayFlags struct {
 	tps      int
 	maxGames int
 	maxConns int
+	sec      securityFlags
 }
 
 func parseRelayFlags(args []string, stderr io.Writer) (relayFlags, error) {
@@ -33,6 +34,7 @@ func parseRelayFlags(args []string, stderr io.Writer) (relayFlags, error) {
 	fs.IntVar(&f.tps, "tps", 30, "ticks per second")
 	fs.IntVar(&f.maxGames, "max-games", 0, "concurrent games (rooms), 0 for no limit")
 	fs.IntVar(&f.maxConns, "max-conns", 16384, "concurrent client connections")
+	f.sec.addServer(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return f, err
 	}
@@ -57,6 +59,9 @@ func runRelay(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	tcfg := server.TransportConfig()
 	tcfg.MaxConnections = f.maxConns
 	tcfg.AcceptBacklog = 1024
+	if tcfg.Security, err = f.sec.serverConfig(f.maxConns); err != nil {
+		return err
+	}
 	ln, err := listenRelay(ctx, f.listen, tcfg)
 	if err != nil {
 		return err
@@ -75,7 +80,8 @@ func runRelay(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		wg.Go(func() { adminErr = adm.Serve(ctx, hl) })
 		log.Info("admin listening", "addr", hl.Addr().String())
 	}
-	log.Info("relay listening", "addr", ln.Addr().String(), "tps", f.tps, "max_games", f.maxGames)
+	log.Info("relay listening", "addr", ln.Addr().String(), "tps", f.tps, "max_games", f.maxGames,
+		"encrypted", tcfg.Security != nil, "public_key", publicKeyHex(tcfg.Security))
 	err = srv.Serve(ctx, ln)
 	// Shutting down: end the games, close their connections gracefully,
 	// then the socket.
