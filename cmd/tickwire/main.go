@@ -1,6 +1,3 @@
-// Command tickwire is the one binary of the tickwire project: it hosts
-// matches, runs bots and demos, impairs networks for testing and measures
-// the library. Run "tickwire help" for the list of subcommands.
 package main
 
 import (
@@ -27,7 +24,7 @@ func commands() map[string]command {
 	return map[string]command{
 		"demo":   {"play a whole relay match of bots over loopback UDP through netsim, in one process", runDemo},
 		"bot":    {"play bot clients against a relay: bot --server ADDR --room NAME --players N --ticks T", runBot},
-		"bench":  {"measure the library: bench codec|sim|transport [--json]", runBench},
+		"bench":  {"measure the library: bench codec|sim|transport|relay [--json]", runBench},
 		"relay":  {"host relay lockstep games: relay --listen ADDR --admin ADDR [--tps N] [--max-games N]", runRelay},
 		"netsim": {"impair UDP traffic: a proxy with latency, jitter, loss, duplication, reordering", runNetsim},
 	}

@@ -1,0 +1,16 @@
+// Command tickwire is the one binary of the tickwire project: it hosts
+// matches, runs bots and demos, impairs networks for testing and measures
+// the library.
+//
+// Subcommands (README.md documents every flag and JSON field):
+//
+//	tickwire demo                 a whole relay match of bots over loopback UDP through netsim
+//	tickwire relay                the relay server, with admin HTTP (/healthz, /readyz, /metrics)
+//	tickwire bot                  bot clients that play a match against a relay
+//	tickwire bench codec|sim|transport|relay
+//	                              the measured figures of BENCHMARKS.md
+//	tickwire netsim               an impairing UDP proxy
+//
+// Run "tickwire help" for the list. Exit status: 0 on success, 2 on a usage
+// error, 1 on any other failure (for demo and bot: clients not in sync).
+package main
