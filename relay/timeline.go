@@ -171,22 +171,8 @@ func (c *Core) finalize(k uint64) {
 // sortChronological orders a tick's orders by sub-tick time, then player
 // id; the sort is stable so one player's equal-time orders keep submission
 // order.
-func sortChronological(os []protocol.TimestampedOrder) { slices.SortStableFunc(os, chronological) }
-
-func chronological(a, b protocol.TimestampedOrder) int {
-	switch {
-	case a.SubTickTime != b.SubTickTime:
-		if a.SubTickTime < b.SubTickTime {
-			return -1
-		}
-		return 1
-	case a.Player != b.Player:
-		if a.Player < b.Player {
-			return -1
-		}
-		return 1
-	}
-	return 0
+func sortChronological(os []protocol.TimestampedOrder) {
+	slices.SortStableFunc(os, func(a, b protocol.TimestampedOrder) int { return protocol.CompareChronological(&a, &b) })
 }
 
 // applyRemovals takes removals scheduled for tick k into effect: the
