@@ -22,10 +22,15 @@ type Conn struct {
 	sendMu sync.Mutex // guards arena, out, armed and runState, and orders writes
 	arena  []byte
 	out    [][]byte
-	// armed is when the run loop pumps next (zero: only when woken) and
-	// runState the state it last saw: a pump on another goroutine wakes
-	// the run loop only if it needs to come earlier or see a new state.
-	armed    time.Time
+	// timer wakes the run loop at the session's earliest deadline. Every
+	// pump, on whatever goroutine, re-arms it (under sendMu) when the
+	// deadline moved, so a deadline that passed out of date (an
+	// acknowledgement that rode on a datagram meanwhile) costs no
+	// wake-up. armed is the time it is set for (zero: stopped).
+	timer *time.Timer
+	armed time.Time
+	// runState is the state the run loop last saw: a pump elsewhere wakes
+	// it when the state changed.
 	runState State
 
 	wake         chan struct{} // the run loop should re-evaluate
@@ -72,14 +77,13 @@ func (c *Conn) handlePlain(b []byte, now time.Time) {
 	c.mu.Lock()
 	c.sess.HandleDatagram(b, now)
 	c.mu.Unlock()
-	// Answer at once (acknowledgements must keep up with bursts); the run
-	// loop re-arms its timer only if the datagram moved it.
+	// Answer at once (acknowledgements must keep up with bursts) and move
+	// the timer if the datagram moved the deadline.
 	c.pumpOutside()
 }
 
 // pumpOutside pumps from a goroutine other than the run loop, and wakes
-// the run loop only when its timer must fire earlier or the state
-// changed.
+// the run loop only when the state changed.
 func (c *Conn) pumpOutside() {
 	if _, _, wake := c.pump(false, nil); wake {
 		signal(c.wake)
@@ -95,10 +99,11 @@ func (c *Conn) compressed(j *compressJob) {
 }
 
 // pump runs due timers if asked (the run loop asks), sends what the
-// session has to send and publishes its state. It returns the session's
-// next deadline and state, and, called from elsewhere, whether the run
-// loop must be woken to re-arm its timer or see the new state. With a
-// group, the datagrams are copied into it for its batch write instead.
+// session has to send, publishes its state and arms the timer at the
+// session's next deadline. It returns that deadline and the state, and,
+// called from elsewhere, whether the run loop must be woken to see a new
+// state. With a group, the datagrams are copied into it for its batch
+// write instead.
 func (c *Conn) pump(timers bool, g *FlushGroup) (time.Time, State, bool) {
 	c.sendMu.Lock()
 	defer c.sendMu.Unlock()
@@ -157,24 +162,30 @@ func (c *Conn) pump(timers bool, g *FlushGroup) (time.Time, State, bool) {
 	if state != StateConnecting {
 		c.estOnce.Do(func() { close(c.established) })
 	}
+	if timers || !deadline.Equal(c.armed) { // the run loop consumed the timer
+		c.armed = deadline
+		if deadline.IsZero() {
+			c.timer.Stop()
+		} else {
+			c.timer.Reset(deadline.Sub(now))
+		}
+	}
 	wake := false
-	switch {
-	case timers:
-		c.armed, c.runState = deadline, state
-	case state != c.runState || !deadline.IsZero() && (c.armed.IsZero() || deadline.Before(c.armed)):
-		c.armed, c.runState, wake = deadline, state, true
+	if timers {
+		c.runState = state
+	} else if state != c.runState {
+		c.runState, wake = state, true
 	}
 	return deadline, state, wake
 }
 
-// run is the connection's goroutine: it owns the timer, armed at the
-// session's earliest deadline.
+// run is the connection's goroutine: it runs the session's timers when
+// the timer fires and acts on state changes.
 func (c *Conn) run() {
 	defer close(c.done)
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
+	defer c.timer.Stop()
 	for {
-		deadline, state, _ := c.pump(true, nil)
+		_, state, _ := c.pump(true, nil)
 		if state == StateConnected && c.ep.listener != nil && !c.accepted {
 			c.accepted = true
 			c.ep.listener.offer(c)
@@ -184,13 +195,9 @@ func (c *Conn) run() {
 			c.ep.set.logger.Debug("transport: connection ended", "peer", c.addr, "err", c.sess.Err())
 			return
 		}
-		timer.Stop()
-		if !deadline.IsZero() {
-			timer.Reset(time.Until(deadline))
-		}
 		select {
 		case <-c.wake:
-		case <-timer.C:
+		case <-c.timer.C:
 		}
 	}
 }

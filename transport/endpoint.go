@@ -190,7 +190,9 @@ func (ep *endpoint) newConn(addr net.Addr, key connKey, p SessionParams) *Conn {
 		readable:    make(chan struct{}, 1),
 		established: make(chan struct{}),
 		done:        make(chan struct{}),
+		timer:       time.NewTimer(time.Hour),
 	}
+	c.timer.Stop() // the first pump arms it
 	c.sess.cdc = ep.codec
 	c.sess.async = func(j *compressJob) bool { return ep.pool.submit(j, c.compressed) }
 	ep.conns[key] = c
