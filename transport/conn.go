@@ -127,8 +127,7 @@ func (c *Conn) pump(timers bool, g *FlushGroup) (time.Time, State, bool) {
 		}
 	}
 	if budget := s.set.memoryBudget; budget > 0 && s.State() != StateDisconnected {
-		if n := memoryInUse(s); n > budget {
-			s.end(fmt.Errorf("%w: %d bytes, budget %d", ErrMemoryBudget, n, budget))
+		if n := s.MemoryInUse(); n > budget && s.Abort("memory budget exceeded", fmt.Errorf("%w: %d bytes, budget %d", ErrMemoryBudget, n, budget)) {
 			c.ep.overBudget.Add(1)
 			c.ep.set.logger.Warn("transport: memory budget exceeded", "peer", c.addr, "bytes", n)
 		}

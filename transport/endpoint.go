@@ -180,6 +180,7 @@ func isHello(b []byte) bool {
 
 // newConn registers a connection; ep.mu must be held.
 func (ep *endpoint) newConn(addr net.Addr, key connKey, p SessionParams) *Conn {
+	p.ReliableLink = isReliableLink(ep.pc)
 	now := time.Now()
 	c := &Conn{
 		ep:          ep,

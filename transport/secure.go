@@ -474,6 +474,3 @@ const (
 	handshakeRTO    = 250 * time.Millisecond
 	maxHandshakeRTO = 2 * time.Second
 )
-
-// memoryInUse returns the bytes a session holds (see Session.MemoryInUse).
-func memoryInUse(s *Session) int { return s.MemoryInUse() }

@@ -400,12 +400,19 @@ func TestMemoryBudgetDisconnects(t *testing.T) {
 		// pile up past the budget.
 		msg := bytes.Repeat([]byte{'x'}, 1000)
 		for range 100 {
-			if err := cc.Send(ChannelChat, msg); err != nil && !errors.Is(err, ErrBackpressure) {
+			err := cc.Send(ChannelChat, msg)
+			if errors.Is(err, ErrPeerClosed) {
+				break // the server aborted and told the client
+			}
+			if err != nil && !errors.Is(err, ErrBackpressure) {
 				t.Fatal(err)
 			}
 			time.Sleep(time.Millisecond)
 		}
 		synctest.Wait()
+		if err := cc.Send(ChannelChat, msg); !errors.Is(err, ErrPeerClosed) {
+			t.Fatalf("the client was not told of the abort: Send returned %v", err)
+		}
 		if sc.State() != StateDisconnected {
 			t.Fatalf("server connection %v", sc.State())
 		}
