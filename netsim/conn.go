@@ -233,25 +233,30 @@ func (s *scheduler) run(done <-chan struct{}, wg *sync.WaitGroup) {
 	timer.Stop()
 	var due []datagram
 	for {
+		// Packets are counted as delivered before they are handed on, so
+		// the counters never lag behind what a receiver has already seen;
+		// a failed hand-off is moved to rejected afterwards.
 		s.mu.Lock()
 		due = s.timeline.popDue(time.Now(), due[:0])
+		for _, d := range due {
+			s.counts.Delivered++
+			s.counts.DeliveredBytes += uint64(len(d.data))
+		}
 		s.mu.Unlock()
 
-		var delivered, bytes, dropped uint64
+		var failed, failedBytes uint64
 		for _, d := range due {
-			if s.deliver(d) {
-				delivered++
-				bytes += uint64(len(d.data))
-			} else {
-				dropped++
+			if !s.deliver(d) {
+				failed++
+				failedBytes += uint64(len(d.data))
 			}
 		}
 		clear(due) // release the delivered packets
 
 		s.mu.Lock()
-		s.counts.Delivered += delivered
-		s.counts.DeliveredBytes += bytes
-		s.rejected += dropped
+		s.counts.Delivered -= failed
+		s.counts.DeliveredBytes -= failedBytes
+		s.rejected += failed
 		next, ok := s.timeline.next()
 		s.mu.Unlock()
 
