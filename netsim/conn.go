@@ -25,7 +25,7 @@ type PacketConn struct {
 	readErr  error         // why the reader stopped; set before readDone closes
 	readDone chan struct{}
 
-	readDeadline, writeDeadline *deadline
+	deadlines
 
 	closeOnce sync.Once
 	done      chan struct{}
@@ -41,12 +41,11 @@ func Wrap(pc net.PacketConn, cfg Config) *PacketConn {
 		readQueue = DefaultReadQueue
 	}
 	c := &PacketConn{
-		pc:            pc,
-		ready:         make(chan datagram, readQueue),
-		readDone:      make(chan struct{}),
-		readDeadline:  newDeadline(),
-		writeDeadline: newDeadline(),
-		done:          make(chan struct{}),
+		pc:        pc,
+		ready:     make(chan datagram, readQueue),
+		readDone:  make(chan struct{}),
+		deadlines: newDeadlines(),
+		done:      make(chan struct{}),
 	}
 	c.out = newScheduler(NewPath(cfg.Out, cfg.Seed, 0), c.writeOut)
 	c.in = newScheduler(NewPath(cfg.In, cfg.Seed, 1), c.queueIn)
@@ -139,26 +138,6 @@ func (c *PacketConn) Close() error {
 
 // LocalAddr returns the wrapped connection's address.
 func (c *PacketConn) LocalAddr() net.Addr { return c.pc.LocalAddr() }
-
-// SetDeadline sets the read and write deadlines.
-func (c *PacketConn) SetDeadline(t time.Time) error {
-	c.readDeadline.set(t)
-	c.writeDeadline.set(t)
-	return nil
-}
-
-// SetReadDeadline sets the deadline of ReadFrom.
-func (c *PacketConn) SetReadDeadline(t time.Time) error {
-	c.readDeadline.set(t)
-	return nil
-}
-
-// SetWriteDeadline sets the deadline of WriteTo. WriteTo never blocks, so
-// only a deadline already in the past has an effect.
-func (c *PacketConn) SetWriteDeadline(t time.Time) error {
-	c.writeDeadline.set(t)
-	return nil
-}
 
 // SetLinks changes the impairment of both directions from the next packet
 // on; packets already scheduled keep their fate.

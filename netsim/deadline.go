@@ -20,6 +20,36 @@ func newDeadline() *deadline {
 	return &deadline{expired: make(chan struct{})}
 }
 
+// deadlines are a connection's read and write deadlines. Embedded, they
+// give it net.PacketConn's deadline methods.
+type deadlines struct {
+	readDeadline, writeDeadline *deadline
+}
+
+func newDeadlines() deadlines {
+	return deadlines{readDeadline: newDeadline(), writeDeadline: newDeadline()}
+}
+
+// SetDeadline sets the read and write deadlines.
+func (d deadlines) SetDeadline(t time.Time) error {
+	d.readDeadline.set(t)
+	d.writeDeadline.set(t)
+	return nil
+}
+
+// SetReadDeadline sets the deadline of ReadFrom.
+func (d deadlines) SetReadDeadline(t time.Time) error {
+	d.readDeadline.set(t)
+	return nil
+}
+
+// SetWriteDeadline sets the deadline of WriteTo. WriteTo never blocks, so
+// only a deadline already in the past has an effect.
+func (d deadlines) SetWriteDeadline(t time.Time) error {
+	d.writeDeadline.set(t)
+	return nil
+}
+
 // set arms the deadline at t; the zero time disarms it.
 func (d *deadline) set(t time.Time) {
 	d.mu.Lock()

@@ -7,7 +7,6 @@ import (
 	"net/netip"
 	"os"
 	"sync"
-	"time"
 )
 
 // MemQueue is the number of unread packets a MemConn holds; further
@@ -61,12 +60,11 @@ func (n *MemNetwork) ListenPacket(addr string) (*MemConn, error) {
 		return nil, fmt.Errorf("netsim: listen %v: %w", ap, ErrAddrInUse)
 	}
 	c := &MemConn{
-		network:       n,
-		addr:          ap,
-		queue:         make(chan datagram, MemQueue),
-		done:          make(chan struct{}),
-		readDeadline:  newDeadline(),
-		writeDeadline: newDeadline(),
+		network:   n,
+		addr:      ap,
+		queue:     make(chan datagram, MemQueue),
+		done:      make(chan struct{}),
+		deadlines: newDeadlines(),
 	}
 	n.conns[ap] = c
 	return c, nil
@@ -93,7 +91,7 @@ type MemConn struct {
 	addr    netip.AddrPort
 	queue   chan datagram
 
-	readDeadline, writeDeadline *deadline
+	deadlines
 
 	closeOnce sync.Once
 	done      chan struct{}
@@ -165,26 +163,6 @@ func (c *MemConn) Close() error {
 
 // LocalAddr returns the endpoint's address, a *net.UDPAddr.
 func (c *MemConn) LocalAddr() net.Addr { return net.UDPAddrFromAddrPort(c.addr) }
-
-// SetDeadline sets the read and write deadlines.
-func (c *MemConn) SetDeadline(t time.Time) error {
-	c.readDeadline.set(t)
-	c.writeDeadline.set(t)
-	return nil
-}
-
-// SetReadDeadline sets the deadline of ReadFrom.
-func (c *MemConn) SetReadDeadline(t time.Time) error {
-	c.readDeadline.set(t)
-	return nil
-}
-
-// SetWriteDeadline sets the deadline of WriteTo; as WriteTo never blocks,
-// only a deadline in the past has an effect.
-func (c *MemConn) SetWriteDeadline(t time.Time) error {
-	c.writeDeadline.set(t)
-	return nil
-}
 
 func (c *MemConn) opError(op string, addr net.Addr, err error) error {
 	return &net.OpError{Op: op, Net: "mem", Source: c.LocalAddr(), Addr: addr, Err: err}
