@@ -52,15 +52,9 @@ func (d *decoder) uvarint() uint64 {
 		return 0
 	}
 	v, n := binary.Uvarint(d.p[d.off:])
-	switch {
-	case n == 0:
-		d.fail(ErrTruncated)
-		return 0
-	case n < 0:
-		d.fail(ErrBadVarint)
+	if !d.advance(n) {
 		return 0
 	}
-	d.off += n
 	return v
 }
 
@@ -69,16 +63,25 @@ func (d *decoder) varint() int64 {
 		return 0
 	}
 	v, n := binary.Varint(d.p[d.off:])
+	if !d.advance(n) {
+		return 0
+	}
+	return v
+}
+
+// advance moves past a varint whose length binary.Uvarint or
+// binary.Varint reported as n, or records why it is malformed.
+func (d *decoder) advance(n int) bool {
 	switch {
 	case n == 0:
 		d.fail(ErrTruncated)
-		return 0
+		return false
 	case n < 0:
 		d.fail(ErrBadVarint)
-		return 0
+		return false
 	}
 	d.off += n
-	return v
+	return true
 }
 
 // bounded reads a uvarint that must not exceed max.
