@@ -134,6 +134,8 @@ func adminSource(srv *server.Server) admin.Source {
 			Strikes:        st.Strikes,
 			QosAdjustments: st.QosAdjustments,
 			Desyncs:        st.Desyncs,
+			Removals:       st.Removals,
+			HostStalls:     st.HostStalls,
 			BytesIn:        st.BytesIn,
 			BytesOut:       st.BytesOut,
 		}

@@ -22,6 +22,8 @@ type Stats struct {
 	Strikes        uint64
 	QosAdjustments uint64
 	Desyncs        uint64
+	Removals       uint64
+	HostStalls     uint64
 	BytesIn        uint64
 	BytesOut       uint64
 }

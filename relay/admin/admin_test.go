@@ -22,7 +22,7 @@ func get(t *testing.T, h http.Handler, path string) (int, string) {
 func TestEndpoints(t *testing.T) {
 	s := admin.New(admin.SourceFunc(func() admin.Stats {
 		return admin.Stats{ActiveGames: 3, Players: 12, LateOrders: 7, Strikes: 2, QosAdjustments: 1,
-			Desyncs: 0, BytesIn: 1000, BytesOut: 4000}
+			Desyncs: 0, Removals: 5, HostStalls: 4, BytesIn: 1000, BytesOut: 4000}
 	}))
 	h := s.Handler()
 	if code, _ := get(t, h, "/healthz"); code != http.StatusOK {
@@ -46,6 +46,8 @@ func TestEndpoints(t *testing.T) {
 		"tickwire_relay_strikes_total 2",
 		"tickwire_relay_qos_adjustments_total 1",
 		"tickwire_relay_desyncs_total 0",
+		"tickwire_relay_removals_total 5",
+		"tickwire_relay_host_stalls_total 4",
 		"tickwire_relay_bytes_received_total 1000",
 		"tickwire_relay_bytes_sent_total 4000",
 		"# TYPE tickwire_relay_late_orders_total counter",

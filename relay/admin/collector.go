@@ -8,6 +8,7 @@ type collector struct {
 
 	games, players              *prometheus.Desc
 	late, strikes, qos, desyncs *prometheus.Desc
+	removals, hostStalls        *prometheus.Desc
 	bytesIn, bytesOut           *prometheus.Desc
 }
 
@@ -16,21 +17,23 @@ func newCollector(src Source) *collector {
 		return prometheus.NewDesc("tickwire_relay_"+name, help, nil, nil)
 	}
 	return &collector{
-		src:      src,
-		games:    d("active_games", "Games in progress."),
-		players:  d("players", "Connected players."),
-		late:     d("late_orders_total", "Order submissions that arrived after their tick's deadline."),
-		strikes:  d("strikes_total", "Lateness strikes given to players."),
-		qos:      d("qos_adjustments_total", "In-match QoS changes of run-ahead or deadline."),
-		desyncs:  d("desyncs_total", "Sync-hash mismatches detected."),
-		bytesIn:  d("bytes_received_total", "UDP payload bytes received."),
-		bytesOut: d("bytes_sent_total", "UDP payload bytes sent."),
+		src:        src,
+		games:      d("active_games", "Games in progress."),
+		players:    d("players", "Connected players."),
+		late:       d("late_orders_total", "Order submissions that arrived after their tick's deadline."),
+		strikes:    d("strikes_total", "Lateness strikes given to players."),
+		qos:        d("qos_adjustments_total", "In-match QoS changes of run-ahead or deadline."),
+		desyncs:    d("desyncs_total", "Sync-hash mismatches detected."),
+		removals:   d("removals_total", "Players removed from a match (left, timed out, frozen, lag switch, no seed reveal)."),
+		hostStalls: d("host_stalls_total", "Times a game found the relay itself had stalled (CPU starvation, GC, a paused VM)."),
+		bytesIn:    d("bytes_received_total", "UDP payload bytes received."),
+		bytesOut:   d("bytes_sent_total", "UDP payload bytes sent."),
 	}
 }
 
 // Describe implements prometheus.Collector.
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.games, c.players, c.late, c.strikes, c.qos, c.desyncs, c.bytesIn, c.bytesOut} {
+	for _, d := range []*prometheus.Desc{c.games, c.players, c.late, c.strikes, c.qos, c.desyncs, c.removals, c.hostStalls, c.bytesIn, c.bytesOut} {
 		ch <- d
 	}
 }
@@ -50,6 +53,8 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	counter(c.strikes, s.Strikes)
 	counter(c.qos, s.QosAdjustments)
 	counter(c.desyncs, s.Desyncs)
+	counter(c.removals, s.Removals)
+	counter(c.hostStalls, s.HostStalls)
 	counter(c.bytesIn, s.BytesIn)
 	counter(c.bytesOut, s.BytesOut)
 }

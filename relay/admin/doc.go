@@ -15,6 +15,8 @@
 //	tickwire_relay_strikes_total          counter  lateness strikes given
 //	tickwire_relay_qos_adjustments_total  counter  run-ahead/deadline changes
 //	tickwire_relay_desyncs_total          counter  sync-hash mismatches detected
+//	tickwire_relay_removals_total         counter  players removed from a match
+//	tickwire_relay_host_stalls_total      counter  stalls of the relay itself seen by a game
 //	tickwire_relay_bytes_received_total   counter  UDP payload bytes in
 //	tickwire_relay_bytes_sent_total       counter  UDP payload bytes out
 //

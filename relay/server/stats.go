@@ -22,6 +22,7 @@ type Stats struct {
 	Removals                  uint64 // players removed from a match
 	QosAdjustments            uint64 // run-ahead/deadline changes
 	Desyncs                   uint64 // sync checks whose hashes disagreed
+	HostStalls                uint64 // times a game's relay core found the relay itself had stalled
 	MessagesIn, MessagesOut   uint64 // relay messages decoded and sent
 	Malformed                 uint64 // messages that did not decode
 	Rejected                  uint64 // messages the relay core refused
@@ -115,7 +116,7 @@ type RoomStats struct {
 type counters struct {
 	gamesStarted, gamesEnded, joinsRefused atomic.Uint64
 	lateOrders, strikes, removals          atomic.Uint64
-	qosAdjustments, desyncs                atomic.Uint64
+	qosAdjustments, desyncs, hostStalls    atomic.Uint64
 	messagesIn, messagesOut                atomic.Uint64
 	malformed, rejected                    atomic.Uint64
 	bytesIn, bytesOut                      atomic.Uint64
@@ -136,6 +137,8 @@ func (c *counters) count(ev relay.Event) {
 		c.qosAdjustments.Add(1)
 	case relay.Desync:
 		c.desyncs.Add(1)
+	case relay.HostStall:
+		c.hostStalls.Add(1)
 	}
 }
 
@@ -153,6 +156,7 @@ func (s *Server) Stats() Stats {
 		Removals:       c.removals.Load(),
 		QosAdjustments: c.qosAdjustments.Load(),
 		Desyncs:        c.desyncs.Load(),
+		HostStalls:     c.hostStalls.Load(),
 		MessagesIn:     c.messagesIn.Load(),
 		MessagesOut:    c.messagesOut.Load(),
 		Malformed:      c.malformed.Load(),
