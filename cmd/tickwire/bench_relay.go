@@ -187,13 +187,10 @@ func rampCapacity(ctx context.Context, r *relayBenchReport, most int, measure ti
 	tcfg.MaxConnections = 4*most + 64
 	tcfg.AcceptBacklog = 4096
 	removals := newRemovalCount()
-	// Lag-switch removal is off: when the host stalls (a step's join wave
-	// on a small machine), every player's submissions are late at once and
-	// the default policy removes whole games, which would end the ramp on
-	// a policy decision instead of a lateness figure. Removals for other
-	// reasons are counted per step.
-	cfg := server.Config{TickRate: r.TickRate, OnEvent: removals.event,
-		Relay: relay.Config{Strikes: relay.StrikeConfig{Limit: math.MaxInt32}}}
+	// The relay runs its default policy; the core's host-stall rules keep
+	// a step's join wave from striking everyone. Removals are counted per
+	// step.
+	cfg := server.Config{TickRate: r.TickRate, OnEvent: removals.event}
 	lr, err := startLocalRelay(ctx, tcfg, cfg)
 	if err != nil {
 		return err
