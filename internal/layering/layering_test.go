@@ -20,6 +20,8 @@ type dep struct {
 // rule says what a package's transitive dependencies may be.
 type rule struct {
 	pkg string
+	// exact limits the rule to pkg itself, without its subpackages.
+	exact bool
 	// allowed reports whether pkg may depend on d; it returns the reason
 	// when it may not.
 	allowed func(d dep) (ok bool, why string)
@@ -56,15 +58,15 @@ var gamePackages = []string{"protocol", "sim", "lockstep", "relay", "fogauth", "
 
 func rules() []rule {
 	return []rule{
-		{"wire", stdlibOnly},
-		{"protocol", stdlibOnly},
-		{"netsim", func(d dep) (bool, string) {
+		{pkg: "wire", allowed: stdlibOnly},
+		{pkg: "protocol", allowed: stdlibOnly},
+		{pkg: "netsim", allowed: func(d dep) (bool, string) {
 			if d.standard {
 				return true, ""
 			}
 			return false, "only the standard library is allowed"
 		}},
-		{"sim", func(d dep) (bool, string) {
+		{pkg: "sim", allowed: func(d dep) (bool, string) {
 			switch {
 			case d.standard && networking(d.path):
 				return false, "the simulation never imports networking code"
@@ -75,11 +77,21 @@ func rules() []rule {
 			}
 			return false, "sim may import only protocol, wire, the standard library and xxHash"
 		}},
-		{"transport", func(d dep) (bool, string) {
+		{pkg: "transport", allowed: func(d dep) (bool, string) {
 			if under(d.path, gamePackages...) {
 				return false, "the transport imports no game package"
 			}
 			return true, ""
+		}},
+		// RelayCore is a pure state machine: sockets live in relay/server.
+		{pkg: "relay", exact: true, allowed: func(d dep) (bool, string) {
+			switch {
+			case d.standard && networking(d.path):
+				return false, "RelayCore is pure: no networking code"
+			case d.standard, under(d.path, "protocol", "wire", "relay/msg"):
+				return true, ""
+			}
+			return false, "RelayCore may import only protocol, wire, relay/msg and the standard library"
 		}},
 	}
 }
@@ -89,7 +101,7 @@ func violations(r rule, deps []dep) []string {
 	var bad []string
 	self := module + "/" + r.pkg
 	for _, d := range deps {
-		if d.path == self || strings.HasPrefix(d.path, self+"/") {
+		if d.path == self || (!r.exact && strings.HasPrefix(d.path, self+"/")) {
 			continue
 		}
 		if ok, why := r.allowed(d); !ok {
@@ -142,7 +154,11 @@ func TestLayering(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(root, r.pkg)); err != nil {
 				t.Skipf("package %s does not exist yet", r.pkg)
 			}
-			for _, v := range violations(r, listDeps(t, root, "./"+r.pkg+"/...")) {
+			pattern := "./" + r.pkg + "/..."
+			if r.exact {
+				pattern = "./" + r.pkg
+			}
+			for _, v := range violations(r, listDeps(t, root, pattern)) {
 				t.Errorf("%s depends on %s", r.pkg, v)
 			}
 		})
@@ -158,10 +174,12 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"netsim":    {{path: module + "/transport"}},
 		"sim":       {{path: module + "/transport"}, {path: module + "/netsim"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
 		"transport": {{path: module + "/protocol"}, {path: module + "/sim"}, {path: module + "/relay/core"}},
+		"relay":     {{path: module + "/transport"}, {path: module + "/relay/server"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
 	}
 	allowed := map[string][]dep{
 		"sim":       {{path: module + "/protocol"}, {path: module + "/wire"}, {path: "github.com/cespare/xxhash/v2"}, {path: "sort", standard: true}},
 		"transport": {{path: module + "/wire"}, {path: "github.com/klauspost/compress/zstd"}, {path: "net", standard: true}},
+		"relay":     {{path: module + "/protocol"}, {path: module + "/relay/msg"}, {path: "crypto/sha256", standard: true}},
 	}
 	for _, r := range rules() {
 		for _, d := range forbidden[r.pkg] {
