@@ -30,18 +30,6 @@ func (r fixedRand) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// botInput adapts a bot to OrderSource.
-type botInput struct {
-	bot *bot.Bot
-	sim *sim.Sim
-	buf []protocol.TimestampedOrder
-}
-
-func (b *botInput) Orders(uint64) []protocol.TimestampedOrder {
-	b.buf = b.bot.Orders(b.sim, b.buf[:0])
-	return b.buf
-}
-
 // relayNet is a relay server listening on an in-memory network.
 type relayNet struct {
 	mn   *netsim.MemNetwork
@@ -125,7 +113,7 @@ func playThrough(ctx context.Context, rc *lockstep.RelayClient, net lockstep.Net
 		r.err = err
 		return r
 	}
-	loop := lockstep.GameLoop{Sim: s, Net: net, Input: &botInput{bot: bot.New(rc.PlayerID(), seed), sim: s}}
+	loop := lockstep.GameLoop{Sim: s, Net: net, Input: &bot.Input{Bot: bot.New(rc.PlayerID(), seed), Sim: s}}
 	for loop.Applied() < ticks {
 		n, err := loop.Step()
 		if err != nil {

@@ -19,19 +19,7 @@ func newGame(roomSize int, player protocol.PlayerID, seed uint64) (lockstep.Simu
 	if err != nil {
 		return nil, nil, err
 	}
-	return s, &botInput{bot: bot.New(player, seed), sim: s}, nil
-}
-
-// botInput adapts a bot reading its simulation to lockstep.OrderSource.
-type botInput struct {
-	bot *bot.Bot
-	sim *sim.Sim
-	buf []protocol.TimestampedOrder
-}
-
-func (b *botInput) Orders(uint64) []protocol.TimestampedOrder {
-	b.buf = b.bot.Orders(b.sim, b.buf[:0])
-	return b.buf
+	return s, &bot.Input{Bot: bot.New(player, seed), Sim: s}, nil
 }
 
 // lightHash is the state hash every light client reports.

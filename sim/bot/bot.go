@@ -12,7 +12,7 @@ import (
 // simulation's, like every cosmetic or client-side consumer of randomness.
 type Bot struct {
 	player protocol.PlayerID
-	rng    splitmix
+	rng    sim.SplitMix64
 	decide uint64 // decisions so far
 
 	idle    []protocol.EntityID
@@ -36,7 +36,7 @@ const reserve = 400
 
 // New returns a bot for player, seeded with seed.
 func New(player protocol.PlayerID, seed uint64) *Bot {
-	return &Bot{player: player, rng: splitmix{seed ^ uint64(player)*0x9e3779b97f4a7c15}}
+	return &Bot{player: player, rng: sim.SplitMix64{S: seed ^ uint64(player)*0x9e3779b97f4a7c15}}
 }
 
 // Player is the player the bot plays.
@@ -58,7 +58,7 @@ func (b *Bot) Orders(s *sim.Sim, dst []protocol.TimestampedOrder) []protocol.Tim
 		group := append([]protocol.EntityID(nil), b.idle[:n]...)
 		b.idle = b.idle[n:]
 		var o protocol.PlayerOrder
-		switch roll := b.rng.intn(100); {
+		switch roll := b.rng.Intn(100); {
 		case roll < 70:
 			o = protocol.Attack{Units: group, Target: protocol.Target{Kind: protocol.TargetGround, Pos: aim.Pos}}
 		case roll < 90:
@@ -71,21 +71,21 @@ func (b *Bot) Orders(s *sim.Sim, dst []protocol.TimestampedOrder) []protocol.Tim
 	for _, st := range b.mine {
 		r := sim.RulesOf(st.Type)
 		switch {
-		case r.Produces != sim.TypeNone && b.rng.intn(4) == 0:
+		case r.Produces != sim.TypeNone && b.rng.Intn(4) == 0:
 			dst = b.emit(dst, protocol.SetRallyPoint{Building: st.ID, Pos: b.near(s, aim.Pos, 3)})
 		case st.Type != sim.TypeHQ && st.Health < st.HealthMax/6 && st.Flags&sim.FlagUnderConstruction == 0:
 			dst = b.emit(dst, protocol.Sell{Building: st.ID})
 		}
 	}
-	if len(b.mine) > 0 && b.rng.intn(8) == 0 {
+	if len(b.mine) > 0 && b.rng.Intn(8) == 0 {
 		buildable := [...]sim.EntityType{sim.TypeTurret, sim.TypeBarracks, sim.TypeFactory}
-		t := buildable[b.rng.intn(uint64(len(buildable)))]
+		t := buildable[b.rng.Intn(uint64(len(buildable)))]
 		if s.Credits(b.player) >= sim.RulesOf(t).Cost+reserve {
-			home := b.mine[b.rng.intn(uint64(len(b.mine)))].Pos
+			home := b.mine[b.rng.Intn(uint64(len(b.mine)))].Pos
 			dst = b.emit(dst, protocol.Build{Structure: protocol.StructureType(t), Pos: b.near(s, home, 5)})
 		}
 	}
-	if b.rng.intn(50) == 0 {
+	if b.rng.Intn(50) == 0 {
 		// A confused (or cheating) client: order an enemy's unit. The
 		// simulation must reject it, identically everywhere.
 		dst = b.emit(dst, protocol.Move{Units: []protocol.EntityID{aim.ID}, Target: aim.Pos})
@@ -113,8 +113,8 @@ func (b *Bot) observe(s *sim.Sim) {
 // pickTarget chooses what to attack: usually the enemy nearest to the bot's
 // first idle unit (or structure), sometimes any enemy at random.
 func (b *Bot) pickTarget() sim.EntityState {
-	if b.rng.intn(10) < 3 || (len(b.idle) == 0 && len(b.mine) == 0) {
-		return b.enemies[b.rng.intn(uint64(len(b.enemies)))]
+	if b.rng.Intn(10) < 3 || (len(b.idle) == 0 && len(b.mine) == 0) {
+		return b.enemies[b.rng.Intn(uint64(len(b.enemies)))]
 	}
 	var from protocol.WorldPos
 	if len(b.mine) > 0 {
@@ -135,8 +135,8 @@ func (b *Bot) near(s *sim.Sim, p protocol.WorldPos, r int) protocol.WorldPos {
 	t := s.Terrain()
 	span := uint64(2*r+1) * uint64(protocol.CellSize)
 	q := protocol.WorldPos{
-		X: p.X + protocol.SimCoord(b.rng.intn(span)) - protocol.SimCoord(r)*protocol.CellSize,
-		Y: p.Y + protocol.SimCoord(b.rng.intn(span)) - protocol.SimCoord(r)*protocol.CellSize,
+		X: p.X + protocol.SimCoord(b.rng.Intn(span)) - protocol.SimCoord(r)*protocol.CellSize,
+		Y: p.Y + protocol.SimCoord(b.rng.Intn(span)) - protocol.SimCoord(r)*protocol.CellSize,
 	}
 	q.X = min(max(q.X, 0), protocol.SimCoord(t.Width())*protocol.CellSize-1)
 	q.Y = min(max(q.Y, 0), protocol.SimCoord(t.Height())*protocol.CellSize-1)
@@ -144,18 +144,5 @@ func (b *Bot) near(s *sim.Sim, p protocol.WorldPos, r int) protocol.WorldPos {
 }
 
 func (b *Bot) emit(dst []protocol.TimestampedOrder, o protocol.PlayerOrder) []protocol.TimestampedOrder {
-	return append(dst, protocol.TimestampedOrder{Player: b.player, Order: o, SubTickTime: uint32(b.rng.intn(TickWindow))})
+	return append(dst, protocol.TimestampedOrder{Player: b.player, Order: o, SubTickTime: uint32(b.rng.Intn(TickWindow))})
 }
-
-// splitmix is the bot's own deterministic RNG (SplitMix64).
-type splitmix struct{ s uint64 }
-
-func (r *splitmix) next() uint64 {
-	r.s += 0x9e3779b97f4a7c15
-	z := r.s
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
-
-func (r *splitmix) intn(n uint64) uint64 { return r.next() % n }

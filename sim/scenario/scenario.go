@@ -56,7 +56,7 @@ func Generate(p Params) (sim.MapData, sim.Config, error) {
 	if p.MapSize < 2*baseMargin+4 || p.MapSize > sim.MaxMapSize {
 		return sim.MapData{}, sim.Config{}, fmt.Errorf("scenario: map size %d out of range [%d, %d]", p.MapSize, 2*baseMargin+4, sim.MaxMapSize)
 	}
-	g := &generator{p: p, r: splitmix{p.Seed}, n: p.MapSize}
+	g := &generator{p: p, r: sim.SplitMix64{S: p.Seed}, n: p.MapSize}
 	g.terrain()
 	bases := g.bases()
 	for i, b := range bases {
@@ -70,7 +70,7 @@ func Generate(p Params) (sim.MapData, sim.Config, error) {
 
 type generator struct {
 	p        Params
-	r        splitmix
+	r        sim.SplitMix64
 	n        int
 	heights  []uint8
 	blocked  []bool
@@ -87,7 +87,7 @@ func (g *generator) terrain() {
 	lat := n/step + 2
 	coarse := make([]int, lat*lat)
 	for i := range coarse {
-		coarse[i] = int(g.r.intn(16))
+		coarse[i] = int(g.r.Intn(16))
 	}
 	g.heights = make([]uint8, n*n)
 	for y := range n {
@@ -101,7 +101,7 @@ func (g *generator) terrain() {
 	g.blocked = make([]bool, n*n)
 	g.occupied = make([]bool, n*n)
 	for range n * n / 120 {
-		cx, cy, rad := int(g.r.intn(uint64(n))), int(g.r.intn(uint64(n))), int(g.r.intn(2))+1
+		cx, cy, rad := int(g.r.Intn(uint64(n))), int(g.r.Intn(uint64(n))), int(g.r.Intn(2))+1
 		for y := cy - rad; y <= cy+rad; y++ {
 			for x := cx - rad; x <= cx+rad; x++ {
 				if g.inside(x, y) && (x-cx)*(x-cx)+(y-cy)*(y-cy) <= rad*rad {
@@ -119,7 +119,7 @@ func (g *generator) inside(x, y int) bool { return x >= 0 && y >= 0 && x < g.n &
 func (g *generator) bases() [][2]int {
 	lo, side := baseMargin, g.n-1-2*baseMargin
 	perimeter := 4 * side
-	offset := int(g.r.intn(uint64(perimeter)))
+	offset := int(g.r.Intn(uint64(perimeter)))
 	out := make([][2]int, g.p.Players)
 	for i := range out {
 		d := (offset + i*perimeter/g.p.Players) % perimeter
@@ -212,7 +212,7 @@ func (g *generator) neutrals() {
 	n := uint64(g.n)
 	for range g.p.Players/2 + 2 {
 		for range 100 {
-			x, y := int(g.r.intn(n)), int(g.r.intn(n))
+			x, y := int(g.r.Intn(n)), int(g.r.Intn(n))
 			if !g.blocked[y*g.n+x] && !g.occupied[y*g.n+x] {
 				g.put(sim.TypeOilDerrick, sim.Neutral, x, y, sim.CellCenter(x, y))
 				break
@@ -220,7 +220,7 @@ func (g *generator) neutrals() {
 		}
 	}
 	for range g.n * g.n / 40 {
-		x, y := int(g.r.intn(n)), int(g.r.intn(n))
+		x, y := int(g.r.Intn(n)), int(g.r.Intn(n))
 		if g.occupied[y*g.n+x] {
 			continue
 		}
@@ -243,16 +243,3 @@ func sign(v int) int {
 }
 
 func abs(v int) int { return max(v, -v) }
-
-// splitmix is the generator's own deterministic RNG (SplitMix64).
-type splitmix struct{ s uint64 }
-
-func (r *splitmix) next() uint64 {
-	r.s += 0x9e3779b97f4a7c15
-	z := r.s
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
-
-func (r *splitmix) intn(n uint64) uint64 { return r.next() % n }
