@@ -306,15 +306,9 @@ func (c *RelayClient) nextTimer() (time.Duration, bool) {
 	return min(st.sendAt()-st.offset, st.nextMetrics), true
 }
 
-// windowOf is the tick window containing relay time at (negative before
-// tick 0).
+// windowOf is the tick window containing relay time at.
 func (st *clientState) windowOf(at time.Duration) int64 {
-	d := at - st.start
-	k := int64(d / st.interval)
-	if d < 0 && d%st.interval != 0 {
-		k--
-	}
-	return k
+	return relay.WindowOf(st.start, st.interval, at)
 }
 
 // submitWindow sends the batch of window claim at relay time rnow: one

@@ -64,10 +64,16 @@ func (t *timeline) windowStart(k int64) time.Duration {
 }
 
 // windowOf is the window containing relay time at (negative before tick 0).
-func (t *timeline) windowOf(at time.Duration) int64 {
-	d := at - t.start
-	k := int64(d / t.interval)
-	if d < 0 && d%t.interval != 0 {
+func (t *timeline) windowOf(at time.Duration) int64 { return WindowOf(t.start, t.interval, at) }
+
+// WindowOf is the tick window containing relay time at, for a match whose
+// tick 0 opens at start and whose windows last interval: floor((at −
+// start) / interval), negative before tick 0. Clients use it to file their
+// submissions exactly as the relay does.
+func WindowOf(start, interval, at time.Duration) int64 {
+	d := at - start
+	k := int64(d / interval)
+	if d < 0 && d%interval != 0 {
 		k--
 	}
 	return k
