@@ -296,7 +296,7 @@ func TestTimingFeedbackAndMetrics(t *testing.T) {
 		c.Advance()
 	}
 	// Sent at the window's end, arriving 20 ms later, 60 ms deadline.
-	want := msg.TimingFeedback{AvgArrivalDeltaUs: 40_000, RecommendedOffsetUs: 2_000 - 40_000}
+	want := msg.TimingFeedback{AvgArrivalDeltaUs: 40_000, RecommendedOffsetUs: 2_000 - 40_000, DeadlineUs: 60_000}
 	if len(fbs) != 2 || fbs[0] != want || fbs[1] != want {
 		t.Errorf("feedback %+v, want 2 × %+v", fbs, want)
 	}

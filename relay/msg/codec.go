@@ -48,7 +48,7 @@ func (c Codec) Append(dst []byte, m Message) ([]byte, error) {
 		b.Uvarint(m.Tick).U64(m.Hash)
 	case *TimingFeedback:
 		b.Varint(int64(m.AvgArrivalDeltaUs)).Uvarint(uint64(m.LateCount)).
-			Uvarint(uint64(m.JitterUs)).Varint(int64(m.RecommendedOffsetUs))
+			Uvarint(uint64(m.JitterUs)).Varint(int64(m.RecommendedOffsetUs)).Uvarint(uint64(m.DeadlineUs))
 	case *ClientMetrics:
 		b.Uvarint(uint64(m.AvgLatencyUs)).U16(m.AvgFPS).I16(m.ArrivalCushion).Uvarint(uint64(m.TickProcessingUs))
 	case *DesyncDetected:
@@ -196,6 +196,7 @@ func (c Codec) Decode(b []byte) (Message, error) {
 		fb.LateCount = u16(r, &err)
 		fb.JitterUs = u32(r, &err)
 		fb.RecommendedOffsetUs = i32(r, &err)
+		fb.DeadlineUs = u32(r, &err)
 		m = fb
 	case TypeClientMetrics:
 		cm := &ClientMetrics{AvgLatencyUs: u32(r, &err)}

@@ -30,7 +30,7 @@ func samples() []msg.Message {
 			Orders:   []protocol.TimestampedOrder{{Player: 1, SubTickTime: 0, Order: protocol.Idle{}}, {Player: 2, SubTickTime: 17, Order: protocol.Sell{Building: 1}}}},
 		&msg.TickFrame{Tick: 0, Token: 1},
 		&msg.SyncHash{Tick: 90, Hash: 0x0123456789ABCDEF},
-		&msg.TimingFeedback{AvgArrivalDeltaUs: -4100, LateCount: 3, JitterUs: 2200, RecommendedOffsetUs: 8500},
+		&msg.TimingFeedback{AvgArrivalDeltaUs: -4100, LateCount: 3, JitterUs: 2200, RecommendedOffsetUs: 8500, DeadlineUs: 45_000},
 		&msg.ClientMetrics{AvgLatencyUs: 81000, AvgFPS: 144, ArrivalCushion: -2, TickProcessingUs: 950},
 		&msg.DesyncDetected{Tick: 1800},
 		&msg.PlayerRemoved{msg.Removal{Player: 4, AtTick: 0, Reason: msg.ReasonNoReveal}},
