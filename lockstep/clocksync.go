@@ -35,8 +35,8 @@ const (
 	clockWindow     = 500 * time.Millisecond
 	clockMinSamples = 8
 	clockSamples    = 64 // ring size: a window of samples up to 120 ticks per second
-	clockSlewPPM    = 20_000
-	clockStepAbove  = 10 * time.Millisecond
+	clockSlewPPM    = 50_000
+	clockStepAbove  = 5 * time.Millisecond
 	// driftSpan is the period over which the drift is measured.
 	driftSpan = 10 * time.Second
 )

@@ -101,6 +101,12 @@ func (c *clientCore) handle(in msg.Message, now time.Duration) {
 		c.send(&msg.CalibrationPong{Seq: m.Seq, RelaySendUs: m.RelaySendUs, ClientRecvUs: us(now), ClientSendUs: us(now)})
 	case *msg.MatchTiming:
 		st.interval = time.Duration(m.TickIntervalUs) * time.Microsecond
+		if exact := time.Second / time.Duration(max(st.tickRate, 1)); exact/time.Microsecond == st.interval/time.Microsecond {
+			// The relay's window is a second over the tick rate, which
+			// microseconds truncate: 333 ns a tick at 30 ticks per second,
+			// 6.7 ms after 20,000 ticks.
+			st.interval = exact
+		}
 		st.deadline = time.Duration(m.DeadlineUs) * time.Microsecond
 		st.offset = time.Duration(m.ClockOffsetUs) * time.Microsecond
 		st.submitOffset = min(time.Duration(m.SubmitOffsetUs)*time.Microsecond, st.maxOffset())
