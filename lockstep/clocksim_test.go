@@ -91,8 +91,8 @@ type vdelivery struct {
 	at, sent time.Duration
 	seq      int
 	toRelay  bool
-	client  *vclient
-	data    []byte
+	client   *vclient
+	data     []byte
 }
 
 func newVnet(seed uint64, clients []*vclient) (*vnet, error) {
