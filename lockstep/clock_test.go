@@ -57,12 +57,12 @@ func (c *vclient) report(from, to uint64) clockReport {
 // playTicks runs n until every client has applied ticks ticks.
 func playTicks(t *testing.T, n *vnet, ticks uint64) {
 	t.Helper()
-	for n.clients[0].applied < int(ticks) {
+	for n.clients[len(n.clients)-1].applied < int(ticks) {
 		if err := n.run(n.now + time.Second); err != nil {
 			t.Fatal(err)
 		}
 		if n.now > time.Duration(ticks)*time.Second {
-			t.Fatalf("match stuck after %d ticks", n.clients[0].applied)
+			t.Fatalf("match stuck after %d ticks", n.clients[len(n.clients)-1].applied)
 		}
 	}
 }
@@ -73,8 +73,8 @@ func playTicks(t *testing.T, n *vnet, ticks uint64) {
 func checkClean(t *testing.T, c *vclient, from, to uint64, maxErr time.Duration) {
 	t.Helper()
 	r := c.report(from, to)
-	if c.strikes != 0 || c.removals != 0 {
-		t.Errorf("player %d: %d strikes, %d removals", c.id, c.strikes, c.removals)
+	if c.strikes != 0 || c.removals != 0 || c.core.st.err != nil {
+		t.Errorf("player %d: %d strikes, %d removals, error %v", c.id, c.strikes, c.removals, c.core.st.err)
 	}
 	if len(r.late) != 0 || len(r.rejected) != 0 || len(r.missing) != 0 {
 		t.Errorf("player %d, ticks %d-%d: late %v, refused %v, missing %v", c.id, from, to, r.late, r.rejected, r.missing)

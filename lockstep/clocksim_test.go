@@ -207,7 +207,7 @@ func (n *vnet) toRelay(d vdelivery) error {
 		case s.Tick >= n.relay.NextTick():
 			d.client.onTime[s.Tick] = true
 		}
-	} else if err != nil && !errors.Is(err, relay.ErrPhase) {
+	} else if err != nil && !errors.Is(err, relay.ErrPhase) && !errors.Is(err, relay.ErrRemoved) {
 		return err
 	}
 	n.drainRelay()
@@ -243,9 +243,6 @@ func (n *vnet) toClient(d vdelivery) error {
 				c.submitted++
 			}
 		}
-	}
-	if c.core.st.err != nil {
-		return c.core.st.err
 	}
 	n.drainClient(c)
 	return nil
