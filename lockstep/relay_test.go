@@ -255,6 +255,66 @@ func TestRelayMatchEightPlayersLossy(t *testing.T) {
 	})
 }
 
+// TestRelayMatchDriftingClocks: the server-level counterpart of
+// TestClientClockDrift, through the real server and transport: three
+// bots, one clock 0.1% fast, one 0.1% slow (injected with
+// RelayClientConfig.Clock), 3,000 ticks (600 under the race detector, 300
+// with -short). A client that kept its calibrated offset would be 100 ms,
+// three windows, off by the end: its submissions refused as too early or
+// all late. With the offset tracked none is refused, struck or removed.
+func TestRelayMatchDriftingClocks(t *testing.T) {
+	ticks := uint64(3000)
+	switch {
+	case testing.Short():
+		ticks = 300
+	case raceEnabled:
+		ticks = 600
+	}
+	synctest.Test(t, func(t *testing.T) {
+		rn := startRelay(t, server.Config{})
+		defer rn.close()
+		ctx := t.Context()
+		ppms := []int64{1000, -1000, 0}
+		out := make(chan result, len(ppms))
+		for i, ppm := range ppms {
+			go func() {
+				conn, err := rn.dial(ctx, netsim.Link{Latency: 25 * time.Millisecond, Jitter: 5 * time.Millisecond}, uint64(i+1))
+				if err != nil {
+					out <- result{err: err}
+					return
+				}
+				epoch := time.Now()
+				clock := func() time.Duration {
+					d := time.Since(epoch)
+					return time.Hour + d + time.Duration(int64(d)*ppm/1e6)
+				}
+				rc, err := lockstep.JoinRelay(ctx, conn, "drift", len(ppms), lockstep.RelayClientConfig{Rand: fixedRand(i), Clock: clock})
+				if err != nil {
+					out <- result{err: err}
+					return
+				}
+				r := playGame(ctx, rc, ticks)
+				rc.Close()
+				out <- r
+			}()
+		}
+		res := make([]result, len(ppms))
+		for i := range res {
+			res[i] = <-out
+		}
+		checkInSync(t, res, ticks)
+		st := rn.srv.Stats()
+		t.Logf("relay: %d late submissions, %d strikes, %d removals, %d refused messages", st.LateOrders, st.Strikes, st.Removals, st.Rejected)
+		for _, r := range res {
+			t.Logf("player %d: %d late submissions, %d late ticks, clock correction %v, drift %.0f ppm, %d steps",
+				r.id, r.diag.LateOrders, r.diag.LateTicks, r.diag.ClockCorrection, r.diag.ClockDriftPPM, r.diag.ClockSteps)
+		}
+		if st.Strikes != 0 || st.Removals != 0 || st.Rejected != 0 || st.LateOrders > ticks/100 {
+			t.Errorf("relay: %d late submissions, %d strikes, %d removals, %d refused messages", st.LateOrders, st.Strikes, st.Removals, st.Rejected)
+		}
+	})
+}
+
 // TestRelayDisconnectSameTick: a player that leaves mid-game is removed
 // on the same tick at every remaining client, and the others play on in
 // sync.
