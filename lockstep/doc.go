@@ -18,7 +18,9 @@
 // server.TransportConfig) and waits for JoinAccepted; from then on the
 // client runs the match in two goroutines of its own (a reader and a
 // driver with one timer) while the NetworkModel methods only touch
-// state under a mutex, so PollTick never blocks:
+// state under a mutex, so PollTick never blocks. The protocol itself is a
+// pure state machine with an injected clock (RelayClientConfig.Clock):
+// messages and time in, messages to send and the next deadline out:
 //
 //	loading   CalibrationPing ─▶ CalibrationPong (+ SeedCommit once)
 //	          MatchTiming: tick interval, clock offset, submit offset
@@ -27,10 +29,12 @@
 //	          clock = client clock + offset):
 //	            OrderSubmit{tick k, orders batched since the last one,
 //	                        echo of the newest polled frame's token}
-//	          TickFrame ─▶ queue ─▶ PollTick; SyncHash when the frame asks
+//	          TickFrame ─▶ queue ─▶ PollTick; SyncHash when the frame asks;
+//	          its arrival re-estimates the clock offset (upper envelope
+//	          of start + (k+1)·T + deadline + RTT/2 − arrival over 500 ms)
 //	          TimingFeedback: late → submit up to 5 ms earlier; far too
 //	          early (> 20 ms margin) → 1 ms later; within [0, min(deadline,
-//	          one window − 1 ms)]
+//	          one window − 1 ms)]; the deadline for the frames that follow
 //	          ClientMetrics every second (RTT, queued ticks, tick cost)
 //
 // Orders are batched, Nagle-style but on the tick cadence: one OrderSubmit
