@@ -1,10 +1,10 @@
 package lockstep
 
 import (
+	"container/heap"
 	"errors"
 	"log/slog"
 	mrand "math/rand/v2"
-	"slices"
 	"time"
 
 	"github.com/tickwire/tickwire/protocol"
@@ -22,7 +22,7 @@ type vnet struct {
 	codec   msg.Codec
 	now     time.Duration // true time, the relay's clock
 	clients []*vclient
-	queue   []vdelivery // by at, then seq
+	queue   vqueue
 	seq     int
 	rng     *mrand.Rand
 	qos     []relay.QosAdjustmentEvent
@@ -121,23 +121,31 @@ func newVnet(seed uint64, clients []*vclient) (*vnet, error) {
 	return n, nil
 }
 
+// delay is a one-way delay: base plus up to jitter, drawn uniformly.
 func (n *vnet) delay(base, jitter time.Duration) time.Duration {
-	if jitter <= 0 {
-		return base
-	}
-	return base + time.Duration(n.rng.Int64N(int64(jitter)))
+	return base + time.Duration(n.rng.Int64N(int64(jitter)+1))
 }
 
 func (n *vnet) push(d vdelivery) {
 	n.seq++
 	d.seq = n.seq
-	i, _ := slices.BinarySearchFunc(n.queue, d, func(a, b vdelivery) int {
-		if a.at != b.at {
-			return int(a.at - b.at)
-		}
-		return a.seq - b.seq
-	})
-	n.queue = slices.Insert(n.queue, i, d)
+	heap.Push(&n.queue, d)
+}
+
+// vqueue is the deliveries in flight, a heap by time, then sending order.
+type vqueue []vdelivery
+
+func (q vqueue) Len() int { return len(q) }
+func (q vqueue) Less(i, j int) bool {
+	return q[i].at < q[j].at || (q[i].at == q[j].at && q[i].seq < q[j].seq)
+}
+func (q vqueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *vqueue) Push(x any)   { *q = append(*q, x.(vdelivery)) }
+func (q *vqueue) Pop() any {
+	old := *q
+	d := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return d
 }
 
 // next is the true time of the next thing to happen.
@@ -175,8 +183,7 @@ func (n *vnet) run(until time.Duration) error {
 // step does everything due now.
 func (n *vnet) step() error {
 	for len(n.queue) > 0 && n.queue[0].at <= n.now {
-		d := n.queue[0]
-		n.queue = slices.Delete(n.queue, 0, 1)
+		d := heap.Pop(&n.queue).(vdelivery)
 		if d.toRelay {
 			if err := n.toRelay(d); err != nil {
 				return err

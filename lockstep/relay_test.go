@@ -139,12 +139,25 @@ func playThrough(ctx context.Context, rc *lockstep.RelayClient, net lockstep.Net
 // runMatch plays a match of n bots through the relay, each over link,
 // for ticks ticks, and returns each player's result.
 func runMatch(t *testing.T, rn *relayNet, n int, link netsim.Link, ticks uint64) []result {
-	return runMatchWith(t, rn, n, link, func(protocol.PlayerID) uint64 { return ticks })
+	return runMatchWith(t, rn, n, link, func(protocol.PlayerID) uint64 { return ticks }, nil)
+}
+
+// longMatchTicks is the length of the long matches: 3,000 ticks, 600
+// under the race detector, 300 with -short.
+func longMatchTicks() uint64 {
+	switch {
+	case testing.Short():
+		return 300
+	case raceEnabled:
+		return 600
+	}
+	return 3000
 }
 
 // runMatchWith is runMatch with a number of ticks for each player, after
-// which the player leaves.
-func runMatchWith(t *testing.T, rn *relayNet, n int, link netsim.Link, ticksOf func(protocol.PlayerID) uint64) []result {
+// which the player leaves, and, if clockOf is not nil, the clock of the
+// i-th client to join.
+func runMatchWith(t *testing.T, rn *relayNet, n int, link netsim.Link, ticksOf func(protocol.PlayerID) uint64, clockOf func(i int) func() time.Duration) []result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Hour)
 	defer cancel()
@@ -156,7 +169,11 @@ func runMatchWith(t *testing.T, rn *relayNet, n int, link netsim.Link, ticksOf f
 				out <- result{err: err}
 				return
 			}
-			rc, err := lockstep.JoinRelay(ctx, conn, "match", n, lockstep.RelayClientConfig{Rand: fixedRand(i * 31)})
+			cfg := lockstep.RelayClientConfig{Rand: fixedRand(i * 31)}
+			if clockOf != nil {
+				cfg.Clock = clockOf(i)
+			}
+			rc, err := lockstep.JoinRelay(ctx, conn, "match", n, cfg)
 			if err != nil {
 				out <- result{err: err}
 				return
@@ -220,13 +237,7 @@ func TestRelayMatchTwoPlayers(t *testing.T) {
 // 3,000 ticks (600 under the race detector, 300 with -short); every final
 // hash must agree and no desync may be reported.
 func TestRelayMatchEightPlayersLossy(t *testing.T) {
-	ticks := uint64(3000)
-	switch {
-	case testing.Short():
-		ticks = 300
-	case raceEnabled:
-		ticks = 600
-	}
+	ticks := longMatchTicks()
 	synctest.Test(t, func(t *testing.T) {
 		rn := startRelay(t, server.Config{})
 		defer rn.close()
@@ -263,45 +274,20 @@ func TestRelayMatchEightPlayersLossy(t *testing.T) {
 // three windows, off by the end: its submissions refused as too early or
 // all late. With the offset tracked none is refused, struck or removed.
 func TestRelayMatchDriftingClocks(t *testing.T) {
-	ticks := uint64(3000)
-	switch {
-	case testing.Short():
-		ticks = 300
-	case raceEnabled:
-		ticks = 600
-	}
+	ticks := longMatchTicks()
 	synctest.Test(t, func(t *testing.T) {
 		rn := startRelay(t, server.Config{})
 		defer rn.close()
-		ctx := t.Context()
 		ppms := []int64{1000, -1000, 0}
-		out := make(chan result, len(ppms))
-		for i, ppm := range ppms {
-			go func() {
-				conn, err := rn.dial(ctx, netsim.Link{Latency: 25 * time.Millisecond, Jitter: 5 * time.Millisecond}, uint64(i+1))
-				if err != nil {
-					out <- result{err: err}
-					return
-				}
+		res := runMatchWith(t, rn, len(ppms), netsim.Link{Latency: 25 * time.Millisecond, Jitter: 5 * time.Millisecond},
+			func(protocol.PlayerID) uint64 { return ticks },
+			func(i int) func() time.Duration {
 				epoch := time.Now()
-				clock := func() time.Duration {
+				return func() time.Duration {
 					d := time.Since(epoch)
-					return time.Hour + d + time.Duration(int64(d)*ppm/1e6)
+					return time.Hour + d + time.Duration(int64(d)*ppms[i]/1e6)
 				}
-				rc, err := lockstep.JoinRelay(ctx, conn, "drift", len(ppms), lockstep.RelayClientConfig{Rand: fixedRand(i), Clock: clock})
-				if err != nil {
-					out <- result{err: err}
-					return
-				}
-				r := playGame(ctx, rc, ticks)
-				rc.Close()
-				out <- r
-			}()
-		}
-		res := make([]result, len(ppms))
-		for i := range res {
-			res[i] = <-out
-		}
+			})
 		checkInSync(t, res, ticks)
 		st := rn.srv.Stats()
 		t.Logf("relay: %d late submissions, %d strikes, %d removals, %d refused messages", st.LateOrders, st.Strikes, st.Removals, st.Rejected)
@@ -329,7 +315,7 @@ func TestRelayDisconnectSameTick(t *testing.T) {
 					return leaveAfter
 				}
 				return ticks
-			})
+			}, nil)
 		var stayed []result
 		var at uint64
 		for _, r := range res {
