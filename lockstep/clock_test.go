@@ -143,15 +143,17 @@ func TestClientClockDrift(t *testing.T) {
 // windows, forward and later back (the core, like relay.Core, takes a
 // reading earlier than one seen before as the latest, so to it the clock
 // stands still for two windows, as a monotonic clock does through a
-// suspend), and in the other order. No one is struck or removed; late,
-// refused or missing submissions stop within jumpRecovery ticks of each
-// jump, and the offset error is back within bounds after that.
+// suspend), and in the other order; then by five windows, so that the
+// claims made while the client runs ahead are refused as too early until
+// the estimate follows. No one is struck or removed; late, refused or
+// missing submissions stop within jumpRecovery ticks of each jump, and
+// the offset error is back within bounds after that.
 func TestClientClockJump(t *testing.T) {
 	const ticks, firstAt, secondAt = 6_000, 2_000, 4_000
 	for _, tc := range []struct {
 		name string
 		by   time.Duration // first jump, in windows; the second undoes it
-	}{{"forward-then-back", 2}, {"back-then-forward", -2}} {
+	}{{"forward-then-back", 2}, {"back-then-forward", -2}, {"five-windows", 5}} {
 		t.Run(tc.name, func(t *testing.T) {
 			jumper, other := vpath(0, 0), vpath(0, time.Minute)
 			n, err := newVnet(2, []*vclient{jumper, other})

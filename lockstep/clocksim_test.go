@@ -53,13 +53,13 @@ func (k *vclock) read(t time.Duration) time.Duration {
 func (k *vclock) wake(now, c time.Duration) time.Duration {
 	jumped := k.read(now) - k.base - now - time.Duration(int64(now)*k.ppm/1e6)
 	t := time.Duration((int64(c-k.base-jumped)*1e6 + 1e6 + k.ppm - 1) / (1e6 + k.ppm))
-	for k.read(t) < c {
-		t++
-	}
 	for _, j := range k.jumps {
-		if j.at > now && j.at < t {
-			t = j.at
+		if j.at > now && j.at <= t {
+			return j.at
 		}
+	}
+	for k.read(t) < c { // rounding: a nanosecond or two
+		t++
 	}
 	return max(t, now)
 }

@@ -27,16 +27,23 @@ import "time"
 //
 // The samples never depend on the applied offset (they use the client's
 // raw clock), so the estimate is open loop and cannot oscillate. The
-// applied offset moves toward the estimate by at most clockSlew of the
-// elapsed time, so the timestamps the relay's own clock model sees change
-// smoothly; a difference of clockStepAbove or more is a clock that jumped,
-// and the offset steps to it at once.
+// applied offset moves toward the estimate by a bounded slew, so the
+// timestamps the relay's own clock model sees change smoothly, and steps
+// when the two are far apart: a clock that jumped. The bounds are
+// asymmetric because the costs are: an offset too low (the client thinks
+// the relay clock earlier than it is) makes submissions late, so upward
+// the offset slews at up to clockSlewUp and steps from clockStepUp on; an
+// offset too high only makes them early, harmless up to a tick window, so
+// downward it slews at clockSlewDown (ten times a 0.1% drift) and steps
+// only from half a window on. A window of frames all delayed by a burst
+// of loss then moves the offset little, and no step needs undoing.
 const (
 	clockWindow     = 500 * time.Millisecond
 	clockMinSamples = 8
 	clockSamples    = 64 // ring size: a window of samples up to 120 ticks per second
-	clockSlewPPM    = 50_000
-	clockStepAbove  = 5 * time.Millisecond
+	clockSlewUp     = 50_000 // ppm of elapsed time
+	clockSlewDown   = 10_000 // ppm of elapsed time
+	clockStepUp     = 5 * time.Millisecond
 	// driftSpan is the period over which the drift is measured.
 	driftSpan = 10 * time.Second
 )
@@ -103,14 +110,16 @@ func (c *clockSync) frame(tick uint64, at, rtt time.Duration) (stepped bool) {
 	if t := env + c.anchor; t > c.target || n >= clockMinSamples {
 		c.target = t
 	}
-	diff := c.target - c.offset
-	if diff >= clockStepAbove || diff <= -clockStepAbove {
+	elapsed := at - c.updatedAt
+	switch diff := c.target - c.offset; {
+	case diff >= clockStepUp || diff <= -c.interval/2:
 		c.offset, stepped = c.target, true
 		c.steps++
 		c.driftSpanOK = false
-	} else {
-		limit := (at - c.updatedAt) * clockSlewPPM / 1e6
-		c.offset += min(max(diff, -limit), limit)
+	case diff > 0:
+		c.offset += min(diff, elapsed*clockSlewUp/1e6)
+	default:
+		c.offset += max(diff, -elapsed*clockSlewDown/1e6)
 	}
 	c.updatedAt = at
 	c.measureDrift(at)

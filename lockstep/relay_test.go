@@ -250,8 +250,8 @@ func TestRelayMatchEightPlayersLossy(t *testing.T) {
 			ticks, time.Since(start), st.LateOrders, st.Strikes, st.Removals, st.QosAdjustments, st.Desyncs, st.BytesIn, st.BytesOut)
 		notices := 0
 		for _, r := range res {
-			t.Logf("player %d: %d orders sent, %d late submissions (last by %v), %d late ticks, %d strikes, run-ahead %d, rtt %v, loss %.2f",
-				r.id, r.diag.OrdersSent, r.diag.LateOrders, r.diag.LastLateBy, r.diag.LateTicks, r.diag.Strikes, r.diag.RunAhead, r.diag.RTT, r.diag.Loss)
+			t.Logf("player %d: %d orders sent, %d late submissions (last by %v), %d late ticks, %d strikes, run-ahead %d, rtt %v, loss %.2f, clock correction %v, %d steps",
+				r.id, r.diag.OrdersSent, r.diag.LateOrders, r.diag.LastLateBy, r.diag.LateTicks, r.diag.Strikes, r.diag.RunAhead, r.diag.RTT, r.diag.Loss, r.diag.ClockCorrection, r.diag.ClockSteps)
 			notices += r.diag.LateOrders
 		}
 		if notices == 0 || uint64(notices) > st.LateOrders {
