@@ -40,7 +40,7 @@ import "time"
 const (
 	clockWindow     = 500 * time.Millisecond
 	clockMinSamples = 8
-	clockSamples    = 64 // ring size: a window of samples up to 120 ticks per second
+	clockSamples    = 64     // ring size: a window of samples up to 120 ticks per second
 	clockSlewUp     = 50_000 // ppm of elapsed time
 	clockSlewDown   = 10_000 // ppm of elapsed time
 	clockStepUp     = 5 * time.Millisecond
