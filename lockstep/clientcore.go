@@ -1,14 +1,12 @@
 package lockstep
 
 import (
-	"errors"
 	"log/slog"
 	"slices"
 	"time"
 
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/relay/msg"
-	"github.com/tickwire/tickwire/transport"
 )
 
 // clientCore is the relay client's protocol as a pure state machine, the
@@ -106,27 +104,26 @@ func (c *clientCore) NextDeadline() (time.Duration, bool) {
 	return min(st.sendAt()-st.offset, st.nextMetrics), true
 }
 
-// Unsent reports that m, from the last Ready, could not be sent. A
-// submission too large for its lane is split: half its orders go again
-// at once (with the same heartbeat), the rest wait for the next window;
-// a single order that cannot be sent is dropped. A submission refused
-// for another reason (backpressure, a closed connection) gives its orders
-// back. Other messages are not retried.
-func (c *clientCore) Unsent(m msg.Message, err error) {
+// Unsent reports that m, from the last Ready, could not be sent, and
+// whether because it is too large to encode or for its lane. A submission
+// too large is split: half its orders go again at once (with the same
+// heartbeat), the rest wait for the next window; a single order that
+// cannot be sent is dropped. A submission refused for another reason
+// (backpressure, a closed connection) gives its orders back. Other
+// messages are not retried.
+func (c *clientCore) Unsent(m msg.Message, tooLarge bool) {
 	s, ok := m.(*msg.OrderSubmit)
 	if !ok || s != c.inflight.s {
 		return
 	}
 	st := &c.st
 	orders := c.inflight.orders
-	var me *msg.Error
-	tooLarge := errors.Is(err, transport.ErrMessageTooLarge) || errors.As(err, &me)
 	keep := 0
 	switch {
 	case tooLarge && len(s.Orders) > 1:
 		keep = len(s.Orders) / 2
 	case tooLarge:
-		c.log.Warn("lockstep: dropping an order that cannot be sent", "player", st.id, "err", err)
+		c.log.Warn("lockstep: dropping an order too large to send", "player", st.id)
 		orders = orders[len(s.Orders):]
 	default:
 		c.inflight.s = nil

@@ -1,14 +1,12 @@
 package lockstep
 
 import (
-	"errors"
 	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/relay/msg"
-	"github.com/tickwire/tickwire/transport"
 )
 
 // playingCore is a core in play: tick 0 opened at relay time 0, its
@@ -43,7 +41,7 @@ func TestUnsentSubmission(t *testing.T) {
 	if len(rd.Messages) != 1 || !ok || len(s.Orders) != 6 {
 		t.Fatalf("ready %+v", rd.Messages)
 	}
-	c.Unsent(s, transport.ErrMessageTooLarge)
+	c.Unsent(s, true)
 	c.Advance() // releases the Ready taken, not the retry produced since
 	rd = c.Ready()
 	retry := rd.Messages[0].(*msg.OrderSubmit)
@@ -58,7 +56,7 @@ func TestUnsentSubmission(t *testing.T) {
 	if next.Tick != s.Tick+1 || len(next.Orders) != 3 || next.Orders[0].Order != (protocol.Sell{Building: 3}) {
 		t.Fatalf("next window's submission %+v", next)
 	}
-	c.Unsent(next, errors.New("transport: send queue full"))
+	c.Unsent(next, false) // backpressure
 	c.Advance()
 	if c.HasReady() || len(c.st.pending) != 3 || c.st.diag.OrdersSent != 3 {
 		t.Fatalf("backpressure: ready %v, %d pending, %d sent", c.HasReady(), len(c.st.pending), c.st.diag.OrdersSent)
@@ -68,7 +66,7 @@ func TestUnsentSubmission(t *testing.T) {
 	due, _ = c.NextDeadline()
 	c.Tick(due)
 	one := c.Ready().Messages[0].(*msg.OrderSubmit)
-	c.Unsent(one, &msg.Error{Type: msg.TypeOrderSubmit, Err: msg.ErrRange})
+	c.Unsent(one, true)
 	c.Advance()
 	heartbeat := c.Ready().Messages[0].(*msg.OrderSubmit)
 	if len(heartbeat.Orders) != 0 || heartbeat.Tick != one.Tick || len(c.st.pending) != 0 || c.st.diag.OrdersSent != 3 {

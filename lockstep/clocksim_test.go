@@ -295,7 +295,7 @@ func (n *vnet) drainClient(c *vclient) {
 		for _, m := range c.core.Ready().Messages {
 			b, err := n.codec.Append(nil, m)
 			if err != nil {
-				c.core.Unsent(m, err)
+				c.core.Unsent(m, true)
 				continue
 			}
 			c.lastUp = max(c.lastUp, n.now+n.delay(c.up, c.jitter))

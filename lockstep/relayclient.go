@@ -279,7 +279,8 @@ func (c *RelayClient) sendReady() {
 	for c.core.HasReady() {
 		for _, m := range c.core.Ready().Messages {
 			if err := c.send(m); err != nil {
-				c.core.Unsent(m, err)
+				var me *msg.Error
+				c.core.Unsent(m, errors.Is(err, transport.ErrMessageTooLarge) || errors.As(err, &me))
 			}
 		}
 		c.core.Advance()
