@@ -72,8 +72,9 @@ type RelayClientConfig struct {
 	// Logger receives the client's logs; nil discards them.
 	Logger *slog.Logger
 	// Clock, if set, is the client's monotonic clock: a duration since an
-	// epoch of its choosing. nil means the time since JoinRelay was
-	// called. Tests use it to run a client whose clock drifts or jumps.
+	// epoch of its choosing, called from several goroutines. nil means the
+	// time since JoinRelay was called. Tests use it to run a client whose
+	// clock drifts or jumps.
 	Clock func() time.Duration
 }
 
