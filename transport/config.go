@@ -62,7 +62,9 @@ type Config struct {
 	// retransmits later. 0 means 32 MiB.
 	MaxReceiveBuffer int
 	// MaxReassemblyBytes bounds the memory reserved for partly received
-	// fragmented messages. 0 means twice the largest channel message size.
+	// fragmented messages: each reserves its declared size plus its
+	// fragment bookkeeping (see the package doc, Limits). 0 means twice
+	// what the largest channel message may take.
 	MaxReassemblyBytes int
 
 	// CompressionWorkers is the size of the worker pool that compresses
@@ -268,9 +270,10 @@ func (c Config) resolve() (*settings, error) {
 		}
 	}
 	s.digest = h.Sum64()
-	s.maxReassembly = orDefault(c.MaxReassemblyBytes, 2*s.maxMessage)
-	if s.maxReassembly < s.maxMessage {
-		return nil, fmt.Errorf("%w: MaxReassemblyBytes below the largest message size", ErrInvalidConfig)
+	s.maxReassembly = orDefault(c.MaxReassemblyBytes, 2*maxGroupCost(s.maxMessage))
+	if need := maxGroupCost(s.maxMessage); s.maxReassembly < need {
+		return nil, fmt.Errorf("%w: MaxReassemblyBytes %d below %d, what reassembling the largest message (%d bytes) may take",
+			ErrInvalidConfig, s.maxReassembly, need, s.maxMessage)
 	}
 	return s, nil
 }

@@ -82,45 +82,68 @@ func FuzzSessionHandleDatagram(f *testing.F) {
 	})
 }
 
-// FuzzAssembler drives the fragment assembler with arbitrary fragments
-// (seeded from a real fragmented message) and checks its memory bound and
-// that it only completes messages of the declared size.
+// FuzzAssembler drives the fragment assembler with arbitrary fragments,
+// most of them cut like a sender would (so that groups complete), some
+// not, and checks after each one that it accounts for exactly the bytes
+// its buffers retain (walked, not read from its counters), that those stay
+// within its limit and the connection's memory budget, and that it
+// completes only messages of the declared size and content. Each fragment
+// is 6 bytes of input: key, index, count (high bit: use as is), total
+// (2 bytes), fragment size (low bit: payload one byte short).
 func FuzzAssembler(f *testing.F) {
-	set, err := Config{}.resolve()
+	set, err := Config{MaxMessageSize: 64 << 10, MemoryBudget: 512 << 10, MaxReassemblyBytes: 256 << 10}.resolve()
 	if err != nil {
 		f.Fatal(err)
 	}
-	m := &outMsg{}
-	m.setPayload(bytes.Repeat([]byte{1, 2, 3}, 2000), false, set)
 	var seed []byte
-	for i := range m.count {
-		fr := m.frame(ChannelAssets, i)
-		seed = append(seed, byte(fr.seq), byte(fr.index), byte(fr.count), byte(fr.total>>8), byte(fr.total), byte(len(fr.payload)>>8))
+	for i := range 10 {
+		seed = append(seed, 1, byte(i), 0, 0x09, 0x10, 0x80)
 	}
 	f.Add(seed)
-	f.Add([]byte{0, 0, 2, 0, 10, 0, 0, 1, 2, 0, 10, 0})
+	f.Add([]byte{0, 1, 0, 0, 200, 0, 0, 0, 0, 0, 200, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		a := assembler{limit: 4000}
+		a := assembler{limit: set.maxReassembly}
 		now := simEpoch
-		for len(b) >= 6 {
-			count := uint16(b[2]%8) + 1
-			fr := frame{channel: ChannelID(b[0] % 3), seq: uint16(b[0]), index: uint16(b[1]) % count, count: count,
-				total: uint32(b[3])<<8 | uint32(b[4])}
-			size := int(b[5]) + 1
-			b = b[6:]
-			if size > len(b)+1 {
-				size = len(b) + 1
+		for ; len(b) >= 6; b = b[6:] {
+			l := minFragPayload + int(b[5])
+			fr := frame{channel: ChannelID(b[0] % 3), seq: uint16(b[0] >> 2), total: uint32(b[3])<<8 | uint32(b[4])}
+			count := (int(fr.total) + l - 1) / l
+			if b[2]&0x80 != 0 {
+				count = int(b[2]&0x7F) + 1
 			}
-			fr.payload = make([]byte, size)
-			if fr.total == 0 {
+			if count == 0 || fr.total == 0 {
 				continue
 			}
-			msg, err := a.add(&fr, b[0:min(1, len(b))] == nil, now)
-			if err == nil && msg != nil && uint32(len(msg)) != fr.total {
-				t.Fatalf("completed %d bytes, declared %d", len(msg), fr.total)
+			fr.count = uint16(count)
+			fr.index = uint16(int(b[1]) % count)
+			size := l
+			if int(fr.index) == count-1 {
+				size = int(fr.total) - (count-1)*l
 			}
-			if a.reserved > a.limit || a.reserved < 0 {
-				t.Fatalf("reserved %d, limit %d", a.reserved, a.limit)
+			size -= int(b[5] & 1)
+			if size <= 0 || size > 2*l {
+				size = 1
+			}
+			fr.payload = make([]byte, size)
+			for i := range fr.payload {
+				fr.payload[i] = byte(fr.index)
+			}
+			msg, err := a.add(&fr, b[0]&0x40 != 0, now)
+			if err == nil && msg != nil {
+				if uint32(len(msg)) != fr.total {
+					t.Fatalf("completed %d bytes, declared %d", len(msg), fr.total)
+				}
+				for i, c := range msg {
+					if c != byte(i/l) {
+						t.Fatalf("byte %d of a completed message is %d, want %d", i, c, byte(i/l))
+					}
+				}
+			}
+			if got, want := a.memory(), retained(&a); got != want {
+				t.Fatalf("accounts for %d bytes, retains %d", got, want)
+			}
+			if a.reserved > a.limit || a.memory() > a.reserved || retained(&a) > set.memoryBudget {
+				t.Fatalf("retains %d, reserved %d, limit %d, budget %d", retained(&a), a.reserved, a.limit, set.memoryBudget)
 			}
 			now = now.Add(time.Second)
 			a.expire(now, 5*time.Second)

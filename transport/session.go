@@ -291,11 +291,11 @@ func (s *Session) Flush() {
 
 // MemoryInUse returns the bytes of message data the session holds: queued
 // messages, reliable messages sent but not yet acknowledged, messages
-// received but not yet read (or held back for ordering) and the memory
-// reserved for reassembling fragmented messages. A reliable message is
-// counted once, whether queued or sent.
+// received but not yet read (or held back for ordering) and the fragments
+// of messages being reassembled, with the buffers that index them. A
+// reliable message is counted once, whether queued or sent.
 func (s *Session) MemoryInUse() int {
-	n := s.inboxBytes + s.asm.reserved
+	n := s.inboxBytes + s.asm.memory()
 	for i, c := range s.send {
 		if c.reliable() {
 			n += c.unackedN // queued ones included

@@ -102,7 +102,7 @@ func (s *Session) validFrame(f *frame) bool {
 		return false
 	}
 	if f.flags&frameFragment != 0 {
-		return cs.AllowFragmentation && int(f.total) <= cs.maxSize
+		return cs.AllowFragmentation && int(f.total) <= cs.maxSize && fragLen(f) > 0
 	}
 	return true
 }
