@@ -69,6 +69,13 @@ func TestFragmentFlood(t *testing.T) {
 			if srv.asm.reserved > srv.asm.limit {
 				t.Fatalf("reserved %d of %d", srv.asm.reserved, srv.asm.limit)
 			}
+			st := srv.Stats()
+			if c.payload == 5 && (st.Malformed != flood || st.ProtocolErrors != flood) {
+				t.Fatalf("malformed %d, protocol errors %d; want %d each", st.Malformed, st.ProtocolErrors, flood)
+			}
+			if c.payload == 73 && srv.MemoryInUse() > 64<<10 {
+				t.Fatalf("%d groups hold %d bytes", len(srv.asm.groups), srv.MemoryInUse())
+			}
 			runtime.KeepAlive(srv)
 		})
 	}

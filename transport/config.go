@@ -14,7 +14,9 @@ import (
 type Config struct {
 	// Channels are the application channels (ids 1-255). Nil means
 	// StandardChannels. Both sides must configure the same ids,
-	// reliabilities, fragmentation and size limits; the handshake checks it.
+	// reliabilities, fragmentation, size limits and whether a channel may
+	// compress at all (a receiver refuses compressed frames on a channel
+	// configured CompressNever); the handshake checks it.
 	Channels []ChannelConfig
 
 	// MTU is the largest datagram sent, in bytes. 0 means 1200.
@@ -255,7 +257,7 @@ func (c Config) resolve() (*settings, error) {
 		s.maxMessage = max(s.maxMessage, cs.maxSize)
 		s.byID[cc.ID] = int16(len(s.channels))
 		s.channels = append(s.channels, cs)
-		fmt.Fprintf(h, "%d/%d/%t/%d;", cc.ID, cc.Reliability, cc.AllowFragmentation, cs.maxSize)
+		fmt.Fprintf(h, "%d/%d/%t/%d/%t;", cc.ID, cc.Reliability, cc.AllowFragmentation, cs.maxSize, cc.Compression != CompressNever)
 		return nil
 	}
 	if err := add(controlChannel()); err != nil {

@@ -138,28 +138,3 @@ func TestCompressionOnTheWire(t *testing.T) {
 		t.Fatalf("%d bytes on the wire for %d compressible bytes", sent, len(msg))
 	}
 }
-
-func TestDecompressionBounds(t *testing.T) {
-	c, err := newCodec(1 << 20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.close()
-	big := make([]byte, 100_000)
-	z := c.compress(big)
-	if out, err := c.decompress(z, 100_000); err != nil || len(out) != len(big) {
-		t.Fatalf("round trip: %v", err)
-	}
-	// Declared size over the channel limit.
-	if _, err := c.decompress(z, 99_999); !errors.Is(err, errDecompress) {
-		t.Fatalf("over limit: %v", err)
-	}
-	// A lie: declares 10 bytes but holds 100,000 (a bomb).
-	lie := append(binary.AppendUvarint(nil, 10), z[len(binary.AppendUvarint(nil, 100_000)):]...)
-	if _, err := c.decompress(lie, 1<<20); !errors.Is(err, errDecompress) {
-		t.Fatalf("bomb: %v", err)
-	}
-	if _, err := c.decompress([]byte{0x80}, 1<<20); !errors.Is(err, errDecompress) {
-		t.Fatalf("truncated: %v", err)
-	}
-}
