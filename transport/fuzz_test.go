@@ -121,7 +121,7 @@ func sessionSeeds(dgs []tapped) [][]byte {
 		{fuzzRaw, 3, 4, 5, 0, 0, 0, fuzzWait, 255, 20},
 	}
 	for _, d := range dgs {
-		if len(d.b) <= 255 && len(seeds) < 40 {
+		if len(d.b) <= maxProgram-3 && len(seeds) < 40 {
 			for _, splice := range []byte{0, 2} {
 				to := byte(1 - d.from)
 				seeds = append(seeds, append([]byte{fuzzRaw, to | splice, byte(len(d.b))}, d.b...))
@@ -159,9 +159,15 @@ func newFuzzPair(t *testing.T, set *settings, cdc *codec, reliableLink bool) *fu
 	return p
 }
 
+// maxProgram is the length of the longest fuzz program; bytes past it are
+// ignored, so the minimizer, whose pass over an input is quadratic in its
+// length, cuts them first and stays quick.
+const maxProgram = 192
+
 // run executes the program b, then delivers what is in flight and lets
 // the timers run a few rounds.
 func (p *fuzzPair) run(b []byte) {
+	b = b[:min(len(b), maxProgram)]
 	for len(b) >= 3 {
 		op, x, y := b[0]%fuzzOps, b[1], b[2]
 		b = b[3:]

@@ -148,13 +148,15 @@ func newSession(set *settings, p SessionParams, now time.Time) *Session {
 	if set.flushInterval > 0 {
 		s.nextTick = now.Add(set.flushInterval)
 	}
+	n := len(set.channels)
+	sends, recvs := make([]sendChannel, n), make([]recvChannel, n)
+	s.send, s.recv = make([]*sendChannel, n), make([]*recvChannel, n)
 	for i := range set.channels {
 		cs := &set.channels[i]
-		sc := &sendChannel{cfg: cs}
-		s.send = append(s.send, sc)
+		sends[i].cfg, recvs[i].cfg = cs, cs
+		s.send[i], s.recv[i] = &sends[i], &recvs[i]
 		lvl := int(cs.Priority) - 1
-		s.levels[lvl] = append(s.levels[lvl], sc)
-		s.recv = append(s.recv, &recvChannel{cfg: cs})
+		s.levels[lvl] = append(s.levels[lvl], s.send[i])
 	}
 	if s.client {
 		s.queueControl(s.hs.hello())
