@@ -160,25 +160,37 @@ func TestDecompressLimits(t *testing.T) {
 	}
 }
 
-// TestCompressionOfDegenerateData: a message that compresses past the
-// expansion bound (4 MiB of zeros) is padded to the bound, delivered
-// intact, and costs the sender about size/maxExpansion bytes.
-func TestCompressionOfDegenerateData(t *testing.T) {
-	n := newSimNet(t, 63, Config{}, Config{}, clean, clean)
-	n.connect()
-	msg := make([]byte, 4<<20)
-	var got []byte
-	n.onMessage = func(side int, m Message) { got = m.Data }
-	w := n.wire[0]
-	if err := n.s[0].Send(ChannelWorld, msg, n.now); err != nil {
-		t.Fatal(err)
-	}
-	n.runUntil(func() bool { return got != nil }, time.Minute)
-	if !bytes.Equal(got, msg) {
-		t.Fatal("message corrupted")
-	}
-	sent := n.wire[0] - w
-	if lo, hi := len(msg)/maxExpansion, len(msg)/maxExpansion*11/10+2*DefaultMTU; sent < lo || sent > hi {
-		t.Fatalf("%d bytes on the wire for %d zero bytes, want %d to %d", sent, len(msg), lo, hi)
+// TestCompressionOnTheWire sends compressible messages on the world
+// channel: they arrive intact at a fraction of their size, and one that
+// compresses past the expansion bound (4 MiB of zeros) is padded to the
+// bound, costing its sender about size/maxExpansion bytes.
+func TestCompressionOnTheWire(t *testing.T) {
+	sentence := bytes.Repeat([]byte("chunk data compresses well; "), 4000) // 112 kB
+	zeros := make([]byte, 4<<20)
+	for _, c := range []struct {
+		name   string
+		msg    []byte
+		lo, hi int // bytes the sender may put on the wire
+	}{
+		{"sentence", sentence, len(sentence) / maxExpansion, len(sentence) / 20},
+		{"zeros-padded", zeros, len(zeros) / maxExpansion, len(zeros)/maxExpansion*11/10 + 2*DefaultMTU},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			n := newSimNet(t, 17, Config{}, Config{}, clean, clean)
+			n.connect()
+			var got []byte
+			n.onMessage = func(side int, m Message) { got = m.Data }
+			w := n.wire[0]
+			if err := n.s[0].Send(ChannelWorld, c.msg, n.now); err != nil {
+				t.Fatal(err)
+			}
+			n.runUntil(func() bool { return got != nil }, time.Minute)
+			if !bytes.Equal(got, c.msg) {
+				t.Fatal("message corrupted")
+			}
+			if sent := n.wire[0] - w; sent < c.lo || sent > c.hi {
+				t.Fatalf("%d bytes on the wire for %d bytes, want %d to %d", sent, len(c.msg), c.lo, c.hi)
+			}
+		})
 	}
 }

@@ -119,22 +119,3 @@ func TestReceiverBackpressure(t *testing.T) {
 		}
 	}
 }
-
-func TestCompressionOnTheWire(t *testing.T) {
-	n := newSimNet(t, 17, Config{}, Config{}, clean, clean)
-	n.connect()
-	msg := bytes.Repeat([]byte("chunk data compresses well; "), 4000) // ~112 KB
-	var got []byte
-	n.onMessage = func(side int, m Message) { got = m.Data }
-	w := n.wire[0]
-	if err := n.s[0].Send(ChannelWorld, msg, n.now); err != nil {
-		t.Fatal(err)
-	}
-	n.runUntil(func() bool { return got != nil }, time.Minute)
-	if !bytes.Equal(got, msg) {
-		t.Fatal("message corrupted")
-	}
-	if sent := n.wire[0] - w; sent > len(msg)/20 {
-		t.Fatalf("%d bytes on the wire for %d compressible bytes", sent, len(msg))
-	}
-}
