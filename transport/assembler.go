@@ -71,12 +71,12 @@ type assembler struct {
 // the rest (1 to L bytes), so count = ⌈total/L⌉, with L at least
 // minFragPayload. This check needs no state: every fragment must pass it.
 func fragLen(f *frame) int {
-	n, count, total := len(f.payload), int(f.count), int(f.total)
-	if count < 2 || int(f.index) >= count || n == 0 {
+	n, count, total := int64(len(f.payload)), int64(f.count), int64(f.total)
+	if count < 2 || int64(f.index) >= count || n == 0 {
 		return 0 // a message that fits one fragment is not fragmented
 	}
 	l := n
-	if int(f.index) == count-1 {
+	if int64(f.index) == count-1 {
 		rest := total - n
 		if rest <= 0 || rest%(count-1) != 0 {
 			return 0
@@ -91,7 +91,7 @@ func fragLen(f *frame) int {
 	if l < minFragPayload {
 		return 0
 	}
-	return l
+	return int(l)
 }
 
 // groupCost is the most a group of count fragments and total bytes can

@@ -165,3 +165,46 @@ func TestAssemblerAccounting(t *testing.T) {
 		}
 	}
 }
+
+// TestFragLen: every fragment a sender cuts, at the smallest MTU with
+// encryption and at the largest, passes the layout check with the
+// sender's fragment size; fragments no sender cuts do not.
+func TestFragLen(t *testing.T) {
+	for _, cfg := range []Config{{MTU: minMTU, Security: &SecurityConfig{}, MaxMessageSize: 1 << 20}, {}, {MTU: maxMTU}} {
+		set, err := cfg.resolve()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, size := range []int{set.maxFramed + 1, 2 * set.fragPayload, 2*set.fragPayload + 1, 100_000} {
+			m := &outMsg{}
+			m.setPayload(make([]byte, size), false, set)
+			for i := range m.count {
+				f := m.frame(ChannelWorld, i)
+				if got := fragLen(&f); got != set.fragPayload {
+					t.Fatalf("MTU %d, %d bytes, fragment %d/%d: fragLen %d, want %d", set.mtu, size, i, m.count, got, set.fragPayload)
+				}
+			}
+		}
+	}
+	if set, _ := (Config{MTU: minMTU, Security: &SecurityConfig{}, MaxMessageSize: 1 << 20}).resolve(); set.fragPayload != minFragPayload {
+		t.Fatalf("smallest fragment payload %d, minFragPayload %d", set.fragPayload, minFragPayload)
+	}
+	for _, c := range []struct {
+		name                string
+		index, count, total int
+		payload             int
+	}{
+		{"count over total", 0, 0xFFFF, 10, 5},
+		{"one fragment", 0, 1, 100, 100},
+		{"too few fragments", 0, 2, 1000, 100},
+		{"too many fragments", 0, 12, 1000, 100},
+		{"last longer than the others", 1, 2, 250, 150},
+		{"last not the rest of equal fragments", 2, 3, 1001, 100},
+		{"fragments under the minimum", 0, 20, 1000, 50},
+	} {
+		f := frame{index: uint16(c.index), count: uint16(c.count), total: uint32(c.total), payload: make([]byte, c.payload)}
+		if l := fragLen(&f); l != 0 {
+			t.Errorf("%s: fragLen %d, want 0", c.name, l)
+		}
+	}
+}

@@ -36,7 +36,7 @@ type Stats struct {
 	// cut inconsistently with its count and total), whose datagram is
 	// dropped (and counted in Malformed); a fragment contradicting its
 	// group, which drops the group; and a compressed message that declares
-	// a size past its channel's maximum or maxExpansion times its payload,
+	// a size past its channel's maximum or 256 times its payload,
 	// or does not decode to that size, which is dropped. The last two count
 	// in the channel's Errors too.
 	ProtocolErrors uint64
