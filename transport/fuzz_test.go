@@ -102,7 +102,7 @@ const (
 	fuzzDeliver        // deliver up to y%16+1 datagrams in flight to side x&1
 	fuzzCorrupt        // xor byte y of the next datagram to side x&1 with x|1
 	fuzzShuffle        // the next datagram to side x&1: y%3 = 0 lost, 1 duplicated, 2 sent to the back
-	fuzzWait           // advance x·2^(y%8) µs and run due timers
+	fuzzWait           // advance x·2^(y%16) µs (up to 8 s) and run due timers
 	fuzzRaw            // the next y bytes of the program are a datagram to side x&1, after a valid header if x&2
 	fuzzClose          // side x&1 closes gracefully
 	fuzzAbort          // side x&1 aborts
@@ -205,7 +205,7 @@ func (p *fuzzPair) run(b []byte) {
 				}
 			}
 		case fuzzWait:
-			p.now = p.now.Add(time.Duration(x) << (y % 8) * time.Microsecond)
+			p.now = p.now.Add(time.Duration(x) << (y % 16) * time.Microsecond)
 			p.timers()
 		case fuzzRaw:
 			n := min(int(y), len(b))
