@@ -201,3 +201,29 @@ func TestConfigCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestModelChoice: without AllowRequestedModel a request other than the
+// default is refused as a mismatch, one the server does not host as
+// unavailable, and the default is what an empty request gets.
+func TestModelChoice(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var echoed atomic.Uint64
+		cfg := modelConfig(&echoed)
+		cfg.AllowRequestedModel = false
+		cfg.DefaultModel = "echo"
+		h := newModelHarness(t, cfg)
+		defer h.close()
+		_, m := h.joinWith(&msg.JoinRoom{Room: "a", RoomSize: 2, NetworkModel: "lockstep"})
+		wantRefused(t, m, msg.RefuseModelMismatch)
+		_, m = h.joinWith(&msg.JoinRoom{Room: "a", RoomSize: 2, NetworkModel: "prediction"})
+		wantRefused(t, m, msg.RefuseModelUnavailable)
+		_, m = h.joinWith(&msg.JoinRoom{Room: "a", RoomSize: 2, MatchType: "ranked", NetworkModel: "lockstep"})
+		if acc, ok := m.(*msg.JoinAccepted); !ok || acc.NetworkModel != "lockstep" {
+			t.Fatalf("ranked lockstep join: %+v", m)
+		}
+		_, m = h.joinWith(&msg.JoinRoom{Room: "b", RoomSize: 2})
+		if acc, ok := m.(*msg.JoinAccepted); !ok || acc.NetworkModel != "echo" {
+			t.Fatalf("join with no request: %+v", m)
+		}
+	})
+}
