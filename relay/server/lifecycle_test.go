@@ -92,9 +92,9 @@ func TestRoomLimits(t *testing.T) {
 		defer h.close()
 		_, m := h.join("big", 9)
 		wantRefused(t, m, msg.RefuseRoomSize)
-		a1, m := h.join("a", 2)
+		_, m = h.join("a", 2)
 		wantAccepted(t, m, 1, 2)
-		_, m = h.join("b", 2)
+		b1, m := h.join("b", 2)
 		wantAccepted(t, m, 1, 2)
 		_, m = h.join("c", 2) // every test client dials from one address
 		wantRefused(t, m, msg.RefuseTooManyRooms)
@@ -102,11 +102,20 @@ func TestRoomLimits(t *testing.T) {
 		wantAccepted(t, m, 2, 2)
 		_, m = h.join("c", 2) // "a" started: its creator may wait in another
 		wantAccepted(t, m, 1, 2)
+		_, m = h.join("d", 2)
+		wantRefused(t, m, msg.RefuseTooManyRooms)
+		// A waiting room that empties ends and no longer counts.
+		b1.Close()
+		time.Sleep(time.Second)
+		_, m = h.join("d", 2)
+		wantAccepted(t, m, 1, 2)
 		st := h.srv.Stats()
-		if st.Refused[msg.RefuseRoomSize] != 1 || st.Refused[msg.RefuseTooManyRooms] != 1 || st.JoinsRefused != 2 {
+		if st.Refused[msg.RefuseRoomSize] != 1 || st.Refused[msg.RefuseTooManyRooms] != 2 || st.JoinsRefused != 3 {
 			t.Errorf("refusals %v", st.Refused)
 		}
-		a1.Close()
+		if st.WaitingRooms != 2 || st.ActiveGames != 1 {
+			t.Errorf("%d waiting rooms, %d games", st.WaitingRooms, st.ActiveGames)
+		}
 	})
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, server.Config{MaxWaitingPerAddr: -1})
