@@ -17,7 +17,7 @@ func TestExampleConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.tps != 30 || f.maxGames != 1000 || f.waitingTimeout != 2*time.Minute || f.maxWaiting != 8 || f.defaultModel != "lockstep" ||
+	if f.tps != 30 || f.maxGames != 1000 || f.waitingTimeout != 2*time.Minute || f.maxWaiting != 16 || f.defaultModel != "lockstep" ||
 		f.matchTypes["ranked"] != "lockstep" || f.fogAuth.MaxConcurrentGames != 10 || f.fogAuth.BandwidthPerClientKbps != 64 {
 		t.Fatalf("options %+v", f)
 	}
