@@ -93,6 +93,14 @@ func rules() []rule {
 			}
 			return false, "RelayCore may import only protocol, wire, relay/msg and the standard library"
 		}},
+		// The network model seam: a model's package imports it without
+		// linking the lockstep relay.
+		{pkg: "relay/server/room", allowed: func(d dep) (bool, string) {
+			if d.path == module+"/relay" || under(d.path, "relay/server", "lockstep", "relay/msg") && !under(d.path, "relay/server/room") {
+				return false, "the model seam links no lockstep code"
+			}
+			return true, ""
+		}},
 	}
 }
 
@@ -175,11 +183,15 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"sim":       {{path: module + "/transport"}, {path: module + "/netsim"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
 		"transport": {{path: module + "/protocol"}, {path: module + "/sim"}, {path: module + "/relay/core"}},
 		"relay":     {{path: module + "/transport"}, {path: module + "/relay/server"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
+		"relay/server/room": {{path: module + "/relay"}, {path: module + "/relay/server"}, {path: module + "/relay/msg"},
+			{path: module + "/lockstep"}},
 	}
 	allowed := map[string][]dep{
 		"sim":       {{path: module + "/protocol"}, {path: module + "/wire"}, {path: "github.com/cespare/xxhash/v2"}, {path: "sort", standard: true}},
 		"transport": {{path: module + "/wire"}, {path: "github.com/klauspost/compress/zstd"}, {path: "net", standard: true}},
 		"relay":     {{path: module + "/protocol"}, {path: module + "/relay/msg"}, {path: "crypto/sha256", standard: true}},
+		"relay/server/room": {{path: module + "/transport"}, {path: module + "/protocol"}, {path: module + "/relay/admin"},
+			{path: "net", standard: true}},
 	}
 	for _, r := range rules() {
 		for _, d := range forbidden[r.pkg] {
