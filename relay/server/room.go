@@ -235,13 +235,19 @@ func (r *room) empty() bool {
 	return r.seated == 0
 }
 
-// output sends what the core produced, records its events, flushes the
-// connections written to together (one batch write for the room), and
-// acknowledges the core's Ready.
+// output sends what the core produced until it has nothing more: a Leave
+// while a Ready is sent (a player that cannot keep up) produces output
+// for the next.
 func (r *room) output(now time.Duration) {
-	if !r.core.HasReady() {
-		return
+	for r.core.HasReady() {
+		r.outputReady(now)
 	}
+}
+
+// outputReady sends one Ready's messages, records its events, flushes the
+// connections written to together (one batch write for the room), and
+// acknowledges the Ready.
+func (r *room) outputReady(now time.Duration) {
 	rd := r.core.Ready()
 	for _, ev := range rd.Events {
 		r.event(ev)
