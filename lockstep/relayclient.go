@@ -12,8 +12,8 @@ import (
 
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/relay"
+	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/relay/msg"
-	"github.com/tickwire/tickwire/relay/server"
 	"github.com/tickwire/tickwire/transport"
 )
 
@@ -185,7 +185,7 @@ func (c *RelayClient) send(m msg.Message) error {
 	if err != nil {
 		return err
 	}
-	return c.conn.Send(server.Lane(m), b)
+	return c.conn.Send(lanes.Of(m), b)
 }
 
 // read decodes the relay's messages for run.

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/tickwire/tickwire/relay/admin"
+	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/relay/server"
 	"github.com/tickwire/tickwire/transport"
 )
@@ -56,7 +57,7 @@ func runRelay(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	tcfg := server.TransportConfig()
+	tcfg := lanes.TransportConfig()
 	tcfg.MaxConnections = f.maxConns
 	tcfg.AcceptBacklog = 1024
 	if tcfg.Security, err = f.sec.serverConfig(f.maxConns); err != nil {

@@ -32,6 +32,9 @@ func (c Codec) Append(dst []byte, m Message) ([]byte, error) {
 			err = ErrRange
 			break
 		}
+		// A busy tick of a large match exceeds the builder's default
+		// limit; the codec's limits bound it instead.
+		b.SetMaxSize(c.maxEncodedTickFrame(len(m.Removals)))
 		b.Uvarint(m.Tick).U32(m.Token).U8(m.Flags).U8(m.RunAhead)
 		b.ArrayHeader(uint32(len(m.Removals)))
 		for _, r := range m.Removals {

@@ -5,28 +5,12 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/relay"
-	"github.com/tickwire/tickwire/relay/msg"
-	"github.com/tickwire/tickwire/transport"
 )
 
 // Defaults for a zero Config.
 const (
 	// DefaultJoinTimeout bounds the wait for a new connection's JoinRoom.
 	DefaultJoinTimeout = 10 * time.Second
-	// DefaultFlushInterval is the transport's Nagle-style flush interval
-	// in TransportConfig. The relay and the client flush explicitly after
-	// each batch of messages; the interval only catches stragglers.
-	DefaultFlushInterval = 5 * time.Millisecond
-	// DefaultAckDelay is the transport's acknowledgement delay in
-	// TransportConfig. Relay traffic flows both ways at the tick rate (a
-	// tick frame down, an order submission up), so a delay just longer
-	// than a tick lets each acknowledgement ride on the next datagram the
-	// other way instead of a datagram of its own: at 30 ticks per second
-	// this halves the datagrams of a game. 50 ms covers the tick interval
-	// up to 20 ticks per second; it also lengthens the retransmission
-	// timeout by as much, which matters little as orders ride in two
-	// datagrams from their first transmission on.
-	DefaultAckDelay = 50 * time.Millisecond
 	// statsInterval is how often a room refreshes its published figures.
 	statsInterval = time.Second
 	// inboxPerPlayer bounds the decoded messages queued for a room per
@@ -57,25 +41,6 @@ type Config struct {
 	OnEvent func(room string, ev relay.Event)
 	// Logger receives room lifecycle logs. Nil discards them.
 	Logger *slog.Logger
-}
-
-// TransportConfig is the transport configuration of relay connections on
-// both sides: the lane channel set, the flush interval and the
-// acknowledgement delay. Both ends must use the same channels.
-func TransportConfig() transport.Config {
-	return transport.Config{Channels: transport.Lanes(), FlushInterval: DefaultFlushInterval, AckDelay: DefaultAckDelay}
-}
-
-// Lane is the transport channel a relay message travels on: calibration
-// pings and pongs and client metrics on the control lane (unreliable,
-// sequenced: a stale sample is worthless), everything else on the orders
-// lane (reliable, ordered).
-func Lane(m msg.Message) transport.ChannelID {
-	switch m.(type) {
-	case *msg.CalibrationPing, *msg.CalibrationPong, *msg.ClientMetrics:
-		return transport.LaneControl
-	}
-	return transport.LaneOrders
 }
 
 func (c Config) withDefaults() Config {

@@ -4,7 +4,7 @@
 //
 // # Joining
 //
-// A client connects (transport.Dial with TransportConfig) and sends
+// A client connects (transport.Dial with lanes.TransportConfig) and sends
 // JoinRoom{Room, RoomSize} as its first message. The server seats it in
 // the named room, creating the room on first use, and answers
 // JoinAccepted{Player, RoomSize, TickRate}; player ids are 1..RoomSize in
@@ -33,14 +33,10 @@
 //
 // # Lanes
 //
-// Each transport message carries exactly one relay/msg message. Lane maps
-// a message to its channel of the transport.Lanes set:
-//
-//	lane                     reliability           messages
-//	transport.LaneControl    unreliable sequenced  CalibrationPing, CalibrationPong,
-//	                                               ClientMetrics
-//	transport.LaneOrders     reliable ordered      every other message
-//	transport.LaneChat       reliable ordered      (chat, not used by the relay)
+// Each transport message carries exactly one relay/msg message, on the
+// lane relay/lanes assigns it: the orders lane (reliable, ordered,
+// fragmenting, so a tick frame of any size the limits allow is
+// delivered) or the control lane (calibration and client metrics).
 //
 // # Rooms
 //
@@ -69,9 +65,9 @@
 //
 // # Clock and figures
 //
-// TransportConfig delays acknowledgements (DefaultAckDelay) past a tick
-// interval: traffic flows both ways every tick, so acknowledgements ride
-// on tick frames and order submissions instead of datagrams of their own.
+// lanes.TransportConfig delays acknowledgements past a tick interval:
+// traffic flows both ways every tick, so acknowledgements ride on tick
+// frames and order submissions instead of datagrams of their own.
 //
 // The relay clock is Config.Clock, by default the time since New; relay
 // times in messages are microseconds of it. Stats returns cumulative

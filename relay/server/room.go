@@ -9,6 +9,7 @@ import (
 
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/relay"
+	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/relay/msg"
 	"github.com/tickwire/tickwire/transport"
 )
@@ -322,7 +323,7 @@ func (r *room) deliver(m *member, dm msg.Message) {
 	if m == nil || m.gone {
 		return
 	}
-	err := m.conn.Send(Lane(dm), r.buf)
+	err := m.conn.Send(lanes.Of(dm), r.buf)
 	switch {
 	case err == nil:
 		r.s.counters.messagesOut.Add(1)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/relay"
+	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/relay/msg"
 	"github.com/tickwire/tickwire/transport"
 )
@@ -138,7 +139,7 @@ func (s *Server) send(c *transport.Conn, m msg.Message) error {
 		return err
 	}
 	s.counters.messagesOut.Add(1)
-	return c.Send(Lane(m), b)
+	return c.Send(lanes.Of(m), b)
 }
 
 // closeConn closes c gracefully in the background (delivering what is

@@ -10,6 +10,7 @@ import (
 	"github.com/tickwire/tickwire/netsim"
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/relay"
+	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/relay/msg"
 	"github.com/tickwire/tickwire/relay/server"
 	"github.com/tickwire/tickwire/transport"
@@ -33,7 +34,7 @@ func newHarness(t *testing.T, cfg server.Config) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := transport.Listen(t.Context(), pc, server.TransportConfig())
+	l, err := transport.Listen(t.Context(), pc, lanes.TransportConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func (h *harness) dial() *transport.Conn {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	c, err := transport.Dial(h.t.Context(), pc, h.l.Addr(), server.TransportConfig())
+	c, err := transport.Dial(h.t.Context(), pc, h.l.Addr(), lanes.TransportConfig())
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func send(t *testing.T, c *transport.Conn, m msg.Message) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Send(server.Lane(m), b); err != nil {
+	if err := c.Send(lanes.Of(m), b); err != nil {
 		t.Fatal(err)
 	}
 	c.Flush()
@@ -168,7 +169,7 @@ func TestRoomLifecycle(t *testing.T) {
 		wantRefused(t, m, msg.RefuseRoomFull)
 
 		// Garbage and a message no client may send are counted, not fatal.
-		if err := a2.Send(transport.LaneOrders, []byte{0xFF, 1, 2}); err != nil {
+		if err := a2.Send(lanes.Orders, []byte{0xFF, 1, 2}); err != nil {
 			t.Fatal(err)
 		}
 		send(t, a2, &msg.TickFrame{Tick: 1})
