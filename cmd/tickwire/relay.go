@@ -128,6 +128,10 @@ func listenRelay(ctx context.Context, addr string, tcfg transport.Config) (*tran
 func adminSource(srv *server.Server) admin.Source {
 	return admin.SourceFunc(func() admin.Stats {
 		st := srv.Stats()
+		sendErrors := make(map[string]uint64, server.NumSendCauses)
+		for c := range server.NumSendCauses {
+			sendErrors[c.String()] = st.SendErrors[c]
+		}
 		return admin.Stats{
 			ActiveGames:    st.ActiveGames,
 			Players:        st.Players,
@@ -139,6 +143,7 @@ func adminSource(srv *server.Server) admin.Source {
 			HostStalls:     st.HostStalls,
 			BytesIn:        st.BytesIn,
 			BytesOut:       st.BytesOut,
+			SendErrors:     sendErrors,
 		}
 	})
 }

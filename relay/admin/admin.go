@@ -26,6 +26,9 @@ type Stats struct {
 	HostStalls     uint64
 	BytesIn        uint64
 	BytesOut       uint64
+	// SendErrors counts messages the relay could not send, by cause
+	// (the label of tickwire_relay_send_errors_total).
+	SendErrors map[string]uint64
 }
 
 // Source supplies the snapshot a scrape exposes. It is called from HTTP

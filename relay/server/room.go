@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"log/slog"
 	"math"
 	"sync/atomic"
@@ -43,6 +42,7 @@ type room struct {
 	flushing  []*transport.Conn
 	flusher   transport.FlushGroup
 	nextStats time.Duration
+	sends     sendLog // failed sends, logged once per cause
 }
 
 // member is a seat and its connection.
@@ -257,7 +257,7 @@ func (r *room) outputReady(now time.Duration) {
 		var err error
 		r.buf, err = r.s.codec.Append(r.buf[:0], e.Msg)
 		if err != nil {
-			r.log.Error("relay: cannot encode", "type", e.Msg.Type(), "err", err)
+			r.s.sendFailed(&r.sends, r.log, e.Msg, err)
 			continue
 		}
 		if f, ok := e.Msg.(*msg.TickFrame); ok {
@@ -306,9 +306,11 @@ func (r *room) sendNotices() {
 			n.Strikes = uint16(min(p.Strikes, math.MaxUint16))
 		}
 		var err error
-		if r.buf, err = r.s.codec.Append(r.buf[:0], n); err == nil {
-			r.deliver(r.members[i], n)
+		if r.buf, err = r.s.codec.Append(r.buf[:0], n); err != nil {
+			r.s.sendFailed(&r.sends, r.log, n, err, "player", i+1)
+			continue
 		}
+		r.deliver(r.members[i], n)
 	}
 }
 
@@ -324,19 +326,23 @@ func (r *room) deliver(m *member, dm msg.Message) {
 		return
 	}
 	err := m.conn.Send(lanes.Of(dm), r.buf)
-	switch {
-	case err == nil:
+	if err == nil {
 		r.s.counters.messagesOut.Add(1)
 		if !m.flush {
 			m.flush = true
 			r.touched = append(r.touched, m)
 		}
-	case errors.Is(err, transport.ErrBackpressure):
-		// A peer that does not take the relay's reliable stream fast
-		// enough cannot keep up with the game.
-		r.log.Warn("relay: player cannot keep up, removing", "player", m.id)
-		r.core.Leave(r.s.clock(), m.id)
+		return
 	}
+	if r.s.sendFailed(&r.sends, r.log, dm, err, "player", m.id) != SendBackpressure || r.core == nil {
+		return
+	}
+	// A peer that does not take the relay's reliable stream fast enough
+	// cannot keep up with the game.
+	if p, ok := r.core.Player(m.id); ok && p.Status == relay.StatusActive {
+		r.log.Warn("relay: player cannot keep up, removing", "player", m.id)
+	}
+	r.core.Leave(r.s.clock(), m.id)
 }
 
 // event counts, logs and forwards a core event.

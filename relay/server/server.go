@@ -32,6 +32,8 @@ type Server struct {
 	mu     sync.Mutex
 	rooms  map[string]*room
 	closed bool
+
+	joinSends sendLog // failed answers to joins, logged once per cause
 }
 
 // New returns a server with cfg. It starts nothing until Serve or
@@ -127,19 +129,24 @@ func (s *Server) refuse(c *transport.Conn, reason msg.RefusalReason, detail stri
 	if len(detail) > msg.MaxRefusalDetail {
 		detail = detail[:msg.MaxRefusalDetail]
 	}
-	s.send(c, &msg.JoinRefused{Reason: reason, Detail: detail})
+	s.send(c, &msg.JoinRefused{Reason: reason, Detail: detail}) // a failure is counted and logged
 	s.closeConn(c, "join refused: "+reason.String())
 	return fmt.Errorf("%w: %v: %s", ErrRefused, reason, detail)
 }
 
-// send encodes m and queues it on its lane.
+// send encodes a join answer and queues it on its lane; a failure is
+// counted and, the first of its cause, logged.
 func (s *Server) send(c *transport.Conn, m msg.Message) error {
 	b, err := s.codec.Append(nil, m)
+	if err == nil {
+		err = c.Send(lanes.Of(m), b)
+	}
 	if err != nil {
+		s.sendFailed(&s.joinSends, s.cfg.Logger, m, err, "peer", c.RemoteAddr())
 		return err
 	}
 	s.counters.messagesOut.Add(1)
-	return c.Send(lanes.Of(m), b)
+	return nil
 }
 
 // closeConn closes c gracefully in the background (delivering what is

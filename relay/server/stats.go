@@ -15,17 +15,21 @@ type Stats struct {
 	WaitingRooms int // rooms still filling
 	Players      int // connections seated in a room
 
-	GamesStarted, GamesEnded  uint64
-	JoinsRefused              uint64
-	LateOrders                uint64 // submissions that missed their tick
-	Strikes                   uint64 // anti-lag-switch strikes
-	Removals                  uint64 // players removed from a match
-	QosAdjustments            uint64 // run-ahead/deadline changes
-	Desyncs                   uint64 // sync checks whose hashes disagreed
-	HostStalls                uint64 // times a game's relay core found the relay itself had stalled
-	MessagesIn, MessagesOut   uint64 // relay messages decoded and sent
-	Malformed                 uint64 // messages that did not decode
-	Rejected                  uint64 // messages the relay core refused
+	GamesStarted, GamesEnded uint64
+	JoinsRefused             uint64
+	LateOrders               uint64 // submissions that missed their tick
+	Strikes                  uint64 // anti-lag-switch strikes
+	Removals                 uint64 // players removed from a match
+	QosAdjustments           uint64 // run-ahead/deadline changes
+	Desyncs                  uint64 // sync checks whose hashes disagreed
+	HostStalls               uint64 // times a game's relay core found the relay itself had stalled
+	MessagesIn, MessagesOut  uint64 // relay messages decoded and sent
+	Malformed                uint64 // messages that did not decode
+	Rejected                 uint64 // messages the relay core refused
+	// SendErrors counts the messages that could not be sent, by cause;
+	// the first of each cause is logged once per room (and once for the
+	// server's answers to joins).
+	SendErrors                [NumSendCauses]uint64
 	BytesIn, BytesOut         uint64 // datagram bytes of room connections
 	DatagramsIn, DatagramsOut uint64 // datagrams of room connections
 
@@ -121,6 +125,7 @@ type counters struct {
 	malformed, rejected                    atomic.Uint64
 	bytesIn, bytesOut                      atomic.Uint64
 	datagramsIn, datagramsOut              atomic.Uint64
+	sendErrors                             [NumSendCauses]atomic.Uint64
 	lateness                               histogram
 }
 
@@ -167,6 +172,9 @@ func (s *Server) Stats() Stats {
 		DatagramsOut:   c.datagramsOut.Load(),
 
 		BroadcastLateness: c.lateness.snapshot(),
+	}
+	for i := range c.sendErrors {
+		st.SendErrors[i] = c.sendErrors[i].Load()
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
