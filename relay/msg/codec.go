@@ -2,6 +2,7 @@ package msg
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 
@@ -289,7 +290,13 @@ func (c Codec) decodeOrders(r *wire.Reader, tick uint64, errp *error) []protocol
 	if n == 0 || !r.Valid() || *errp != nil {
 		return nil
 	}
+	// The per-player ceiling is checked once for the whole tick below:
+	// NativeCodec.Decode, seeing one packet at a time, would recount a
+	// continued tick's orders at every packet, quadratic in the packets.
 	codec := c.orders()
+	lim := codec.Limits.WithDefaults()
+	codec.Limits = lim
+	codec.Limits.MaxOrdersPerPlayerPerTick = lim.MaxOrdersPerTick
 	var ticks []protocol.TickOrders
 	for range n {
 		p := r.Bytes()
@@ -306,7 +313,26 @@ func (c Codec) decodeOrders(r *wire.Reader, tick uint64, errp *error) []protocol
 		*errp = ErrOrders
 		return nil
 	}
+	if err := perPlayerCeiling(ticks[0].Orders, lim.MaxOrdersPerPlayerPerTick); err != nil {
+		*errp = err
+		return nil
+	}
 	return ticks[0].Orders
+}
+
+// perPlayerCeiling checks that no player has more than ceiling orders.
+func perPlayerCeiling(orders []protocol.TimestampedOrder, ceiling int) error {
+	if len(orders) <= ceiling {
+		return nil
+	}
+	counts := make(map[protocol.PlayerID]int)
+	for i := range orders {
+		p := orders[i].Player
+		if counts[p]++; counts[p] > ceiling {
+			return fmt.Errorf("%w: player %d has more than %d orders in the tick", protocol.ErrLimit, p, ceiling)
+		}
+	}
+	return nil
 }
 
 func readRemoval(r *wire.Reader, errp *error) Removal {
