@@ -274,9 +274,9 @@ func TestRelayWorstCaseTick(t *testing.T) {
 			t.Fatal(err)
 		}
 		bound := msg.Codec{}.MaxTickFrameSize(players)
-		t.Logf("worst-case frame at %d players: %d orders, %d bytes (bound %d, lane limit %d)", players, len(frame.Orders), len(b), bound, lanes.MaxMessageSize)
-		if len(b) > bound || bound > lanes.MaxMessageSize {
-			t.Errorf("frame %d bytes, bound %d, lane limit %d", len(b), bound, lanes.MaxMessageSize)
+		t.Logf("worst-case frame at %d players: %d orders, %d bytes (bound %d, lane limit %d)", players, len(frame.Orders), len(b), bound, lanes.MaxMessageSize())
+		if len(b) > bound || bound > lanes.MaxMessageSize() {
+			t.Errorf("frame %d bytes, bound %d, lane limit %d", len(b), bound, lanes.MaxMessageSize())
 		}
 		if st := rn.srv.Stats(); st.SendErrors != [server.NumSendCauses]uint64{} || st.Removals != 0 {
 			t.Errorf("relay: send errors %v, %d removals", st.SendErrors, st.Removals)

@@ -55,7 +55,7 @@ func TestWorstTickFitsLane(t *testing.T) {
 	// An unfragmented message has 1,170 bytes of a 1,200-byte datagram;
 	// a fragment carries 1,162 (1,145 encrypted).
 	t.Logf("worst-case frame: %d orders, %d bytes (bound %d), %d datagrams (%d encrypted)",
-		len(frame.Orders), size, lanes.MaxMessageSize, (size+1161)/1162, (size+1144)/1145)
+		len(frame.Orders), size, lanes.MaxMessageSize(), (size+1161)/1162, (size+1144)/1145)
 }
 
 // checkTick runs a tick program and checks its frame; it returns the

@@ -34,17 +34,17 @@ const (
 
 // MaxMessageSize is the largest message of the orders lane: the largest
 // TickFrame of a match of relay.MaxPlayers under the default protocol
-// limits (about 7.9 MB).
-var MaxMessageSize = msg.Codec{}.MaxTickFrameSize(relay.MaxPlayers)
+// limits (7,881,627 bytes).
+func MaxMessageSize() int { return msg.Codec{}.MaxTickFrameSize(relay.MaxPlayers) }
 
 // Channels returns the two lanes. The orders lane queues and keeps
 // unacknowledged up to two of the largest frames, so a busy tick never
 // meets backpressure by its size alone.
 func Channels() []transport.ChannelConfig {
+	size := MaxMessageSize()
 	return []transport.ChannelConfig{
 		{ID: Orders, Name: "orders", Reliability: transport.ReliableOrdered, Priority: transport.Critical,
-			AllowFragmentation: true, MaxMessageSize: MaxMessageSize,
-			BufferLimit: 2 * MaxMessageSize, MaxUnackedBytes: 2 * MaxMessageSize},
+			AllowFragmentation: true, MaxMessageSize: size, BufferLimit: 2 * size, MaxUnackedBytes: 2 * size},
 		{ID: Control, Name: "control", Reliability: transport.UnreliableSequenced, Priority: transport.Critical,
 			BufferLimit: 2 << 10},
 	}
@@ -55,7 +55,7 @@ func Channels() []transport.ChannelConfig {
 // Reassembly holds at most one of the largest frames at a time.
 func TransportConfig() transport.Config {
 	return transport.Config{Channels: Channels(), FlushInterval: DefaultFlushInterval, AckDelay: DefaultAckDelay,
-		MaxReassemblyBytes: MaxMessageSize}
+		MaxReassemblyBytes: MaxMessageSize()}
 }
 
 // Of is the lane a relay message travels on: calibration pings and pongs

@@ -51,11 +51,11 @@ func TestSendErrorsCounted(t *testing.T) {
 			r.deliver(m2, notice)
 		}
 		// A message over the lane's limit.
-		r.buf = make([]byte, lanes.MaxMessageSize+1)
+		r.buf = make([]byte, lanes.MaxMessageSize()+1)
 		r.deliver(m1, notice)
 		// The largest frames, queued faster than any acknowledgement can
 		// come back (the bubble's clock stands still): backpressure.
-		r.buf = make([]byte, lanes.MaxMessageSize)
+		r.buf = make([]byte, lanes.MaxMessageSize())
 		for range 4 {
 			r.deliver(m1, notice)
 		}
