@@ -6,7 +6,7 @@
 // ticks; the game loop never knows whether the orders went nowhere
 // (LocalNetwork, single player), to a relay across the internet
 // (RelayClient), or to a relay running in the host's own process
-// (EmbeddedRelay):
+// (package lockstep/hostrelay):
 //
 //	input ─▶ SubmitOrder ─▶ [network model] ─▶ PollTick ─▶ Simulation.ApplyTick
 //	                              ▲                               │
@@ -15,7 +15,7 @@
 // # RelayClient
 //
 // JoinRelay sends JoinRoom on a transport connection (configured with
-// server.TransportConfig), asking for the lockstep network model (a
+// relay/lanes.TransportConfig), asking for the lockstep network model (a
 // server that would seat it in a room of another model refuses), and
 // waits for JoinAccepted, whose model RelayClient.NetworkModel reports;
 // from then on the
@@ -47,14 +47,6 @@
 // normalises. Removals announced by the relay take effect when the tick
 // they name is polled, so every client removes a player on the same tick
 // (Removed lists them).
-//
-// # EmbeddedRelay
-//
-// HostRelay runs a relay/server room in-process for a listen server.
-// Remote players join it through a transport.Listener with JoinRelay;
-// the host's own player is a RelayClient connected to the same server
-// over an in-memory transport pipe, so its orders take the same path as
-// everyone's (the same room driver, relay.Core and filter chain).
 //
 // The package depends on protocol, never on a concrete simulation: GameLoop
 // drives anything that implements Simulation, so the layering rule that the

@@ -10,6 +10,7 @@ import (
 	"github.com/tickwire/tickwire/lockstep"
 	"github.com/tickwire/tickwire/netsim"
 	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/relay/msg"
 	"github.com/tickwire/tickwire/relay/server"
 	"github.com/tickwire/tickwire/transport"
@@ -98,7 +99,7 @@ func inject(ctx context.Context, conn *transport.Conn, rng *rand.Rand) {
 	for ctx.Err() == nil {
 		m := hostileMessage(rng)
 		if b, err := c.Append(nil, m); err == nil {
-			conn.Send(server.Lane(m), b)
+			conn.Send(lanes.Of(m), b)
 		}
 		time.Sleep(time.Duration(10+rng.IntN(11)) * time.Millisecond)
 	}

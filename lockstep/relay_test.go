@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/lockstep"
+	"github.com/tickwire/tickwire/lockstep/hostrelay"
 	"github.com/tickwire/tickwire/netsim"
 	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/relay/msg"
 	"github.com/tickwire/tickwire/relay/server"
 	"github.com/tickwire/tickwire/sim"
@@ -45,7 +47,7 @@ func startRelay(t *testing.T, cfg server.Config) *relayNet {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := transport.Listen(t.Context(), pc, server.TransportConfig())
+	l, err := transport.Listen(t.Context(), pc, lanes.TransportConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +72,7 @@ func (rn *relayNet) dial(ctx context.Context, link netsim.Link, seed uint64) (*t
 	if link != (netsim.Link{}) {
 		w = netsim.Wrap(pc, netsim.Config{Seed: seed, Out: link, In: link})
 	}
-	return transport.Dial(ctx, w, rn.l.Addr(), server.TransportConfig())
+	return transport.Dial(ctx, w, rn.l.Addr(), lanes.TransportConfig())
 }
 
 // result is what one player's game produced.
@@ -351,12 +353,12 @@ func TestEmbeddedRelayTwoPlayers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l, err := transport.Listen(ctx, pc, server.TransportConfig())
+		l, err := transport.Listen(ctx, pc, lanes.TransportConfig())
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer l.Close()
-		host, err := lockstep.HostRelay(ctx, l, 2, lockstep.EmbeddedRelayConfig{Client: lockstep.RelayClientConfig{Rand: fixedRand(1)}})
+		host, err := hostrelay.Start(ctx, l, 2, hostrelay.Config{Client: lockstep.RelayClientConfig{Rand: fixedRand(1)}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -373,12 +375,12 @@ func TestEmbeddedRelayTwoPlayers(t *testing.T) {
 				return
 			}
 			link := netsim.Link{Latency: 40 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.02}
-			conn, err := transport.Dial(ctx, netsim.Wrap(cpc, netsim.Config{Seed: 9, Out: link, In: link}), l.Addr(), server.TransportConfig())
+			conn, err := transport.Dial(ctx, netsim.Wrap(cpc, netsim.Config{Seed: 9, Out: link, In: link}), l.Addr(), lanes.TransportConfig())
 			if err != nil {
 				remote <- result{err: err}
 				return
 			}
-			rc, err := lockstep.JoinRelay(ctx, conn, lockstep.DefaultHostRoom, 2, lockstep.RelayClientConfig{Rand: fixedRand(2)})
+			rc, err := lockstep.JoinRelay(ctx, conn, hostrelay.DefaultRoom, 2, lockstep.RelayClientConfig{Rand: fixedRand(2)})
 			if err != nil {
 				remote <- result{err: err}
 				return

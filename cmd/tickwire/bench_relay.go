@@ -19,6 +19,7 @@ import (
 	"github.com/tickwire/tickwire/internal/botrun"
 	"github.com/tickwire/tickwire/internal/relaybench"
 	"github.com/tickwire/tickwire/relay"
+	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/relay/server"
 	"github.com/tickwire/tickwire/transport"
 )
@@ -183,7 +184,7 @@ func rampCapacity(ctx context.Context, r *relayBenchReport, most int, measure ti
 	if err != nil {
 		return err
 	}
-	tcfg := server.TransportConfig()
+	tcfg := lanes.TransportConfig()
 	tcfg.MaxConnections = 4*most + 64
 	tcfg.AcceptBacklog = 4096
 	removals := newRemovalCount()
@@ -216,7 +217,7 @@ func rampCapacity(ctx context.Context, r *relayBenchReport, most int, measure ti
 	pwg.Go(func() {
 		probeEnd, _ = botrun.Run(pctx, botrun.Config{Players: 4, Ticks: math.MaxUint32, Light: true, OnTick: pr.add,
 			Join: func(ctx context.Context, i int) (botrun.Client, error) {
-				conn, err := transport.DialUDP(ctx, lr.addr.String(), server.TransportConfig())
+				conn, err := transport.DialUDP(ctx, lr.addr.String(), lanes.TransportConfig())
 				if err != nil {
 					return nil, err
 				}

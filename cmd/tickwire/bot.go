@@ -10,7 +10,7 @@ import (
 
 	"github.com/tickwire/tickwire/internal/botrun"
 	"github.com/tickwire/tickwire/lockstep"
-	"github.com/tickwire/tickwire/relay/server"
+	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/transport"
 )
 
@@ -73,7 +73,7 @@ func runBot(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	tcfg := server.TransportConfig()
+	tcfg := lanes.TransportConfig()
 	if tcfg.Security, err = f.sec.clientConfig(); err != nil {
 		return err
 	}

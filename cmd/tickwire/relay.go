@@ -225,6 +225,10 @@ func listenRelay(ctx context.Context, addr string, tcfg transport.Config) (*tran
 func adminSource(srv *server.Server) admin.Source {
 	return admin.SourceFunc(func() admin.Stats {
 		st := srv.Stats()
+		sendErrors := make(map[string]uint64, server.NumSendCauses)
+		for c := range server.NumSendCauses {
+			sendErrors[c.String()] = st.SendErrors[c]
+		}
 		return admin.Stats{
 			ActiveGames:    st.ActiveGames,
 			Players:        st.Players,
@@ -236,6 +240,7 @@ func adminSource(srv *server.Server) admin.Source {
 			HostStalls:     st.HostStalls,
 			BytesIn:        st.BytesIn,
 			BytesOut:       st.BytesOut,
+			SendErrors:     sendErrors,
 			Extra:          st.AdminMetrics(),
 		}
 	})

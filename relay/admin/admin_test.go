@@ -23,6 +23,7 @@ func TestEndpoints(t *testing.T) {
 	s := admin.New(admin.SourceFunc(func() admin.Stats {
 		return admin.Stats{ActiveGames: 3, Players: 12, LateOrders: 7, Strikes: 2, QosAdjustments: 1,
 			Desyncs: 0, Removals: 5, HostStalls: 4, BytesIn: 1000, BytesOut: 4000,
+			SendErrors: map[string]uint64{"backpressure": 2, "closed": 9},
 			Extra: []admin.Metric{
 				{Name: "tickwire_relay_joins_refused_total", Help: "Joins refused.", Counter: true, Labels: [][2]string{{"reason", "room_full"}}, Value: 2},
 				{Name: "tickwire_relay_joins_refused_total", Help: "Joins refused.", Counter: true, Labels: [][2]string{{"reason", "server_full"}}, Value: 1},
@@ -57,6 +58,8 @@ func TestEndpoints(t *testing.T) {
 		"tickwire_relay_host_stalls_total 4",
 		"tickwire_relay_bytes_received_total 1000",
 		"tickwire_relay_bytes_sent_total 4000",
+		`tickwire_relay_send_errors_total{cause="backpressure"} 2`,
+		`tickwire_relay_send_errors_total{cause="closed"} 9`,
 		"# TYPE tickwire_relay_late_orders_total counter",
 		"# TYPE tickwire_relay_active_games gauge",
 		`tickwire_relay_joins_refused_total{reason="room_full"} 2`,

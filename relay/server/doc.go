@@ -6,7 +6,7 @@
 // # Joining
 //
 // A client connects (transport.Dial with Config.Transport, which is
-// TransportConfig while models use the lanes) and sends JoinRoom{Room,
+// lanes.TransportConfig while models use the lanes) and sends JoinRoom{Room,
 // RoomSize, NetworkModel, MatchType} as its first message. The server
 // seats it in the named room, creating the room on first use with the
 // network model the configuration picks (Config.MatchTypes, else the
@@ -82,7 +82,7 @@
 //
 // # Clock and figures
 //
-// TransportConfig delays acknowledgements (DefaultAckDelay) past a tick
+// lanes.TransportConfig delays acknowledgements (lanes.DefaultAckDelay) past a tick
 // interval: traffic flows both ways every tick, so acknowledgements ride
 // on tick frames and order submissions instead of datagrams of their own.
 //

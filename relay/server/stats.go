@@ -27,16 +27,20 @@ type Stats struct {
 	RoomsExpired uint64 // waiting rooms that did not fill in time
 	// RateLimited counts messages dropped by the per-connection inbound
 	// rate limit before they reached a room.
-	RateLimited               uint64
-	LateOrders                uint64 // submissions that missed their tick
-	Strikes                   uint64 // anti-lag-switch strikes
-	Removals                  uint64 // players removed from a match
-	QosAdjustments            uint64 // run-ahead/deadline changes
-	Desyncs                   uint64 // sync checks whose hashes disagreed
-	HostStalls                uint64 // times a game's relay core found the relay itself had stalled
-	MessagesIn, MessagesOut   uint64 // messages queued for rooms; relay messages sent
-	Malformed                 uint64 // messages that did not decode (join and lockstep)
-	Rejected                  uint64 // messages the relay core refused
+	RateLimited             uint64
+	LateOrders              uint64 // submissions that missed their tick
+	Strikes                 uint64 // anti-lag-switch strikes
+	Removals                uint64 // players removed from a match
+	QosAdjustments          uint64 // run-ahead/deadline changes
+	Desyncs                 uint64 // sync checks whose hashes disagreed
+	HostStalls              uint64 // times a game's relay core found the relay itself had stalled
+	MessagesIn, MessagesOut uint64 // messages queued for rooms; relay messages sent
+	Malformed               uint64 // messages that did not decode (join and lockstep)
+	Rejected                uint64 // messages the relay core refused
+	// SendErrors counts the messages that could not be sent, by cause;
+	// the first of each cause is logged once per room (and once for the
+	// server's answers to joins).
+	SendErrors                [NumSendCauses]uint64
 	BytesIn, BytesOut         uint64 // datagram bytes of room connections
 	DatagramsIn, DatagramsOut uint64 // datagrams of room connections
 
@@ -149,6 +153,7 @@ type counters struct {
 	malformed, rejected                 atomic.Uint64
 	bytesIn, bytesOut                   atomic.Uint64
 	datagramsIn, datagramsOut           atomic.Uint64
+	sendErrors                          [NumSendCauses]atomic.Uint64
 	lateness                            histogram
 }
 
@@ -196,6 +201,9 @@ func (s *Server) Stats() Stats {
 		DatagramsOut:   c.datagramsOut.Load(),
 
 		BroadcastLateness: c.lateness.snapshot(),
+	}
+	for i := range c.sendErrors {
+		st.SendErrors[i] = c.sendErrors[i].Load()
 	}
 	for i := range c.refused {
 		st.Refused[i] = c.refused[i].Load()
