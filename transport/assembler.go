@@ -103,7 +103,10 @@ func groupCost(total, count int) int {
 
 // maxGroupCost is the cost of the largest group a channel of maxSize bytes
 // can be sent: the most fragments its total allows.
-func maxGroupCost(maxSize int) int {
+// ReassemblyCost is what a partly received message of maxSize bytes may
+// reserve against Config.MaxReassemblyBytes: the least MaxReassemblyBytes
+// that lets such a message be reassembled.
+func ReassemblyCost(maxSize int) int {
 	count := min(maxFragments, (maxSize+minFragPayload-1)/minFragPayload)
 	return groupCost(maxSize, count)
 }

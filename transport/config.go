@@ -272,8 +272,8 @@ func (c Config) resolve() (*settings, error) {
 		}
 	}
 	s.digest = h.Sum64()
-	s.maxReassembly = orDefault(c.MaxReassemblyBytes, 2*maxGroupCost(s.maxMessage))
-	if need := maxGroupCost(s.maxMessage); s.maxReassembly < need {
+	s.maxReassembly = orDefault(c.MaxReassemblyBytes, 2*ReassemblyCost(s.maxMessage))
+	if need := ReassemblyCost(s.maxMessage); s.maxReassembly < need {
 		return nil, fmt.Errorf("%w: MaxReassemblyBytes %d below %d, what reassembling the largest message (%d bytes) may take",
 			ErrInvalidConfig, s.maxReassembly, need, s.maxMessage)
 	}

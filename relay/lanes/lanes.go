@@ -55,7 +55,7 @@ func Channels() []transport.ChannelConfig {
 // Reassembly holds at most one of the largest frames at a time.
 func TransportConfig() transport.Config {
 	return transport.Config{Channels: Channels(), FlushInterval: DefaultFlushInterval, AckDelay: DefaultAckDelay,
-		MaxReassemblyBytes: MaxMessageSize()}
+		MaxReassemblyBytes: transport.ReassemblyCost(MaxMessageSize())}
 }
 
 // Of is the lane a relay message travels on: calibration pings and pongs
