@@ -3,13 +3,21 @@
 // travels on. The relay server (relay/server) and the lockstep client
 // (lockstep) both import it, so neither imports the other.
 //
-// A connection has two lanes and nothing else; a channel the relay never
-// uses would only be something more a peer could send on:
+// Every connection to a tickwire server, whatever its room's network
+// model, has these three lanes and nothing else (the transport handshake
+// requires both ends to configure the same channels, and a client does
+// not know before it joins which model its room plays); a channel no
+// model uses would only be something more a peer could send on:
 //
 //	lane     id  reliability           fragments  messages
-//	Orders   1   reliable ordered      yes        every message not on Control
+//	Orders   1   reliable ordered      yes        lockstep: every message not on Control;
+//	                                              other models: their reliable messages
 //	Control  2   unreliable sequenced  no         CalibrationPing, CalibrationPong,
-//	                                              ClientMetrics
+//	                                              ClientMetrics; other models: pings,
+//	                                              acknowledgements, redundant inputs
+//	State    3   unreliable            yes        fog StateUpdates, prediction snapshots,
+//	                                              state-sync partitions (≤ 256 KiB, zstd
+//	                                              above 1 KiB); lockstep never uses it
 //
 // Both are Critical. The orders lane fragments so that any tick the
 // relay's limits allow can be delivered: a TickFrame holds every player's

@@ -8,11 +8,19 @@ import (
 	"github.com/tickwire/tickwire/transport"
 )
 
-// The lanes of a relay connection.
+// The lanes of a connection to a tickwire server. Lockstep uses Orders
+// and Control; the server-authoritative models (fog-authoritative,
+// prediction, state sync) also send their state on State.
 const (
 	Orders  transport.ChannelID = 1
 	Control transport.ChannelID = 2
+	State   transport.ChannelID = 3
 )
+
+// MaxStateMessageSize bounds a message of the State lane: a state update,
+// snapshot or partition (a fog StateUpdate fits one datagram; bigger
+// snapshots fragment).
+const MaxStateMessageSize = 256 << 10
 
 // Timing of TransportConfig.
 const (
@@ -37,9 +45,11 @@ const (
 // limits (7,881,627 bytes).
 func MaxMessageSize() int { return msg.Codec{}.MaxTickFrameSize(relay.MaxPlayers) }
 
-// Channels returns the two lanes. The orders lane queues and keeps
+// Channels returns the three lanes. The orders lane queues and keeps
 // unacknowledged up to two of the largest frames, so a busy tick never
-// meets backpressure by its size alone.
+// meets backpressure by its size alone. The state lane is unreliable:
+// each model re-sends what was lost its own way (acknowledged baselines),
+// so a retransmission of stale state would only cost bandwidth.
 func Channels() []transport.ChannelConfig {
 	size := MaxMessageSize()
 	return []transport.ChannelConfig{
@@ -47,6 +57,9 @@ func Channels() []transport.ChannelConfig {
 			AllowFragmentation: true, MaxMessageSize: size, BufferLimit: 2 * size, MaxUnackedBytes: 2 * size},
 		{ID: Control, Name: "control", Reliability: transport.UnreliableSequenced, Priority: transport.Critical,
 			BufferLimit: 2 << 10},
+		{ID: State, Name: "state", Reliability: transport.Unreliable, Priority: transport.High, Weight: 2,
+			AllowFragmentation: true, MaxMessageSize: MaxStateMessageSize, BufferLimit: 2 * MaxStateMessageSize,
+			Compression: transport.CompressAboveThreshold, CompressionThreshold: 1024},
 	}
 }
 

@@ -8,15 +8,15 @@ import (
 	"github.com/tickwire/tickwire/transport"
 )
 
-// TestLanes: the relay configures its two lanes and nothing else, the
+// TestLanes: a server configures its three lanes and nothing else, the
 // orders lane takes the largest frame, and every message has its lane.
 func TestLanes(t *testing.T) {
 	if got := lanes.MaxMessageSize(); got != 7_881_627 {
 		t.Errorf("MaxMessageSize() = %d, want 7,881,627 (64 players × 256 orders, one 476-byte packet each)", got)
 	}
 	cfg := lanes.TransportConfig()
-	if len(cfg.Channels) != 2 {
-		t.Fatalf("%d channels, want the orders and control lanes only", len(cfg.Channels))
+	if len(cfg.Channels) != 3 {
+		t.Fatalf("%d channels, want the orders, control and state lanes only", len(cfg.Channels))
 	}
 	for _, c := range cfg.Channels {
 		switch c.ID {
@@ -27,6 +27,10 @@ func TestLanes(t *testing.T) {
 		case lanes.Control:
 			if c.Reliability != transport.UnreliableSequenced || c.AllowFragmentation || c.Compression != transport.CompressNever {
 				t.Errorf("control lane %+v", c)
+			}
+		case lanes.State:
+			if c.Reliability != transport.Unreliable || !c.AllowFragmentation || c.MaxMessageSize != lanes.MaxStateMessageSize {
+				t.Errorf("state lane %+v", c)
 			}
 		default:
 			t.Errorf("unexpected channel %+v", c)

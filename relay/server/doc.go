@@ -46,14 +46,11 @@
 //
 // # Lanes
 //
-// Each transport message carries exactly one relay/msg message. Lane maps
-// a message to its channel of the transport.Lanes set:
-//
-//	lane                     reliability           messages
-//	transport.LaneControl    unreliable sequenced  CalibrationPing, CalibrationPong,
-//	                                               ClientMetrics
-//	transport.LaneOrders     reliable ordered      every other message
-//	transport.LaneChat       reliable ordered      (chat, not used by the relay)
+// Each transport message carries exactly one relay/msg message, on the
+// lane relay/lanes assigns it: the orders lane (reliable, ordered,
+// fragmenting, so a tick frame of any size the limits allow is
+// delivered) or the control lane (calibration and client metrics). The
+// third lane, State, carries the server-authoritative models' state.
 //
 // # Lockstep rooms
 //

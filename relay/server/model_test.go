@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/relay/admin"
+	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/relay/msg"
 	"github.com/tickwire/tickwire/relay/server"
 	"github.com/tickwire/tickwire/relay/server/room"
@@ -176,7 +177,7 @@ func TestConfigCheck(t *testing.T) {
 		t.Fatalf("valid config: %v", err)
 	}
 	tc, err := ok.Transport()
-	if err != nil || len(tc.Channels) != len(transport.Lanes())+1 {
+	if err != nil || len(tc.Channels) != len(lanes.Channels())+1 {
 		t.Fatalf("transport: %d channels, %v", len(tc.Channels), err)
 	}
 	clash := echoModel(&echoed)
