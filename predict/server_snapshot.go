@@ -1,0 +1,56 @@
+package predict
+
+// snapshot takes the state after tick t, keeps it as a baseline and sends
+// each client a delta against the newest snapshot it acknowledged, or a
+// full snapshot when it holds none of the kept ones or one is due.
+func (s *Server) snapshot(t uint64) {
+	h := &s.history[t%uint64(len(s.history))]
+	h.tick = t
+	h.snap = s.game.Snapshot(h.snap[:0])
+	header, recs, err := s.game.Split(h.snap, h.recs[:0])
+	if err != nil {
+		panic("predict: the game cannot split its own snapshot: " + err.Error())
+	}
+	h.recs = recs
+	m := &s.scratch.snap
+	for _, c := range s.clients {
+		*m = SnapshotMessage{
+			ServerTick: t, ServerTimeUs: s.timeUs(),
+			OwnAppliedTick: c.appliedTick, InteractedTick: c.interacted,
+			Acked: m.Acked[:0], Events: s.tickEvs, Header: header,
+			Removed: m.Removed[:0], Records: m.Records[:0],
+		}
+		for _, o := range s.clients {
+			m.Acked = append(m.Acked, AckedInput{Player: o.id, Sequence: o.appliedSeq})
+		}
+		base := s.baseline(c, t)
+		if base == nil {
+			m.Records = recs
+			c.lastFull = t
+			s.stats.FullSnapshots++
+		} else {
+			m.BaselineTick = base.tick
+			m.Removed, m.Records = diffRecords(base.recs, recs, m.Removed, m.Records)
+			s.stats.DeltaSnapshots++
+		}
+		n := len(s.arena)
+		s.emit(c.id, LaneUnreliable, m)
+		s.stats.SnapshotBytes += uint64(len(s.arena) - n)
+		if base == nil {
+			m.Records = nil // recs belongs to the history
+		}
+	}
+}
+
+// baseline returns the kept snapshot client c acknowledged, or nil when a
+// full snapshot is due.
+func (s *Server) baseline(c *client, t uint64) *historic {
+	if c.ackedSnap == 0 || t-c.lastFull >= uint64(s.cfg.FullEvery) {
+		return nil
+	}
+	h := &s.history[c.ackedSnap%uint64(len(s.history))]
+	if h.tick != c.ackedSnap {
+		return nil
+	}
+	return h
+}
