@@ -105,8 +105,8 @@ type Client struct {
 	anchorTick     uint64
 	ackedSnap      uint64
 	acked          uint32
-	lateSince      bool   // an InputAck flagged late since the last anchor
-	leadAdjust     int    // extra lead ticks from late acks
+	lateSince      bool // an InputAck flagged late since the last anchor
+	leadAdjust     int  // extra lead ticks from late acks
 	lastLate       time.Duration
 	predInteracted uint64 // last predicted tick another player acted on us
 

@@ -129,11 +129,11 @@ type Game interface {
 
 // Errors.
 var (
-	ErrMalformed   = errors.New("predict: malformed message")
-	ErrRejected    = errors.New("predict: input rejected")
-	ErrUnknown     = errors.New("predict: unknown player")
-	ErrRoomFull    = errors.New("predict: room full")
-	ErrNoBaseline  = errors.New("predict: delta against a baseline the client does not hold")
-	ErrStaleSnap   = errors.New("predict: stale snapshot")
-	ErrNotJoined   = errors.New("predict: no hello from the server yet")
+	ErrMalformed  = errors.New("predict: malformed message")
+	ErrRejected   = errors.New("predict: input rejected")
+	ErrUnknown    = errors.New("predict: unknown player")
+	ErrRoomFull   = errors.New("predict: room full")
+	ErrNoBaseline = errors.New("predict: delta against a baseline the client does not hold")
+	ErrStaleSnap  = errors.New("predict: stale snapshot")
+	ErrNotJoined  = errors.New("predict: no hello from the server yet")
 )

@@ -82,8 +82,8 @@ func (g *Game) Step(inputs []predict.PlayerInput, ev []predict.GameEvent) []pred
 }
 
 func (g *Game) Snapshot(dst []byte) []byte { return g.W.Snapshot(dst) }
-func (g *Game) Restore(b []byte) error      { return g.W.Restore(b) }
-func (g *Game) StateHash() uint64           { return g.W.StateHash() }
+func (g *Game) Restore(b []byte) error     { return g.W.Restore(b) }
+func (g *Game) StateHash() uint64          { return g.W.StateHash() }
 
 // Split cuts a snapshot into its world record and its entity records.
 func (g *Game) Split(b []byte, recs []predict.Record) ([]byte, []predict.Record, error) {
@@ -97,7 +97,9 @@ func (g *Game) Split(b []byte, recs []predict.Record) ([]byte, []predict.Record,
 	return b[:action.HeaderSize:action.HeaderSize], recs, nil
 }
 
-func le32(b []byte) uint32 { return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24 }
+func le32(b []byte) uint32 {
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
 
 // ErrRecord is a record of the wrong size.
 var ErrRecord = errors.New("actiongame: bad entity record")
