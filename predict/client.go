@@ -249,7 +249,14 @@ func (c *Client) Update(now time.Duration, intent IntentFunc) {
 		c.lastLate = c.now
 	}
 	target := c.targetTick(c.now)
+	// Ticks an input sent now would reach only after the server ran them
+	// are stepped without one, as the server will.
+	gone := uint64(max(c.clock.serverTick(c.now)+float64(c.clock.rtt/2)/float64(c.interval), 0))
 	for n := 0; c.predTick < target && n < c.cfg.MaxCatchUp && len(c.pending) < c.cfg.MaxPending; n++ {
+		if c.predTick < gone {
+			c.step(nil, true)
+			continue
+		}
 		c.predictOne(intent(c.predTick + 1))
 	}
 	c.expireProvisional()
@@ -293,7 +300,7 @@ func (c *Client) step(in *Input, live bool) {
 	c.predTick = max(c.predTick, t)
 	own, _ := c.game.PlayerEntity(c.player)
 	for i := range all {
-		if e := &all[i]; e.Target == own && e.Player != c.player && e.Target != 0 {
+		if e := &all[i]; e.Target == own && e.Target != 0 && (e.Player != c.player || e.ActionSeq == 0) {
 			c.predInteracted = t
 		}
 	}

@@ -58,8 +58,9 @@ const (
 )
 
 // GameEvent is a discrete result of a tick. Target, when set, is an entity
-// the event affected (a hit's victim); an event of one player targeting
-// another player's entity is an interaction, which explains a correction.
+// the event affected (a hit's victim). An event targeting a player's
+// entity that another player caused, or that no action caused (ActionSeq
+// 0: a respawn), is an interaction, which explains a correction.
 type GameEvent struct {
 	Kind      EventKind
 	Type      uint8 // game-defined event type

@@ -21,21 +21,21 @@ type AckedInput struct {
 // included (the seed's transientColliders are projectile entities here).
 //
 //	type 0x32 | server tick uvarint | server time µs uvarint | baseline tick uvarint
-//	| own applied tick uvarint | interacted tick uvarint
+//	| late tick uvarint | interacted tick uvarint
 //	| acked inputs: count uvarint, each player u8 | sequence uvarint
 //	| events: count uvarint, each event (see EventMessage)
 //	| header bytes | removed: count uvarint, each id varint
 //	| records: count uvarint, each id varint | data bytes
 //
-// OwnAppliedTick is the tick the receiver's newest acknowledged input was
-// applied at, and InteractedTick the last tick an event of another player
+// LateTick is the last tick at which an input of the receiver was applied
+// late (or dropped as late), and InteractedTick the last tick an event of another player
 // targeted the receiver's entity: with them a client tells a correction
 // caused by its own late input from one caused by another player.
 type SnapshotMessage struct {
 	ServerTick     uint64
 	ServerTimeUs   uint64
 	BaselineTick   uint64
-	OwnAppliedTick uint64
+	LateTick uint64
 	InteractedTick uint64
 	Acked          []AckedInput
 	Events         []Event
@@ -48,7 +48,7 @@ type SnapshotMessage struct {
 func (m *SnapshotMessage) Append(dst []byte) ([]byte, error) {
 	var b wire.Builder
 	newBuilder(&b, dst, TypeSnapshot).Uvarint(m.ServerTick).Uvarint(m.ServerTimeUs).Uvarint(m.BaselineTick).
-		Uvarint(m.OwnAppliedTick).Uvarint(m.InteractedTick)
+		Uvarint(m.LateTick).Uvarint(m.InteractedTick)
 	b.ArrayHeader(uint32(len(m.Acked)))
 	for _, a := range m.Acked {
 		b.Elem().U8(uint8(a.Player)).Uvarint(uint64(a.Sequence))
@@ -77,7 +77,7 @@ func (m *SnapshotMessage) Parse(b []byte) error {
 		return err
 	}
 	m.ServerTick, m.ServerTimeUs, m.BaselineTick = r.Uvarint(), r.Uvarint(), r.Uvarint()
-	m.OwnAppliedTick, m.InteractedTick = r.Uvarint(), r.Uvarint()
+	m.LateTick, m.InteractedTick = r.Uvarint(), r.Uvarint()
 	m.Acked = m.Acked[:0]
 	for range r.ArrayHeader() {
 		p, seq := PlayerID(r.U8()), r.Uvarint()

@@ -54,3 +54,69 @@ func TestLoopbackParityLoneClient(t *testing.T) {
 		t.Fatalf("provisional spawns %d mapped %d discarded %d", tel.ProvisionalSpawns, tel.ProvisionalMapped, tel.ProvisionalDiscarded)
 	}
 }
+
+// runSim plays players bots for d of virtual time over simulated links
+// with imp each way and returns the clients.
+func runSim(t testing.TB, players int, imp impairment, d time.Duration, cfg predict.ServerConfig) []*predict.Client {
+	room := newSimRoom(cfg, actiongame.New(action.Config{}, seed))
+	var sessions []*predict.Session
+	var intents []predict.IntentFunc
+	for p := 1; p <= players; p++ {
+		conn, err := room.connect(0, predict.PlayerID(p), imp, uint64(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := predict.NewClient(predict.ClientConfig{}, actiongame.New(action.Config{}, 0))
+		sessions = append(sessions, &predict.Session{Client: c, Net: conn})
+		intents = append(intents, botIntent(c, uint64(100+p)))
+	}
+	for now := time.Duration(0); now < d; now += 2 * time.Millisecond {
+		for i, s := range sessions {
+			if err := s.Step(now, intents[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var out []*predict.Client
+	for _, s := range sessions {
+		out = append(out, s.Client)
+	}
+	return out
+}
+
+// TestLoneClientOverLatencyNoCorrections: without loss, a lone client is
+// never corrected, whatever the latency.
+func TestLoneClientOverLatencyNoCorrections(t *testing.T) {
+	c := runSim(t, 1, impairment{delay: 40 * time.Millisecond}, 30*time.Second, predict.ServerConfig{})[0]
+	tel := c.Telemetry()
+	if tel.ParityChecks < 1500 || tel.ParityFails != 0 || tel.Corrections != 0 {
+		t.Fatalf("parity %d checks %d failures, %d corrections", tel.ParityChecks, tel.ParityFails, tel.Corrections)
+	}
+	if tel.ReplayDepth.Mean() < 4 {
+		t.Fatalf("replay depth %.1f at 80 ms RTT: the client is not predicting ahead", tel.ReplayDepth.Mean())
+	}
+}
+
+// TestLossyCorrectionsExplained: over 100 ms RTT with jitter and 2% loss,
+// with other players shooting, corrections happen and every one has a
+// cause.
+func TestLossyCorrectionsExplained(t *testing.T) {
+	clients := runSim(t, 4, impairment{delay: 50 * time.Millisecond, jitter: 10 * time.Millisecond, loss: 0.02}, 60*time.Second, predict.ServerConfig{})
+	var total predict.Telemetry
+	for _, c := range clients {
+		tel := c.Telemetry()
+		total.Corrections += tel.Corrections
+		for k := range tel.ByCause {
+			total.ByCause[k] += tel.ByCause[k]
+		}
+		total.ParityChecks += tel.ParityChecks
+		total.Snapshots += tel.Snapshots
+	}
+	t.Logf("%d corrections by cause %v over %d snapshots", total.Corrections, total.ByCause, total.Snapshots)
+	if total.Corrections == 0 || total.ByCause[predict.CauseInteraction] == 0 {
+		t.Fatalf("no corrections with other players and loss: %v", total.ByCause)
+	}
+	if n := total.ByCause[predict.CauseUnexplained]; n != 0 {
+		t.Fatalf("%d corrections without a cause", n)
+	}
+}

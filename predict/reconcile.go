@@ -44,7 +44,6 @@ func (c *Client) reconcile(m *SnapshotMessage) error {
 	beforeRec := append(c.scratch.rec[:0], c.history[c.predTick%uint64(len(c.history))].data...)
 	predicted := c.history[t%uint64(len(c.history))]
 
-	cause := c.explain(m, acked)
 	prevAnchor := c.anchorTick
 	if err := c.core.Restore(snap, prevAnchor); err != nil {
 		return err
@@ -74,8 +73,9 @@ func (c *Client) reconcile(m *SnapshotMessage) error {
 		c.lateSince = false
 		return nil
 	}
-	depth := c.replay(t)
+	depth, late := c.replay(t)
 	c.stats.ReplayDepth.Observe(float64(depth))
+	cause := c.explain(m, prevAnchor, late > 0)
 	c.lateSince = false
 
 	after := c.history[c.predTick%uint64(len(c.history))].data
@@ -100,17 +100,15 @@ func (c *Client) reconcile(m *SnapshotMessage) error {
 	return nil
 }
 
-// explain names the cause a correction found by this snapshot would have.
-func (c *Client) explain(m *SnapshotMessage, acked uint32) Cause {
-	if c.lateSince {
+// explain names the cause of a correction found by the snapshot after
+// prev: an input of the client's applied late (as the snapshot, an
+// InputAck or the replay shows), else another player acting on the
+// client's entity (in the authoritative world or in the prediction).
+func (c *Client) explain(m *SnapshotMessage, prev uint64, lateReplayed bool) Cause {
+	if c.lateSince || lateReplayed || m.LateTick > prev {
 		return CauseLateInput
 	}
-	for _, p := range c.pending {
-		if p.in.Sequence == acked && m.OwnAppliedTick != 0 && m.OwnAppliedTick != p.in.IntendedTick {
-			return CauseLateInput
-		}
-	}
-	if m.InteractedTick > c.anchorTick || c.predInteracted > c.anchorTick {
+	if m.InteractedTick > prev || c.predInteracted > prev {
 		return CauseInteraction
 	}
 	return CauseUnexplained
@@ -182,14 +180,27 @@ func (c *Client) dropAcked(acked uint32) {
 
 // replay re-simulates from the anchor at tick t to the predicted tick,
 // each pending input at the tick it was predicted for, and returns the
-// number of inputs replayed.
-func (c *Client) replay(t uint64) int {
+// number of inputs replayed and of late ones among them. Inputs meant
+// for a tick the anchor already includes, but which the server has not
+// applied, are late: they are merged into the input of tick t+1, as the
+// server will apply them.
+func (c *Client) replay(t uint64) (depth, late int) {
 	end := c.predTick
-	i, depth := 0, 0
-	for tick := t + 1; tick <= end; tick++ {
-		for i < len(c.pending) && c.pending[i].in.ClientTick < tick {
-			i++ // applied late by the server but not yet acknowledged
+	i := 0
+	for i < len(c.pending) && c.pending[i].in.ClientTick <= t+1 {
+		if c.pending[i].in.ClientTick <= t {
+			late++
 		}
+		i++
+	}
+	if i > 0 {
+		in := mergeDue(i, func(k int) *Input { return &c.pending[k].in })
+		c.step(&in, false)
+		depth = i
+	} else {
+		c.step(nil, false)
+	}
+	for tick := t + 2; tick <= end; tick++ {
 		if i < len(c.pending) && c.pending[i].in.ClientTick == tick {
 			c.step(&c.pending[i].in, false)
 			depth++
@@ -198,5 +209,5 @@ func (c *Client) replay(t uint64) int {
 		}
 		c.step(nil, false)
 	}
-	return depth
+	return depth, late
 }

@@ -43,6 +43,7 @@ type client struct {
 	queue       []queued // ascending sequence
 	appliedSeq  uint32
 	appliedTick uint64
+	lateTick    uint64 // last tick an input was applied late or dropped
 	actionSeq   uint32        // newest action sequence accepted
 	tokens      time.Duration // rate budget, in units of one input's share of a second
 	refilled    time.Duration
@@ -279,28 +280,43 @@ func (s *Server) step() {
 	}
 }
 
-// take removes and returns client c's input for tick t: the lowest queued
-// sequence due by t. A late one is applied (and counted) or dropped by the
-// late policy.
+// take removes and returns client c's input for tick t. Normally that is
+// the one input intended for t. Inputs that arrived after their tick are
+// late: under LateApplyNext they are merged into this tick's input (the
+// newest input's movement and view, every input's actions, a jump if any
+// asked for one), so lateness never accumulates; under LateReject they
+// are dropped.
 func (s *Server) take(c *client, t uint64) *Input {
-	for len(c.queue) > 0 && c.queue[0].tick <= t {
-		q := c.queue[0]
-		c.queue = c.queue[1:]
+	n := 0
+	for n < len(c.queue) && c.queue[n].tick <= t {
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	due := c.queue[:n]
+	c.queue = c.queue[n:]
+	if due[0].tick < t {
+		c.lateTick = t
+	}
+	if last := due[n-1]; last.tick < t && s.cfg.Late == LateReject {
+		s.stats.InputsDropped += uint64(n)
+		return nil
+	} else if s.cfg.Late == LateReject {
+		s.stats.InputsDropped += uint64(n - 1)
+		due = due[n-1:]
+	}
+	in := mergeDue(len(due), func(i int) *Input { return &due[i].in })
+	in.IntendedTick = due[0].tick
+	for _, q := range due {
 		if q.tick < t {
-			if s.cfg.Late == LateReject {
-				s.stats.InputsDropped++
-				continue
-			}
 			s.stats.InputsLate++
 		}
-		s.stats.InputsApplied++
-		c.appliedSeq, c.appliedTick = q.in.Sequence, t
-		in := q.in
-		in.IntendedTick = q.tick
-		c.applied = &in
-		return c.applied
 	}
-	return nil
+	s.stats.InputsApplied += uint64(len(due))
+	c.appliedSeq, c.appliedTick = in.Sequence, t
+	c.applied = &in
+	return c.applied
 }
 
 // publish numbers a game event, ties it to the input that caused it and
@@ -318,7 +334,7 @@ func (s *Server) publish(g *GameEvent, t uint64) Event {
 	}
 	if g.Target != 0 {
 		for _, c := range s.clients {
-			if id, ok := s.game.PlayerEntity(c.id); ok && id == g.Target && c.id != g.Player {
+			if id, ok := s.game.PlayerEntity(c.id); ok && id == g.Target && (c.id != g.Player || g.ActionSeq == 0) {
 				c.interacted = t
 			}
 		}

@@ -16,7 +16,7 @@ func (s *Server) snapshot(t uint64) {
 	for _, c := range s.clients {
 		*m = SnapshotMessage{
 			ServerTick: t, ServerTimeUs: s.timeUs(),
-			OwnAppliedTick: c.appliedTick, InteractedTick: c.interacted,
+			LateTick: c.lateTick, InteractedTick: c.interacted,
 			Acked: m.Acked[:0], Events: s.tickEvs, Header: header,
 			Removed: m.Removed[:0], Records: m.Records[:0],
 		}

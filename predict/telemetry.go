@@ -12,7 +12,10 @@ const (
 	// applied later than predicted.
 	CauseLateInput Cause = iota
 	// CauseInteraction: another player acted on the client's entity (a
-	// hit, a kill), in the authoritative world or in the prediction.
+	// hit, a kill), in the authoritative world or in the prediction, or the
+	// world did (an event on the entity no input of the client caused, such
+	// as a respawn at a point drawn from the shared RNG, which the other
+	// players' actions advance).
 	CauseInteraction
 	// CauseUnexplained: none of the above; with a deterministic game this
 	// is a bug.
