@@ -35,7 +35,7 @@ type SnapshotMessage struct {
 	ServerTick     uint64
 	ServerTimeUs   uint64
 	BaselineTick   uint64
-	LateTick uint64
+	LateTick       uint64
 	InteractedTick uint64
 	Acked          []AckedInput
 	Events         []Event

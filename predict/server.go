@@ -43,7 +43,7 @@ type client struct {
 	queue       []queued // ascending sequence
 	appliedSeq  uint32
 	appliedTick uint64
-	lateTick    uint64 // last tick an input was applied late or dropped
+	lateTick    uint64        // last tick an input was applied late or dropped
 	actionSeq   uint32        // newest action sequence accepted
 	tokens      time.Duration // rate budget, in units of one input's share of a second
 	refilled    time.Duration
