@@ -69,6 +69,9 @@ func parseBotFlags(args []string, stderr io.Writer) (botFlags, error) {
 
 // runBot plays bot clients against a relay: "tickwire bot".
 func runBot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if mode, rest := splitMode(args); mode == "predict" {
+		return runBotPredict(ctx, rest, stdout, stderr)
+	}
 	f, err := parseBotFlags(args, stderr)
 	if err != nil {
 		return err

@@ -1,0 +1,25 @@
+// Package netlayer carries package predict's messages over a tickwire
+// transport connection (Remote), and chooses between that and the
+// in-process loopback with one flag (Open). It is the thin shell around
+// predict's pure cores: the socket, the reader goroutine and the clock
+// live here.
+//
+// # Lanes
+//
+//	predict lane     transport channel (transport.Lanes())   carries
+//	LaneReliable     LaneOrders  reliable ordered, Critical   inputs up; hello, events down
+//	LaneSequenced    LaneControl unreliable sequenced         pings, pongs, input acks
+//	LaneUnreliable   LaneBulk    unreliable, fragmenting      snapshots
+//
+// Inputs travel on a reliable Critical lane: a lost input is retransmitted
+// and arrives late rather than never, and the server merges late inputs
+// into the next tick (predict.LateApplyNext). Snapshots are unreliable:
+// a lost one is superseded by the next.
+//
+// # Joining
+//
+// A client joins a room of the server with the relay's join exchange
+// (relay/msg JoinRoom with network model "prediction", answered by
+// JoinAccepted or JoinRefused); after it the connection carries only
+// predict messages.
+package netlayer
