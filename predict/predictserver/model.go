@@ -45,7 +45,7 @@ func Model(cfg Config) room.Model {
 		Name:        room.Prediction,
 		MaxRoomSize: min(maxRoom, 255),
 		TickRate:    cfg.Server.TickRate,
-		Channels: netlayer.Channels(),
+		Channels:    netlayer.Channels(),
 		New: func(p room.Params) (room.Room, error) {
 			if cfg.NewGame == nil {
 				return nil, fmt.Errorf("predictserver: no game")
