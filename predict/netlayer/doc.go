@@ -6,11 +6,7 @@
 //
 // # Lanes
 //
-//	predict lane     transport channel (transport.Lanes())   carries
-//	LaneReliable     LaneOrders  reliable ordered, Critical   inputs up; hello, events down
-//	LaneSequenced    LaneControl unreliable sequenced         pings, pongs, input acks
-//	LaneUnreliable   LaneBulk    unreliable, fragmenting      snapshots
-//
+// Package lanes maps predict's lanes onto transport.Lanes() channels.
 // Inputs travel on a reliable Critical lane: a lost input is retransmitted
 // and arrives late rather than never, and the server merges late inputs
 // into the next tick (predict.LateApplyNext). Snapshots are unreliable:

@@ -8,34 +8,11 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/predict"
+	"github.com/tickwire/tickwire/predict/lanes"
 	"github.com/tickwire/tickwire/relay/msg"
 	"github.com/tickwire/tickwire/relay/server/room"
 	"github.com/tickwire/tickwire/transport"
 )
-
-// Channel is the transport channel of a predict lane.
-func Channel(l predict.Lane) transport.ChannelID {
-	switch l {
-	case predict.LaneSequenced:
-		return transport.LaneControl
-	case predict.LaneUnreliable:
-		return transport.LaneBulk
-	}
-	return transport.LaneOrders
-}
-
-// Channels are the transport channels a prediction connection uses,
-// verbatim from transport.Lanes().
-func Channels() []transport.ChannelConfig {
-	var out []transport.ChannelConfig
-	for _, c := range transport.Lanes() {
-		switch c.ID {
-		case transport.LaneOrders, transport.LaneControl, transport.LaneBulk:
-			out = append(out, c)
-		}
-	}
-	return out
-}
 
 // ErrJoinRefused is the error of a refused join; JoinError says why.
 var ErrJoinRefused = errors.New("netlayer: join refused")
@@ -141,7 +118,7 @@ func (r *Remote) Arrived() <-chan struct{} { return r.notify }
 
 // Send queues msg on its lane's channel and flushes.
 func (r *Remote) Send(_ time.Duration, lane predict.Lane, m []byte) error {
-	if err := r.conn.Send(Channel(lane), m); err != nil {
+	if err := r.conn.Send(lanes.Channel(lane), m); err != nil {
 		return err
 	}
 	r.conn.Flush()

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/predict"
-	"github.com/tickwire/tickwire/predict/netlayer"
+	"github.com/tickwire/tickwire/predict/lanes"
 	"github.com/tickwire/tickwire/relay/admin"
 	"github.com/tickwire/tickwire/relay/server/room"
 )
@@ -45,7 +45,7 @@ func Model(cfg Config) room.Model {
 		Name:        room.Prediction,
 		MaxRoomSize: min(maxRoom, 255),
 		TickRate:    cfg.Server.TickRate,
-		Channels:    netlayer.Channels(),
+		Channels:    lanes.Channels(),
 		New: func(p room.Params) (room.Room, error) {
 			if cfg.NewGame == nil {
 				return nil, fmt.Errorf("predictserver: no game")
@@ -178,7 +178,7 @@ func (r *predictionRoom) flush(srv *predict.Server, seatOf map[predict.PlayerID]
 		// A full queue drops the message: snapshots are superseded, and a
 		// client that cannot keep up with reliable traffic is closed by
 		// its transport.
-		_ = r.p.Seats[i].Conn.Send(netlayer.Channel(m.Lane), m.Data)
+		_ = r.p.Seats[i].Conn.Send(lanes.Channel(m.Lane), m.Data)
 		used[i] = true
 	}
 	srv.Advance()
