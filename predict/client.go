@@ -129,6 +129,7 @@ type Client struct {
 		snap  SnapshotMessage
 		recs  []Record
 		asm   []byte
+		patch []byte
 		rec   []byte
 		views []EntityView
 		input [1]PlayerInput

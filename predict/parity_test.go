@@ -58,7 +58,12 @@ func TestLoopbackParityLoneClient(t *testing.T) {
 // runSim plays players bots for d of virtual time over simulated links
 // with imp each way and returns the clients.
 func runSim(t testing.TB, players int, imp impairment, d time.Duration, cfg predict.ServerConfig) []*predict.Client {
-	room := newSimRoom(cfg, actiongame.New(action.Config{}, seed))
+	return runSimRules(t, players, imp, d, cfg, action.Config{})
+}
+
+// runSimRules is runSim with the game's rules.
+func runSimRules(t testing.TB, players int, imp impairment, d time.Duration, cfg predict.ServerConfig, rules action.Config) []*predict.Client {
+	room := newSimRoom(cfg, actiongame.New(rules, seed))
 	var sessions []*predict.Session
 	var intents []predict.IntentFunc
 	for p := 1; p <= players; p++ {
@@ -66,7 +71,7 @@ func runSim(t testing.TB, players int, imp impairment, d time.Duration, cfg pred
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := predict.NewClient(predict.ClientConfig{}, actiongame.New(action.Config{}, 0))
+		c := predict.NewClient(predict.ClientConfig{}, actiongame.New(rules, 0))
 		sessions = append(sessions, &predict.Session{Client: c, Net: conn})
 		intents = append(intents, botIntent(c, uint64(100+p)))
 	}

@@ -127,7 +127,7 @@ func (c *Client) rebuild(m *SnapshotMessage) ([]byte, []Record, error) {
 			c.stats.SnapsNoBase++
 			return nil, nil, ErrNoBaseline
 		}
-		c.scratch.recs, err = applyDelta(base.recs, m.Removed, m.Records, c.scratch.recs[:0])
+		c.scratch.recs, c.scratch.patch, err = applyDelta(base.recs, m.Removed, m.Records, c.scratch.recs[:0], c.scratch.patch)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -95,6 +95,8 @@ type Server struct {
 		snap SnapshotMessage
 		recs []Record
 	}
+	deltas  []delta // this tick's, by baseline
+	patches []byte  // their patched records
 }
 
 // NewServer returns a room running g (at its current tick) under cfg.

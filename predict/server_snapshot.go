@@ -18,7 +18,6 @@ func (s *Server) snapshot(t uint64) {
 			ServerTick: t, ServerTimeUs: s.timeUs(),
 			LateTick: c.lateTick, InteractedTick: c.interacted,
 			Acked: m.Acked[:0], Events: s.tickEvs, Header: header,
-			Removed: m.Removed[:0], Records: m.Records[:0],
 		}
 		for _, o := range s.clients {
 			m.Acked = append(m.Acked, AckedInput{Player: o.id, Sequence: o.appliedSeq})
@@ -30,16 +29,47 @@ func (s *Server) snapshot(t uint64) {
 			s.stats.FullSnapshots++
 		} else {
 			m.BaselineTick = base.tick
-			m.Removed, m.Records = diffRecords(base.recs, recs, m.Removed, m.Records)
+			d := s.delta(base, recs)
+			m.Removed, m.Records = d.removed, d.changed
 			s.stats.DeltaSnapshots++
 		}
 		n := len(s.arena)
 		s.emit(c.id, LaneUnreliable, m)
 		s.stats.SnapshotBytes += uint64(len(s.arena) - n)
-		if base == nil {
-			m.Records = nil // recs belongs to the history
+		m.Records, m.Removed = nil, nil // they belong to the history and the deltas
+	}
+	for i := range s.deltas {
+		s.deltas[i].base = 0
+	}
+	s.patches = s.patches[:0]
+}
+
+// delta is the difference of the current records from a baseline's.
+type delta struct {
+	base    uint64
+	removed []EntityID
+	changed []Record
+}
+
+// delta returns the difference of recs from base, computed once per tick
+// and baseline: clients that acknowledged the same snapshot share it.
+func (s *Server) delta(base *historic, recs []Record) *delta {
+	for i := range s.deltas {
+		if s.deltas[i].base == base.tick {
+			return &s.deltas[i]
 		}
 	}
+	i := 0
+	for i < len(s.deltas) && s.deltas[i].base != 0 {
+		i++
+	}
+	if i == len(s.deltas) {
+		s.deltas = append(s.deltas, delta{})
+	}
+	d := &s.deltas[i]
+	d.base = base.tick
+	d.removed, d.changed, s.patches = diffRecords(base.recs, recs, d.removed[:0], d.changed[:0], s.patches)
+	return d
 }
 
 // baseline returns the kept snapshot client c acknowledged, or nil when a
