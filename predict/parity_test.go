@@ -125,3 +125,65 @@ func TestLossyCorrectionsExplained(t *testing.T) {
 		t.Fatalf("%d corrections without a cause", n)
 	}
 }
+
+// TestStaleSnapshotIgnored: a snapshot at or before the anchor (a
+// duplicate or a reordered one) changes nothing.
+func TestStaleSnapshotIgnored(t *testing.T) {
+	local := predict.NewLocalServer(predict.ServerConfig{}, actiongame.New(action.Config{}, seed))
+	net, _ := local.Connect(0, 1)
+	c := predict.NewClient(predict.ClientConfig{}, actiongame.New(action.Config{}, 0))
+	intent := botIntent(c, 5)
+	var old []byte
+	for now := time.Duration(0); now < time.Second; now += 4 * time.Millisecond {
+		net.Poll(now, func(m []byte) {
+			if typ, _ := predict.TypeOf(m); typ == predict.TypeSnapshot && old == nil && c.Predicting() {
+				old = append([]byte(nil), m...)
+			}
+			c.Receive(now, m)
+		})
+		c.Update(now, intent)
+		for _, m := range c.Ready() {
+			net.Send(now, m.Lane, m.Data)
+		}
+		c.Advance()
+	}
+	before := c.Telemetry()
+	hash := c.Game().StateHash()
+	if err := c.Receive(time.Second, old); err != nil {
+		t.Fatal(err)
+	}
+	after := c.Telemetry()
+	if after.SnapsStale != before.SnapsStale+1 || after.Snapshots != before.Snapshots || c.Game().StateHash() != hash {
+		t.Fatalf("stale snapshot applied: %+v", after)
+	}
+}
+
+// TestEffectsFireOnce: over a lone client's match every spawn and hit the
+// prediction played is not played again when the server reports it.
+func TestEffectsFireOnce(t *testing.T) {
+	local := predict.NewLocalServer(predict.ServerConfig{}, actiongame.New(action.Config{}, seed))
+	net, _ := local.Connect(0, 1)
+	c := predict.NewClient(predict.ClientConfig{}, actiongame.New(action.Config{}, 0))
+	s := &predict.Session{Client: c, Net: net}
+	intent := botIntent(c, 9)
+	seen := map[uint32]int{}
+	for now := time.Duration(0); now < 20*time.Second; now += 4 * time.Millisecond {
+		s.Step(now, intent)
+		for _, e := range c.Effects() {
+			if e.Kind == predict.EventSpawn {
+				seen[e.ActionSeq]++
+			}
+		}
+	}
+	if len(seen) < 10 {
+		t.Fatalf("%d casts", len(seen))
+	}
+	for seq, n := range seen {
+		if n != 1 {
+			t.Fatalf("the spawn of action %d fired %d times", seq, n)
+		}
+	}
+	if tel := c.Telemetry(); tel.EffectsDeduped == 0 {
+		t.Fatal("no server event was recognised as predicted")
+	}
+}
