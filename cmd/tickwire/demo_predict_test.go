@@ -6,6 +6,9 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/tickwire/tickwire/relay/server"
+	"github.com/tickwire/tickwire/relay/server/room"
 )
 
 func TestSplitMode(t *testing.T) {
@@ -88,4 +91,37 @@ func TestDemoPredictEndToEnd(t *testing.T) {
 		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
 	}
 	checkPredictJSON(t, out, 2)
+}
+
+// TestBotPredictAgainstServer runs "tickwire bot --mode predict" against a
+// server hosting the prediction model, and a join a lockstep-only server
+// refuses.
+func TestBotPredictAgainstServer(t *testing.T) {
+	scfg := server.Config{TickRate: 60, Models: []room.Model{predictionModel(0)}, DefaultModel: room.Prediction}
+	tcfg, err := scfg.Transport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := startLocalRelay(t.Context(), tcfg, scfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.stop()
+	code, out, errOut := runCmd(t, "bot", "--mode", "predict", "--server", d.addr.String(), "--room", "r1",
+		"--players", "2", "--ticks", "90", "--insecure", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+	}
+	checkPredictJSON(t, out, 2)
+
+	lockstepOnly, err := startLocalRelay(t.Context(), server.TransportConfig(), server.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lockstepOnly.stop()
+	code, out, _ = runCmd(t, "bot", "--mode", "predict", "--server", lockstepOnly.addr.String(), "--room", "r1",
+		"--players", "1", "--ticks", "30", "--insecure", "--json")
+	if code != 1 || !strings.Contains(out, "refused") || !strings.Contains(out, `"parity_ok":false`) {
+		t.Fatalf("a lockstep-only server: exit %d, %s", code, out)
+	}
 }
