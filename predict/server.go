@@ -50,8 +50,13 @@ type client struct {
 	ackedSnap   uint64
 	lastFull    uint64
 	interacted  uint64
-	applied     *Input // the input applied this tick, if any
+	applied     *Input         // the input applied this tick, if any
+	origin      []actionOrigin // the input sequence each of its actions came in
 }
+
+// actionOrigin ties an action to the input that carried it, so events of
+// merged late inputs name the right one.
+type actionOrigin struct{ action, input uint32 }
 
 type historic struct {
 	tick uint64
@@ -316,6 +321,12 @@ func (s *Server) take(c *client, t uint64) *Input {
 		}
 	}
 	s.stats.InputsApplied += uint64(len(due))
+	c.origin = c.origin[:0]
+	for _, q := range due {
+		for _, a := range q.in.Actions {
+			c.origin = append(c.origin, actionOrigin{action: a.Sequence, input: q.in.Sequence})
+		}
+	}
 	c.appliedSeq, c.appliedTick = in.Sequence, t
 	c.applied = &in
 	return c.applied
@@ -327,10 +338,10 @@ func (s *Server) publish(g *GameEvent, t uint64) Event {
 	e := Event{ID: s.nextEvID, Tick: t, GameEvent: *g}
 	s.nextEvID++
 	s.stats.Events++
-	if c := s.client(g.Player); c != nil && c.applied != nil {
-		for _, a := range c.applied.Actions {
-			if a.Sequence == g.ActionSeq && g.ActionSeq != 0 {
-				e.InputSeq = c.applied.Sequence
+	if c := s.client(g.Player); c != nil && c.applied != nil && g.ActionSeq != 0 {
+		for _, o := range c.origin {
+			if o.action == g.ActionSeq {
+				e.InputSeq = o.input
 			}
 		}
 	}

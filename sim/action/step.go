@@ -3,6 +3,7 @@ package action
 import (
 	"cmp"
 	"slices"
+	"strconv"
 )
 
 // EventKind says what happened in an Event.
@@ -284,4 +285,22 @@ func (w *World) regenerate() {
 
 func sortByID(es []Entity) {
 	slices.SortFunc(es, func(a, b Entity) int { return cmp.Compare(a.ID, b.ID) })
+}
+
+func (k EventKind) String() string {
+	switch k {
+	case EventSpawn:
+		return "spawn"
+	case EventCastRejected:
+		return "cast-rejected"
+	case EventHit:
+		return "hit"
+	case EventDeath:
+		return "death"
+	case EventDespawn:
+		return "despawn"
+	case EventRespawn:
+		return "respawn"
+	}
+	return "event(" + strconv.Itoa(int(k)) + ")"
 }
