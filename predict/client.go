@@ -261,7 +261,7 @@ func (c *Client) Update(now time.Duration, intent IntentFunc) {
 		c.predictOne(intent(c.predTick + 1))
 	}
 	c.expireProvisional()
-	if c.unsent > 0 && c.now >= c.nextSend {
+	if len(c.pending) > 0 && c.now >= c.nextSend {
 		c.nextSend = c.now + time.Second/time.Duration(c.cfg.SendRate)
 		c.sendInputs()
 	}
@@ -313,19 +313,27 @@ func (c *Client) step(in *Input, live bool) {
 	h.data, _ = c.game.AppendRecord(h.data[:0], own)
 }
 
-// sendInputs sends the unsent inputs, MaxInputsPerMessage per message.
+// sendInputs sends every input the server has not acknowledged (the
+// newest MaxInputsPerMessage of them) in one InputMessage on the
+// sequenced lane: each message repeats what earlier ones may have lost,
+// so a lost datagram costs no retransmission round trip, and the server
+// ignores the copies it already has.
 func (c *Client) sendInputs() {
-	m := &c.scratch.in
-	for c.unsent > 0 {
-		n := min(c.unsent, MaxInputsPerMessage)
-		first := len(c.pending) - c.unsent
-		m.Player, m.AckedSnap = c.player, c.ackedSnap
-		m.Inputs = m.Inputs[:0]
-		for _, p := range c.pending[first : first+n] {
-			m.Inputs = append(m.Inputs, p.in)
-		}
-		c.emit(LaneReliable, m)
-		c.unsent -= n
-		c.stats.InputsSent += uint64(n)
+	first := 0
+	for first < len(c.pending) && c.pending[first].in.Sequence <= c.measured {
+		first++
 	}
+	first = max(first, len(c.pending)-MaxInputsPerMessage)
+	if first == len(c.pending) {
+		return
+	}
+	m := &c.scratch.in
+	m.Player, m.AckedSnap = c.player, c.ackedSnap
+	m.Inputs = m.Inputs[:0]
+	for _, p := range c.pending[first:] {
+		m.Inputs = append(m.Inputs, p.in)
+	}
+	c.emit(LaneSequenced, m)
+	c.stats.InputsSent += uint64(c.unsent)
+	c.unsent = 0
 }

@@ -28,7 +28,7 @@
 // # The client (Client)
 //
 //	Update(now, intent)   ping; predict each tick due (one numbered input per tick, applied at once);
-//	                      batch unsent inputs into an InputMessage at SendRate
+//	                      send every unacknowledged input in one InputMessage at SendRate
 //	Receive(now, msg)     Hello, Pong (clock offset and RTT), InputAck (ack latency, late flag),
 //	                      EventMessage (dedupe, provisional ids), SnapshotMessage (reconcile)
 //	reconcile             stale? → rebuild delta → parity check → restore anchor → replay
@@ -47,13 +47,15 @@
 // marked uvarint/varint are LEB128 (zigzag for varint); fixed-width ones
 // little-endian.
 //
-//	InputMessage 0x30 (client → server, reliable)
+//	InputMessage 0x30 (client → server, sequenced; every unacknowledged input, oldest first)
 //	+------+--------+----------------+-------+----------------------------------------+
-//	| 0x30 | player | acked snapshot | count | input × count                          |
-//	|      |   u8   |  tick uvarint  | uvar  |                                        |
+//	| 0x30 | player | acked snapshot | count | input × count, each against the one    |
+//	|      |   u8   |  tick uvarint  | uvar  | before it (the first against zero)     |
 //	+------+--------+----------------+-------+----------------------------------------+
-//	input: sequence uvarint | client tick uvarint | intended tick uvarint | timestamp ms varint
-//	       | move x i8 | move y i8 | flags u8 (1 jump, 2 sprint) | yaw u16 | pitch i16
+//	input: sequence − previous uvarint (≥ 1) | client tick − previous varint
+//	       | intended tick − client tick varint | timestamp ms − previous varint
+//	       | flags u8 (1 jump, 2 sprint, 4 same movement and view as the previous input)
+//	       | [move x i8 | move y i8 | yaw u16 | pitch i16]   absent with flag 4
 //	       | action count uvarint | action × count
 //	action: id u8 | sequence uvarint | started at client tick uvarint | params (uvarint length, bytes)
 //

@@ -12,11 +12,11 @@ type Lane uint8
 
 // Lanes.
 const (
-	// LaneReliable is reliable and ordered: inputs upstream; the hello and
-	// events downstream.
+	// LaneReliable is reliable and ordered: the hello and events.
 	LaneReliable Lane = iota
 	// LaneSequenced is unreliable and sequenced (late copies dropped):
-	// clock pings and pongs, input acks.
+	// inputs (each message repeats every unacknowledged one), clock pings
+	// and pongs, input acks.
 	LaneSequenced
 	// LaneUnreliable is unreliable and may fragment: snapshots.
 	LaneUnreliable

@@ -26,8 +26,9 @@ var samples = []struct {
 		{Sequence: 100, ClientTick: 501, IntendedTick: 501, TimestampMs: 8350, MoveX: 127, MoveY: -90, Jump: true, Sprint: true, Yaw: 0x4000, Pitch: -200,
 			Actions: []Action{{ID: 1, Sequence: 7, StartedAtClientTick: 501, Params: []byte{0xAA}}}},
 		{Sequence: 101, ClientTick: 502, IntendedTick: 502, TimestampMs: 8366, Yaw: 0x4010},
+		{Sequence: 102, ClientTick: 503, IntendedTick: 503, TimestampMs: 8383, Yaw: 0x4010, Jump: true}, // same view: flag 4
 	}}, func() message { return &InputMessage{} },
-		"3003f40302" + "64f503f503bc82017fa603004038ff01" + "0107f50301aa" + "65f603f603dc82010000001040 0000" + "00"},
+		"3003f40303" + "64ea0700bc8201037fa6004038ff01" + "0107f50301aa" + "01020020 00 000010400000" + "00" + "01020022 05" + "00"},
 	{"InputAck", &InputAck{Player: 3, Sequence: 100, AppliedTick: 502, ServerTimeUs: 8_366_000, Late: true},
 		func() message { return &InputAck{} }, "310364f603b0cffe0301"},
 	{"SnapshotMessage", &SnapshotMessage{ServerTick: 501, ServerTimeUs: 8_350_000, BaselineTick: 499, LateTick: 501, InteractedTick: 480,

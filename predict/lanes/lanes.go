@@ -2,8 +2,8 @@
 // channels, for the client's network layer and the server's rooms alike:
 //
 //	predict lane     transport channel (transport.Lanes())   carries
-//	LaneReliable     LaneOrders  reliable ordered, Critical   inputs up; hello, events down
-//	LaneSequenced    LaneControl unreliable sequenced         pings, pongs, input acks
+//	LaneReliable     LaneOrders  reliable ordered, Critical   hello, events
+//	LaneSequenced    LaneControl unreliable sequenced, Critical  inputs (redundant), pings, pongs, input acks
 //	LaneUnreliable   LaneBulk    unreliable, fragmenting      snapshots
 package lanes
 

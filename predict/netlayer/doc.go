@@ -7,10 +7,12 @@
 // # Lanes
 //
 // Package lanes maps predict's lanes onto transport.Lanes() channels.
-// Inputs travel on a reliable Critical lane: a lost input is retransmitted
-// and arrives late rather than never, and the server merges late inputs
-// into the next tick (predict.LateApplyNext). Snapshots are unreliable:
-// a lost one is superseded by the next.
+// Inputs travel on the unreliable sequenced Critical lane, each message
+// repeating every input the server has not acknowledged, so a lost
+// datagram is repaired by the next one instead of a retransmission round
+// trip; an input that is late anyway is merged into the next tick
+// (predict.LateApplyNext). Snapshots are unreliable: a lost one is
+// superseded by the next.
 //
 // # Joining
 //
