@@ -31,6 +31,7 @@ type predictPlayer struct {
 	BytesDownPerS        float64   `json:"bytes_down_per_s"`
 	ParityChecks         uint64    `json:"parity_checks"`
 	RTTMS                float64   `json:"rtt_ms"`
+	ServerTickLag        float64   `json:"server_tick_lag"` // predicted tick minus estimated server tick, at the end
 	Error                string    `json:"error,omitempty"`
 }
 
@@ -56,7 +57,7 @@ func summarise(id int, t predict.Telemetry, d time.Duration, up, down uint64) pr
 		InputToAckP50MS: t.InputToAck.Quantile(0.5), InputToAckP99MS: t.InputToAck.Quantile(0.99),
 		ProvisionalSpawns: t.ProvisionalSpawns, ProvisionalMapped: t.ProvisionalMapped, ProvisionalDiscarded: t.ProvisionalDiscarded,
 		BytesUpPerS: float64(up) / s, BytesDownPerS: float64(down) / s,
-		ParityChecks: t.ParityChecks, RTTMS: float64(t.RTT) / float64(time.Millisecond),
+		ParityChecks: t.ParityChecks, RTTMS: float64(t.RTT) / float64(time.Millisecond), ServerTickLag: t.ServerTickLag,
 	}
 }
 
