@@ -64,8 +64,12 @@ func TestRoomServesThroughTheSeam(t *testing.T) {
 			seen["snapshot"] = true
 		}
 	}
-	if st := r.Status(); st.Phase != "playing" || st.Tick == 0 {
-		t.Fatalf("status %+v", st)
+	// The room publishes its status after sending what a tick produced.
+	for st := r.Status(); st.Tick == 0; st = r.Status() {
+		if ctx.Err() != nil || st.Phase != "playing" {
+			t.Fatalf("status %+v", st)
+		}
+		time.Sleep(time.Millisecond)
 	}
 	inbox.Post(room.Inbound{Seat: 0, At: time.Since(epoch), Err: errors.New("gone")})
 	select {
