@@ -65,11 +65,14 @@ func TestRoomServesThroughTheSeam(t *testing.T) {
 		}
 	}
 	// The room publishes its status after sending what a tick produced.
-	for st := r.Status(); st.Tick == 0; st = r.Status() {
-		if ctx.Err() != nil || st.Phase != "playing" {
-			t.Fatalf("status %+v", st)
+	for r.Status().Tick == 0 {
+		if ctx.Err() != nil {
+			t.Fatalf("status %+v", r.Status())
 		}
 		time.Sleep(time.Millisecond)
+	}
+	if st := r.Status(); st.Phase != "playing" {
+		t.Fatalf("status %+v", st)
 	}
 	inbox.Post(room.Inbound{Seat: 0, At: time.Since(epoch), Err: errors.New("gone")})
 	select {
