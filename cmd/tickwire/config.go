@@ -124,8 +124,12 @@ func (fc *fileConfig) check(hosted []string) error {
 		{"relay.message_burst", r.MessageBurst, 1, 1 << 20},
 	}
 	for _, c := range ints {
-		if c.v != nil && (*c.v < c.min || *c.v > c.max) {
+		switch {
+		case c.v == nil:
+		case *c.v < c.min || *c.v > c.max:
 			return fmt.Errorf("%s: %d is outside %d..%d", c.key, *c.v, c.min, c.max)
+		case *c.v == 0 && c.min < 0:
+			return fmt.Errorf("%s: 0 allows nothing; -1 means no limit", c.key)
 		}
 	}
 	if d := r.WaitingRoomTimeout; d != nil && d.Duration < 0 {

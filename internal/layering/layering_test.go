@@ -215,6 +215,8 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"predict":               {{path: module + "/sim/action"}, {path: module + "/sim"}, {path: module + "/transport"}, {path: module + "/predict/netlayer"}, {path: "net", standard: true}},
 		"predict/predictserver": {{path: module + "/relay/msg"}, {path: module + "/relay/server"}, {path: module + "/sim/action"}},
 		"predict/actiongame":    {{path: module + "/transport"}, {path: module + "/predict/netlayer"}, {path: "net/netip", standard: true}},
+		"relay/server/room": {{path: module + "/relay"}, {path: module + "/relay/server"}, {path: module + "/relay/msg"},
+			{path: module + "/lockstep"}},
 	}
 	allowed := map[string][]dep{
 		"sim":                {{path: module + "/protocol"}, {path: module + "/wire"}, {path: "github.com/cespare/xxhash/v2"}, {path: "sort", standard: true}},
@@ -222,6 +224,8 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"relay":              {{path: module + "/protocol"}, {path: module + "/relay/msg"}, {path: "crypto/sha256", standard: true}},
 		"predict":            {{path: module + "/wire"}, {path: "time", standard: true}},
 		"predict/actiongame": {{path: module + "/predict"}, {path: module + "/sim/action"}, {path: module + "/sim"}},
+		"relay/server/room": {{path: module + "/transport"}, {path: module + "/protocol"}, {path: module + "/relay/admin"},
+			{path: "net", standard: true}},
 	}
 	for _, r := range rules() {
 		for _, d := range forbidden[r.pkg] {

@@ -41,7 +41,7 @@ const (
 	DefaultWaitingTimeout = 2 * time.Minute
 	// DefaultMaxWaitingPerAddr bounds the waiting rooms that connections
 	// from one IP address may have created and not yet filled.
-	DefaultMaxWaitingPerAddr = 8
+	DefaultMaxWaitingPerAddr = 16
 	// statsInterval is how often a room refreshes its published figures.
 	statsInterval = time.Second
 )

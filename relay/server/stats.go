@@ -10,6 +10,7 @@ import (
 	"github.com/tickwire/tickwire/relay"
 	"github.com/tickwire/tickwire/relay/admin"
 	"github.com/tickwire/tickwire/relay/msg"
+	"github.com/tickwire/tickwire/transport"
 )
 
 // Stats is a snapshot of the server's figures. Counters are cumulative
@@ -170,8 +171,8 @@ func (c *counters) count(ev relay.Event) {
 }
 
 // Stats returns a snapshot of the server's figures. It is safe to call
-// from any goroutine at any rate; it takes the server's lock to list the
-// rooms and read their open connections' byte counts.
+// from any goroutine; it takes the server's lock to list the rooms, and
+// reads each open connection's byte counts.
 func (s *Server) Stats() Stats {
 	c := &s.counters
 	st := Stats{
@@ -204,6 +205,7 @@ func (s *Server) Stats() Stats {
 	for name := range s.models {
 		byModel[name] = &ModelStats{Name: name}
 	}
+	var open []*transport.Conn // seated connections, whose bytes are counted when they end
 	s.mu.Lock()
 	for _, h := range s.rooms {
 		rs := RoomStats{Name: h.name, NetworkModel: h.model.Name, MatchType: h.matchType, Size: h.size, Players: h.seated, Phase: "waiting"}
@@ -228,16 +230,19 @@ func (s *Server) Stats() Stats {
 		ms.Players += h.seated
 		for _, seat := range h.seats {
 			if seat != nil && !seat.ended {
-				cs := seat.conn.Stats()
-				st.BytesIn += cs.BytesReceived
-				st.BytesOut += cs.BytesSent
-				st.DatagramsIn += cs.PacketsReceived
-				st.DatagramsOut += cs.PacketsSent
+				open = append(open, seat.conn)
 			}
 		}
 		st.Rooms = append(st.Rooms, rs)
 	}
 	s.mu.Unlock()
+	for _, c := range open {
+		cs := c.Stats()
+		st.BytesIn += cs.BytesReceived
+		st.BytesOut += cs.BytesSent
+		st.DatagramsIn += cs.PacketsReceived
+		st.DatagramsOut += cs.PacketsSent
+	}
 	slices.SortFunc(st.Rooms, func(a, b RoomStats) int { return strings.Compare(a.Name, b.Name) })
 	for _, ms := range byModel {
 		if m := s.models[ms.Name]; m.Metrics != nil {

@@ -1,3 +1,6 @@
+// The lockstep network model: its room.Model and its room, a relay.Core
+// driven by one goroutine (the relay server before it hosted other models).
+
 package server
 
 import (
