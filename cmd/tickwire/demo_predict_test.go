@@ -125,3 +125,11 @@ func TestBotPredictAgainstServer(t *testing.T) {
 		t.Fatalf("a lockstep-only server: exit %d, %s", code, out)
 	}
 }
+
+func TestUnknownMode(t *testing.T) {
+	for _, cmd := range []string{"demo", "bot"} {
+		if code, _, errOut := runCmd(t, cmd, "--mode", "nope"); code != 2 || !strings.Contains(errOut, "unknown --mode") {
+			t.Errorf("%s --mode nope: exit %d, %s", cmd, code, errOut)
+		}
+	}
+}
