@@ -100,7 +100,8 @@ type Client struct {
 	measured uint32         // newest sequence whose ack latency was measured
 	nextSend time.Duration
 	nextPing time.Duration
-	pingSent map[uint64]struct{}
+	pingSent [16]uint64 // client times (µs) of the last pings, to recognise their pongs
+	pings    int
 
 	anchorTick     uint64
 	ackedSnap      uint64
@@ -147,7 +148,6 @@ func NewClient(cfg ClientConfig, g Game) *Client {
 		baselines:   make([]baseline, 32),
 		provisional: make(map[EntityID]*provisional),
 		mapped:      make(map[EntityID]EntityID),
-		pingSent:    make(map[uint64]struct{}),
 	}
 }
 
@@ -203,9 +203,6 @@ func (c *Client) Advance() {
 	clear(c.out)
 	c.out = c.out[:0]
 	c.arena = c.arena[:0]
-	if len(c.effects) == 0 {
-		c.effects = c.effects[:0:0]
-	}
 }
 
 func (c *Client) emit(lane Lane, m appender) {
@@ -237,9 +234,8 @@ func (c *Client) Update(now time.Duration, intent IntentFunc) {
 	if c.hello && c.now >= c.nextPing {
 		c.nextPing = c.now + c.cfg.PingInterval
 		us := uint64(c.now / time.Microsecond)
-		if len(c.pingSent) < 64 {
-			c.pingSent[us] = struct{}{}
-		}
+		c.pingSent[c.pings%len(c.pingSent)] = us
+		c.pings++
 		c.emit(LaneSequenced, &Ping{ClientTimeUs: us})
 	}
 	if !c.Predicting() {

@@ -34,10 +34,9 @@ func (c *Client) Receive(now time.Duration, msg []byte) error {
 		if err := p.Parse(msg); err != nil {
 			return err
 		}
-		if _, ok := c.pingSent[p.ClientTimeUs]; !ok || !c.hello {
-			return fmt.Errorf("%w: pong for no ping", ErrMalformed)
+		if !c.hello || !c.pinged(p.ClientTimeUs) {
+			return fmt.Errorf("%w: pong for no recent ping", ErrMalformed)
 		}
-		delete(c.pingSent, p.ClientTimeUs)
 		c.clock.observe(c.now, time.Duration(p.ClientTimeUs)*time.Microsecond, p.ServerTick)
 		return nil
 	case TypeInputAck:
@@ -205,3 +204,16 @@ func (s *eventSet) add(id uint64, reliable bool) bool {
 // ProvisionalPending is the number of predicted spawns still waiting for
 // the server's spawn or rejection.
 func (c *Client) ProvisionalPending() int { return len(c.provisional) }
+
+// pinged reports whether us is the time of one of the last pings, and
+// forgets it so a duplicated pong counts once.
+func (c *Client) pinged(us uint64) bool {
+	const used = 1<<64 - 1
+	for i, t := range c.pingSent[:min(c.pings, len(c.pingSent))] {
+		if t == us && us != used {
+			c.pingSent[i] = used
+			return true
+		}
+	}
+	return false
+}
