@@ -32,7 +32,33 @@ type predictPlayer struct {
 	ParityChecks         uint64    `json:"parity_checks"`
 	RTTMS                float64   `json:"rtt_ms"`
 	ServerTickLag        float64   `json:"server_tick_lag"` // predicted tick minus estimated server tick, at the end
-	Error                string    `json:"error,omitempty"`
+	// The two distributions: positional error at each correction (world
+	// units) and inputs replayed per snapshot, as non-empty buckets.
+	CorrectionErrorHist []histBucket `json:"correction_error_hist"`
+	ReplayDepthHist     []histBucket `json:"replay_depth_hist"`
+	Error               string       `json:"error,omitempty"`
+}
+
+// histBucket is one bucket of a published distribution: Count samples at
+// most LE (and above the previous bucket's LE).
+type histBucket struct {
+	LE    float64 `json:"le"`
+	Count uint64  `json:"count"`
+}
+
+func buckets(h *predict.Histogram) []histBucket {
+	out := []histBucket{}
+	for i, c := range h.Counts {
+		if c == 0 {
+			continue
+		}
+		le := 0.0
+		if i > 0 {
+			le = predict.Bound(i)
+		}
+		out = append(out, histBucket{LE: le, Count: c})
+	}
+	return out
 }
 
 // predictReport is the summary of bot --mode predict and demo --mode
@@ -58,6 +84,7 @@ func summarise(id int, t predict.Telemetry, d time.Duration, up, down uint64) pr
 		ProvisionalSpawns: t.ProvisionalSpawns, ProvisionalMapped: t.ProvisionalMapped, ProvisionalDiscarded: t.ProvisionalDiscarded,
 		BytesUpPerS: float64(up) / s, BytesDownPerS: float64(down) / s,
 		ParityChecks: t.ParityChecks, RTTMS: float64(t.RTT) / float64(time.Millisecond), ServerTickLag: t.ServerTickLag,
+		CorrectionErrorHist: buckets(&t.CorrectionError), ReplayDepthHist: buckets(&t.ReplayDepth),
 	}
 }
 
