@@ -96,7 +96,7 @@ type Client struct {
 	seq      uint32
 	actSeq   uint32
 	pending  []pendingInput // ascending sequence
-	unsent   int            // the last unsent inputs of pending
+	unsent   int            // inputs predicted since the last send (counted in InputsSent when sent)
 	measured uint32         // newest sequence whose ack latency was measured
 	nextSend time.Duration
 	nextPing time.Duration
@@ -154,8 +154,8 @@ func NewClient(cfg ClientConfig, g Game) *Client {
 // Player is the player the server assigned, 0 before the Hello.
 func (c *Client) Player() PlayerID { return c.player }
 
-// Ready reports whether the client has its Hello, a clock estimate and an
-// anchor, and so predicts.
+// Predicting reports whether the client has its Hello, a clock estimate
+// and an anchor, and so predicts.
 func (c *Client) Predicting() bool { return c.hello && c.anchored && c.clock.ready() }
 
 // PredictedTick is the newest predicted tick.

@@ -120,7 +120,7 @@ func NewServer(cfg ServerConfig, g Game) *Server {
 // Config returns the configuration with defaults applied.
 func (s *Server) Config() ServerConfig { return s.cfg }
 
-// Tick returns the last tick simulated.
+// ServerTick returns the last tick simulated.
 func (s *Server) ServerTick() uint64 { return s.game.Tick() }
 
 // Stats returns the counters.
