@@ -47,6 +47,7 @@ type relayFile struct {
 	AllowRequestedNetworkModel *bool                `toml:"allow_requested_network_model"`
 	MatchTypes                 map[string]matchType `toml:"match_types"`
 	FogAuth                    fogAuthFile          `toml:"fogauth"`
+	Prediction                 predictionFile       `toml:"prediction"`
 }
 
 // matchType is a [relay.match_types.NAME] table.
@@ -168,7 +169,7 @@ func (fc *fileConfig) check(hosted []string) error {
 			return fmt.Errorf("%s: %d is negative", c.key, c.v)
 		}
 	}
-	return nil
+	return r.Prediction.check()
 }
 
 // checkModel checks a network model name at key.

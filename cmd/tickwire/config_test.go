@@ -60,6 +60,8 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"[relay.match_types.ranked]\n", "relay.match_types.ranked.network_model: missing network model"},
 		{"[relay]\ndefault_network_model = \"state_sync\"\n", `relay.default_network_model: network model "state_sync" is not available`},
 		{"[relay.fogauth]\nmax_concurrent_games = -1\n", "relay.fogauth.max_concurrent_games: -1 is negative"},
+		{"[relay.prediction]\nlate_inputs = \"drop\"\n", "relay.prediction.late_inputs"},
+		{"[relay.prediction]\nsnapshot_every = -1\n", "relay.prediction.snapshot_every: -1 is outside"},
 		{"[capabilities]\nrelay = false\n", "capabilities.relay"},
 		{"[relay\n", "server_config.toml"},
 	} {

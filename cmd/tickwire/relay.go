@@ -37,6 +37,7 @@ type relayFlags struct {
 	matchTypes     map[string]string
 	allowRequested bool
 	fogAuth        fogAuthFile
+	prediction     predictionFile
 }
 
 func parseRelayFlags(args []string, stderr io.Writer) (relayFlags, error) {
@@ -124,16 +125,18 @@ func (f *relayFlags) merge(fc *fileConfig, set map[string]bool) {
 		f.allowRequested = *r.AllowRequestedNetworkModel
 	}
 	f.fogAuth = r.FogAuth
+	f.prediction = r.Prediction
 }
 
 // hostedModels are the network models this binary hosts.
-func hostedModels() []string { return []string{room.Lockstep} }
+func hostedModels() []string { return []string{room.Lockstep, room.Prediction} }
 
 // serverConfig is the relay server's configuration from the options.
 func (f *relayFlags) serverConfig(log *slog.Logger) server.Config {
 	cfg := server.Config{TickRate: f.tps, MaxGames: f.maxGames, MaxRoomSize: f.maxRoomSize, WaitingTimeout: f.waitingTimeout,
 		MaxWaitingPerAddr: f.maxWaiting, MessageRate: f.messageRate, MessageBurst: f.messageBurst,
-		DefaultModel: f.defaultModel, MatchTypes: f.matchTypes, AllowRequestedModel: f.allowRequested, Logger: log}
+		DefaultModel: f.defaultModel, MatchTypes: f.matchTypes, AllowRequestedModel: f.allowRequested, Logger: log,
+		Models: []room.Model{f.prediction.model()}}
 	if cfg.WaitingTimeout == 0 {
 		cfg.WaitingTimeout = -1 // the flag's 0 means never
 	}
