@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/relay/server"
 	"github.com/tickwire/tickwire/relay/server/room"
 )
@@ -114,7 +115,7 @@ func TestBotPredictAgainstServer(t *testing.T) {
 	}
 	checkPredictJSON(t, out, 2)
 
-	lockstepOnly, err := startLocalRelay(t.Context(), server.TransportConfig(), server.Config{})
+	lockstepOnly, err := startLocalRelay(t.Context(), lanes.TransportConfig(), server.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

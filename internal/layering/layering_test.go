@@ -110,6 +110,14 @@ func rules() []rule {
 			}
 			return true, ""
 		}},
+		// The lane table is shared by every network model, so it links no
+		// lockstep code.
+		{pkg: "relay/lanes", exact: true, allowed: func(d dep) (bool, string) {
+			if d.path == module+"/relay" || under(d.path, "relay/msg", "relay/server", "lockstep") {
+				return false, "the lane table links no lockstep code: every network model uses it"
+			}
+			return true, ""
+		}},
 		// The prediction core is pure and game-agnostic: the game plugs in
 		// through predict.Game, sockets live in predict/netlayer.
 		{pkg: "predict", exact: true, allowed: func(d dep) (bool, string) {
@@ -226,7 +234,8 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"predict/actiongame":    {{path: module + "/transport"}, {path: module + "/predict/netlayer"}, {path: "net/netip", standard: true}},
 		"relay/server/room": {{path: module + "/relay"}, {path: module + "/relay/server"}, {path: module + "/relay/msg"},
 			{path: module + "/lockstep"}},
-		"lockstep": {{path: module + "/relay/server"}},
+		"lockstep":    {{path: module + "/relay/server"}},
+		"relay/lanes": {{path: module + "/relay"}, {path: module + "/relay/msg"}},
 	}
 	allowed := map[string][]dep{
 		"sim":                {{path: module + "/protocol"}, {path: module + "/wire"}, {path: "github.com/cespare/xxhash/v2"}, {path: "sort", standard: true}},
@@ -236,7 +245,8 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"predict/actiongame": {{path: module + "/predict"}, {path: module + "/sim/action"}, {path: module + "/sim"}},
 		"relay/server/room": {{path: module + "/transport"}, {path: module + "/protocol"}, {path: module + "/relay/admin"},
 			{path: "net", standard: true}},
-		"lockstep": {{path: module + "/relay/lanes"}, {path: module + "/relay"}, {path: module + "/transport"}},
+		"lockstep":    {{path: module + "/relay/lanes"}, {path: module + "/relay"}, {path: module + "/transport"}},
+		"relay/lanes": {{path: module + "/transport"}},
 	}
 	for _, r := range rules() {
 		for _, d := range forbidden[r.pkg] {
