@@ -14,6 +14,16 @@ type FogProvider interface {
 	VisibleEntities(player protocol.PlayerID) []protocol.EntityID
 }
 
+// VisibilityRefresher is implemented by fog providers that can list the
+// entities standing in a player's visible cells again without recomputing
+// the cells. A server calls RefreshVisibleEntities instead of
+// UpdateVisibility when the player's sight sources are unchanged: the cells
+// it sees cannot have changed, but other players' entities may have walked
+// into or out of them.
+type VisibilityRefresher interface {
+	RefreshVisibleEntities(player protocol.PlayerID)
+}
+
 // EntityReader is the read access a fog provider needs to the world; *Sim
 // implements it.
 type EntityReader interface {
@@ -69,6 +79,18 @@ func (f *RadiusFogProvider) UpdateVisibility(player protocol.PlayerID, sources [
 		pf.sourcesHash = h
 		pf.stamp(sources)
 	}
+	f.list(player, pf)
+}
+
+// RefreshVisibleEntities implements VisibilityRefresher: it lists the
+// entities in the cells of player's last update.
+func (f *RadiusFogProvider) RefreshVisibleEntities(player protocol.PlayerID) {
+	if int(player) < len(f.players) && f.players[player] != nil {
+		f.list(player, f.players[player])
+	}
+}
+
+func (f *RadiusFogProvider) list(player protocol.PlayerID, pf *playerFog) {
 	pf.visible = pf.visible[:0]
 	for _, e := range f.world.Entities() {
 		if e.Owner == player {

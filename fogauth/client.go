@@ -1,0 +1,142 @@
+package fogauth
+
+import (
+	"fmt"
+
+	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/sim"
+)
+
+// ClientCounters are a client's diagnostics (the seed's custom map:
+// entities_tracked, updates_received, ...).
+type ClientCounters struct {
+	EntitiesTracked int
+	UpdatesReceived uint64 // StateUpdates applied
+	BytesReceived   uint64 // StateUpdate bytes applied
+	Malformed       uint64 // messages that failed to decode
+	OrdersSent      uint64
+	Rejections      uint64
+	LastRejection   Rejection
+	World           WorldStats
+}
+
+// Client is the pure core of a fog-authoritative client: it decodes
+// StateUpdates into its PartialWorld, acknowledges each one, and encodes
+// the player's orders. It never reads a clock or touches a socket; a shell
+// feeds it messages with Receive and sends what Flush returns on the
+// reliable-ordered channel.
+type Client struct {
+	world  *PartialWorld
+	deltas []Delta
+	acks   []PartID
+	orders []protocol.TimestampedOrder
+	ticks  []uint64 // ticks seen, not yet polled
+	out    [][]byte
+	pkts   [][]byte
+	buf    []byte
+	c      ClientCounters
+}
+
+// NewClient returns a client for player (0 for a spectator) on the match's
+// static map.
+func NewClient(player protocol.PlayerID, terrain *sim.Terrain) *Client {
+	return &Client{world: NewPartialWorld(player, terrain)}
+}
+
+// World is the client's partial world.
+func (c *Client) World() *PartialWorld { return c.world }
+
+// Receive handles one message from the server: a StateUpdate or a
+// Rejection. A StateUpdate is validated whole before any delta is applied.
+func (c *Client) Receive(data []byte) error {
+	if len(data) == 0 {
+		c.c.Malformed++
+		return ErrTruncated
+	}
+	switch data[0] {
+	case TypeStateUpdate:
+		u, err := ParseStateUpdate(data, c.deltas)
+		c.deltas = u.Deltas
+		if err == nil {
+			err = c.world.Apply(&u)
+		}
+		if err != nil {
+			c.c.Malformed++
+			return err
+		}
+		if len(u.Deltas) > 0 {
+			c.acks = append(c.acks, PartID{Tick: u.Tick, First: u.Deltas[0].Entity.ID})
+		}
+		if n := len(c.ticks); n == 0 || c.ticks[n-1] < u.Tick {
+			c.ticks = append(c.ticks, u.Tick)
+		}
+		c.c.UpdatesReceived++
+		c.c.BytesReceived += uint64(len(data))
+		return nil
+	case TypeRejection:
+		r, err := ParseRejection(data)
+		if err != nil {
+			c.c.Malformed++
+			return err
+		}
+		c.c.Rejections++
+		c.c.LastRejection = r
+		return nil
+	}
+	c.c.Malformed++
+	return fmt.Errorf("%w: 0x%02x", ErrMessageType, data[0])
+}
+
+// SubmitOrder queues an order for the next Flush. The server validates and
+// applies it; the client never applies it locally.
+func (c *Client) SubmitOrder(o protocol.TimestampedOrder) {
+	c.orders = append(c.orders, o)
+}
+
+// PollTick returns the next tick whose StateUpdate arrived, in the shape
+// of lockstep.NetworkModel: the tick carries no orders (their effect
+// arrives as deltas).
+func (c *Client) PollTick() (protocol.TickOrders, bool) {
+	if len(c.ticks) == 0 {
+		return protocol.TickOrders{}, false
+	}
+	t := c.ticks[0]
+	c.ticks = append(c.ticks[:0], c.ticks[1:]...)
+	return protocol.TickOrders{Tick: t}, true
+}
+
+// Flush returns the messages to send on the reliable-ordered channel: an
+// Ack of the StateUpdates applied since the last Flush, and the queued
+// orders in the native TLV codec. The slices are valid until the next
+// Flush.
+func (c *Client) Flush() ([][]byte, error) {
+	c.out, c.buf = c.out[:0], c.buf[:0]
+	var err error
+	if len(c.orders) > 0 {
+		c.pkts, err = nativeCodec.Encode(c.pkts[:0], []protocol.TickOrders{{Tick: c.world.Tick(), Orders: c.orders}})
+		for _, p := range c.pkts {
+			c.out = append(c.out, AppendOrders(nil, p))
+		}
+		c.c.OrdersSent += uint64(len(c.orders))
+		clear(c.orders)
+		c.orders = c.orders[:0]
+	}
+	for len(c.acks) > 0 {
+		n := min(len(c.acks), maxAcksPerMessage)
+		c.out = append(c.out, AppendAck(nil, c.acks[:n]))
+		c.acks = c.acks[n:]
+	}
+	c.acks = c.acks[:0]
+	return c.out, err
+}
+
+// maxAcksPerMessage keeps an Ack within a 1,200-byte datagram.
+const maxAcksPerMessage = 80
+
+// Counters returns the client's diagnostics.
+func (c *Client) Counters() ClientCounters {
+	d := c.c
+	d.EntitiesTracked = c.world.Len()
+	d.World = c.world.Stats()
+	return d
+}

@@ -1,0 +1,182 @@
+package fogauth
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/sim"
+)
+
+// Tier is an entity's priority class for one recipient.
+type Tier uint8
+
+// Priority tiers, most urgent first.
+const (
+	TierOwn        Tier = iota // the recipient's own entities
+	TierNear                   // enemies within NearCells (Chebyshev) of an own unit
+	TierFar                    // other enemies
+	TierNeutral                // neutral structures
+	TierDecoration             // trees, rocks, husks
+	NumTiers
+)
+
+var tierNames = [NumTiers]string{"own", "near", "far", "neutral", "decoration"}
+
+func (t Tier) String() string {
+	if t < NumTiers {
+		return tierNames[t]
+	}
+	return "tier?"
+}
+
+// TierBase is the base priority of each tier, at the seed's 256 scale.
+var TierBase = [NumTiers]uint32{256, 204, 102, 51, 26}
+
+// NearCells is the seed's "nearby" threshold: an enemy whose cell is fewer
+// than 15 cells away (Chebyshev) from an own unit's cell.
+const NearCells = 15
+
+// nearGrid answers "is cell (x, y) near one of the player's units" with a
+// 2-D prefix sum of unit counts, built once per saturated client and tick.
+type nearGrid struct {
+	w, h int
+	sum  []int32 // (w+1)*(h+1)
+}
+
+func (g *nearGrid) build(ents []sim.EntityState, player protocol.PlayerID, t *sim.Terrain) {
+	g.w, g.h = t.Width(), t.Height()
+	n := (g.w + 1) * (g.h + 1)
+	if cap(g.sum) < n {
+		g.sum = make([]int32, n)
+	}
+	g.sum = g.sum[:n]
+	clear(g.sum)
+	stride := g.w + 1
+	for i := range ents {
+		e := &ents[i]
+		if e.Owner != player || e.Category() != sim.CategoryUnit {
+			continue
+		}
+		if x, y := sim.CellOf(e.Pos); x >= 0 && y >= 0 && x < g.w && y < g.h {
+			g.sum[(y+1)*stride+x+1]++
+		}
+	}
+	for y := 1; y <= g.h; y++ {
+		row := int32(0)
+		for x := 1; x <= g.w; x++ {
+			row += g.sum[y*stride+x]
+			g.sum[y*stride+x] = row + g.sum[(y-1)*stride+x]
+		}
+	}
+}
+
+func (g *nearGrid) near(p protocol.WorldPos) bool {
+	x, y := sim.CellOf(p)
+	x0, y0 := max(x-(NearCells-1), 0), max(y-(NearCells-1), 0)
+	x1, y1 := min(x+NearCells, g.w), min(y+NearCells, g.h) // exclusive
+	if x0 >= x1 || y0 >= y1 {
+		return false
+	}
+	s := g.w + 1
+	return g.sum[y1*s+x1]-g.sum[y0*s+x1]-g.sum[y1*s+x0]+g.sum[y0*s+x0] > 0
+}
+
+// tierOf classifies e for recipient player (0 for a spectator, to whom
+// every player's entity is combat-relevant).
+func tierOf(e *sim.EntityState, player protocol.PlayerID, g *nearGrid) Tier {
+	switch {
+	case e.Owner == sim.Neutral && e.Category() == sim.CategoryDecoration:
+		return TierDecoration
+	case e.Owner == sim.Neutral:
+		return TierNeutral
+	case player != 0 && e.Owner == player:
+		return TierOwn
+	case player == 0 || g.near(e.Pos):
+		return TierNear
+	}
+	return TierFar
+}
+
+// selector chooses which pending deltas fit a client's budget this tick
+// and packs them into StateUpdates.
+type selector struct {
+	budget, maxCount, maxMsg int
+	bonus                    uint32
+	order                    []int32 // indices into view.pend, in send order
+}
+
+// plan fills s.order with the deltas to send, in order; it reports whether
+// the budget was saturated (something had to wait). Without saturation
+// every delta is sent in ID order and no priority is computed.
+func (s *selector) plan(v *view, tick uint64, classify func(*sim.EntityState) Tier) bool {
+	s.order = s.order[:0]
+	if s.fits(v.pend) {
+		for i := range v.pend {
+			s.order = append(s.order, int32(i))
+		}
+		return false
+	}
+	for i := range v.pend {
+		p := &v.pend[i]
+		e := &v.entries[p.entry]
+		base := TierBase[classify(&p.d.Entity)]
+		if p.d.Kind == DeltaLeave {
+			base = TierBase[TierFar] // a leave carries no state to rank by
+		}
+		e.accum += base + uint32(tick-e.lastSent)*s.bonus
+		s.order = append(s.order, int32(i))
+	}
+	slices.SortFunc(s.order, func(a, b int32) int {
+		ea, eb := &v.entries[v.pend[a].entry], &v.entries[v.pend[b].entry]
+		if c := cmp.Compare(eb.accum, ea.accum); c != 0 {
+			return c
+		}
+		return cmp.Compare(ea.acked.ID, eb.acked.ID)
+	})
+	n := s.prefix(v.pend)
+	s.order = s.order[:n]
+	return true
+}
+
+// fits reports whether every delta of pend fits the budget.
+func (s *selector) fits(pend []pending) bool {
+	if len(pend) > s.maxCount {
+		return false
+	}
+	used, room := 0, 0
+	for i := range pend {
+		used, room = s.add(used, room, int(pend[i].size))
+		if used > s.budget {
+			return false
+		}
+	}
+	return true
+}
+
+// add charges one delta of size n: used is the bytes so far (headers
+// included), room what is left in the current StateUpdate.
+func (s *selector) add(used, room, n int) (int, int) {
+	if n > room {
+		used += HeaderSize
+		room = s.maxMsg - HeaderSize
+	}
+	return used + n, room - n
+}
+
+// prefix is how many deltas of s.order fit, stopping at the first that
+// does not (it keeps its priority for the next tick).
+func (s *selector) prefix(pend []pending) int {
+	used, room := 0, 0
+	for i, idx := range s.order {
+		if i == s.maxCount {
+			return i
+		}
+		u, r := s.add(used, room, int(pend[idx].size))
+		if u > s.budget {
+			return i
+		}
+		used, room = u, r
+	}
+	return len(s.order)
+}

@@ -1,0 +1,194 @@
+package fogauth
+
+import (
+	"encoding/binary"
+	"math/bits"
+
+	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/sim"
+)
+
+// Publish runs the send phases of a tick: fog update per player (skipped
+// for a player whose sight sources hash as last tick), per-client deltas
+// against what the client acknowledged, priority accumulator and budget,
+// serialisation into StateUpdates of at most MaxMessageSize bytes.
+func (r *Room) Publish() {
+	r.updateFog()
+	ents := r.sim.Entities()
+	spectators := false
+	for _, c := range r.clients {
+		spectators = spectators || c.player == 0
+	}
+	if spectators {
+		r.spectatorSet(ents)
+	}
+	for _, c := range r.clients {
+		visible := r.specVis
+		if c.player != 0 {
+			visible = r.fog.VisibleEntities(c.player)
+		}
+		r.publishTo(c, visible, ents)
+	}
+	r.stats.Tick = r.tick
+}
+
+// updateFog recomputes each player's visibility, or only re-lists the
+// entities in its visible cells when its sight sources are unchanged.
+func (r *Room) updateFog() {
+	t := r.sim.Terrain()
+	for p := 1; p <= r.sim.Players(); p++ {
+		player := protocol.PlayerID(p)
+		r.sources = r.sim.AppendSightSources(r.sources[:0], player)
+		h := hashSources(r.sources)
+		if r.refresh != nil && !r.cfg.AlwaysRecomputeFog && r.fogDone[p] && h == r.sightHash[p] {
+			r.refresh.RefreshVisibleEntities(player)
+			r.stats.FogSkips++
+			continue
+		}
+		r.fog.UpdateVisibility(player, r.sources, t)
+		r.sightHash[p], r.fogDone[p] = h, true
+		r.stats.FogRecomputes++
+	}
+}
+
+// hashSources is FNV-1a over the sight sources' positions and ranges.
+func hashSources(src []sim.SightSource) uint64 {
+	h := uint64(14695981039346656037)
+	for _, s := range src {
+		for _, v := range [4]protocol.SimCoord{s.Pos.X, s.Pos.Y, s.Pos.Z, s.Range} {
+			h ^= uint64(uint32(v))
+			h *= 1099511628211
+		}
+	}
+	return h ^ uint64(len(src))
+}
+
+// spectatorSet lists what spectators see: every entity with
+// FullMapSpectators, otherwise the union of the players' visible sets.
+func (r *Room) spectatorSet(ents []sim.EntityState) {
+	r.specVis = r.specVis[:0]
+	if r.cfg.FullMapSpectators {
+		for i := range ents {
+			r.specVis = append(r.specVis, ents[i].ID)
+		}
+		return
+	}
+	clear(r.union)
+	for p := 1; p <= r.sim.Players(); p++ {
+		for _, id := range r.fog.VisibleEntities(protocol.PlayerID(p)) {
+			w := int(id / 64)
+			for w >= len(r.union) {
+				r.union = append(r.union, 0)
+			}
+			r.union[w] |= 1 << (id % 64)
+		}
+	}
+	for w, word := range r.union {
+		for word != 0 {
+			b := bits.TrailingZeros64(word)
+			r.specVis = append(r.specVis, protocol.EntityID(w*64+b))
+			word &= word - 1
+		}
+	}
+}
+
+// classifier ranks one client's pending deltas; the nearness grid is
+// built only when the budget is saturated.
+type classifier struct {
+	r      *Room
+	player protocol.PlayerID
+	ents   []sim.EntityState
+	built  bool
+}
+
+func (k *classifier) tier(e *sim.EntityState) Tier {
+	if !k.built && k.player != 0 {
+		k.r.grid.build(k.ents, k.player, k.r.sim.Terrain())
+		k.built = true
+	}
+	return tierOf(e, k.player, &k.r.grid)
+}
+
+func (r *Room) publishTo(c *viewer, visible []protocol.EntityID, ents []sim.EntityState) {
+	c.view.diff(visible, ents, r.tick)
+	c.converged = len(c.view.pend) == 0
+	c.stats.Pending = len(c.view.pend)
+	if c.unacked() >= r.cfg.MaxUnackedParts {
+		c.view.pend = c.view.pend[:0] // stalled: nothing new until it acknowledges
+		c.stats.Stalled++
+	}
+	k := classifier{r: r, player: c.player, ents: ents}
+	saturated := r.sel.plan(&c.view, r.tick, k.tier)
+	if saturated {
+		c.stats.Saturated++
+		r.stats.Saturated++
+	}
+	r.serialize(c, saturated, &k)
+}
+
+// serialize writes the planned deltas into StateUpdates (one empty
+// StateUpdate when there is nothing to send, so the client sees the tick),
+// records them for acknowledgement and resets the sent entities'
+// priority.
+func (r *Room) serialize(c *viewer, saturated bool, k *classifier) {
+	v := &c.view
+	order := r.sel.order
+	start, count, firstItem := -1, 0, len(c.items)
+	closePart := func() {
+		if start < 0 {
+			return
+		}
+		binary.LittleEndian.PutUint16(r.arena[start+11:], uint16(count))
+		r.out = append(r.out, envelopeRec{to: c.id, start: start, end: len(r.arena)})
+		c.stats.BytesSent += uint64(len(r.arena) - start)
+		c.stats.StateUpdates++
+		if count > 0 {
+			id := PartID{Tick: r.tick, First: c.items[firstItem].Entity.ID}
+			c.parts = append(c.parts, sentPart{id: id, start: firstItem, end: len(c.items)})
+		}
+		start = -1
+	}
+	openPart := func() {
+		closePart()
+		start, count, firstItem = len(r.arena), 0, len(c.items)
+		r.arena = AppendStateUpdateHeader(r.arena, r.tick, c.player, 0)
+	}
+	if len(order) == 0 {
+		openPart()
+		closePart()
+		return
+	}
+	for _, idx := range order {
+		p := &v.pend[idx]
+		if start < 0 || len(r.arena)-start+int(p.size) > r.cfg.MaxMessageSize {
+			openPart()
+		}
+		d := &p.d
+		if d.Kind == DeltaEnter {
+			enter := Delta{Kind: DeltaEnter, Entity: d.Entity}
+			r.arena = AppendDelta(r.arena, &enter)
+			count++
+			if d.Mask != 0 {
+				upd := Delta{Kind: DeltaUpdate, Mask: d.Mask, Entity: d.Entity}
+				r.arena = AppendDelta(r.arena, &upd)
+				count++
+			}
+			c.stats.Enters++
+		} else {
+			r.arena = AppendDelta(r.arena, d)
+			count++
+			if d.Kind == DeltaUpdate {
+				c.stats.Updates++
+			} else {
+				c.stats.Leaves++
+			}
+		}
+		c.items = append(c.items, *d)
+		e := &v.entries[p.entry]
+		if saturated && d.Kind != DeltaLeave {
+			r.stats.recordWait(k.tier(&d.Entity), r.tick-e.lastSent)
+		}
+		e.accum, e.lastSent = 0, r.tick
+	}
+	closePart()
+}

@@ -1,0 +1,143 @@
+package fogauth
+
+import (
+	"slices"
+
+	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/sim"
+)
+
+// entry is what the server knows of one entity for one client: the state
+// the client has acknowledged, and the entity's place in the priority
+// accumulator.
+type entry struct {
+	acked    sim.EntityState // valid when present; acked.ID is always set
+	present  bool            // the client acknowledged holding the entity
+	accum    uint32          // accumulated priority while a delta waits
+	lastSent uint64          // tick the entity was last sent or up to date
+}
+
+// pending is one entity's delta waiting for the budget. An Enter's Mask
+// lists the fields of a trailing Update in the same StateUpdate (the Enter
+// layout lacks target, cargo and veterancy).
+type pending struct {
+	d     Delta
+	entry int32 // index in view.entries
+	size  int32
+}
+
+// view is a client's visibility state: entries in ascending entity ID,
+// rebuilt every tick by merging the previous entries with the visible set.
+type view struct {
+	entries, spare []entry
+	pend           []pending
+}
+
+// diff rebuilds v.entries from the visible set and lists in v.pend the
+// delta each entity needs to take the client from its acknowledged state
+// to the truth: Enter for a visible entity the client does not hold (or
+// whose type or maximum health changed, which Updates cannot carry),
+// Update for changed fields, Leave for a held entity no longer visible.
+// visible and ents are in ascending ID order, and every visible ID is in
+// ents.
+func (v *view) diff(visible []protocol.EntityID, ents []sim.EntityState, tick uint64) {
+	old, nw := v.entries, v.spare[:0]
+	v.pend = v.pend[:0]
+	i, j, k := 0, 0, 0
+	for i < len(old) || j < len(visible) {
+		var e entry
+		vis := false
+		switch {
+		case j == len(visible) || (i < len(old) && old[i].acked.ID < visible[j]):
+			e = old[i]
+			i++
+		case i == len(old) || visible[j] < old[i].acked.ID:
+			e = entry{acked: sim.EntityState{ID: visible[j]}, lastSent: tick}
+			j, vis = j+1, true
+		default:
+			e = old[i]
+			i, j, vis = i+1, j+1, true
+		}
+		if !vis && !e.present {
+			continue // unknown to the client and invisible: forget it
+		}
+		p := pending{entry: int32(len(nw))}
+		switch {
+		case !vis:
+			p.d = Delta{Kind: DeltaLeave, Entity: sim.EntityState{ID: e.acked.ID}}
+		default:
+			for ents[k].ID < e.acked.ID {
+				k++
+			}
+			cur := &ents[k]
+			switch {
+			case !e.present || e.acked.Type != cur.Type || e.acked.HealthMax != cur.HealthMax:
+				p.d = Delta{Kind: DeltaEnter, Entity: *cur}
+				es := EnterState(cur)
+				p.d.Mask = Diff(&es, cur)
+			default:
+				if m := Diff(&e.acked, cur); m != 0 {
+					p.d = Delta{Kind: DeltaUpdate, Mask: m, Entity: *cur}
+				}
+			}
+		}
+		if p.d.Kind == 0 {
+			e.accum, e.lastSent = 0, tick // up to date
+		} else {
+			p.size = int32(itemSize(&p.d))
+			v.pend = append(v.pend, p)
+		}
+		nw = append(nw, e)
+	}
+	v.entries, v.spare = nw, old
+}
+
+// itemSize is the wire size of a pending delta, with an Enter's trailing
+// Update.
+func itemSize(d *Delta) int {
+	if d.Kind == DeltaEnter && d.Mask != 0 {
+		return EnterSize + UpdateHeaderSize + d.Mask.Size()
+	}
+	return d.Size()
+}
+
+// find returns the index of id's entry, or the index where it belongs.
+func (v *view) find(id protocol.EntityID) (int, bool) {
+	return slices.BinarySearchFunc(v.entries, id, func(e entry, id protocol.EntityID) int {
+		switch {
+		case e.acked.ID < id:
+			return -1
+		case e.acked.ID > id:
+			return 1
+		}
+		return 0
+	})
+}
+
+// acknowledge records that the client applied d.
+func (v *view) acknowledge(d *Delta) {
+	i, ok := v.find(d.Entity.ID)
+	switch d.Kind {
+	case DeltaEnter:
+		if !ok {
+			v.entries = slices.Insert(v.entries, i, entry{})
+		}
+		e := &v.entries[i]
+		e.acked = EnterState(&d.Entity)
+		CopyFields(&e.acked, &d.Entity, d.Mask)
+		e.present = true
+	case DeltaUpdate:
+		if ok && v.entries[i].present {
+			CopyFields(&v.entries[i].acked, &d.Entity, d.Mask)
+		}
+	case DeltaLeave:
+		if ok {
+			v.entries[i].present = false
+		}
+	}
+}
+
+// reset forgets everything the client held (a new or reconnecting client).
+func (v *view) reset() {
+	v.entries, v.pend = v.entries[:0], v.pend[:0]
+}

@@ -1,0 +1,102 @@
+package fogauth
+
+import (
+	"github.com/tickwire/tickwire/protocol"
+)
+
+// viewer is the room's state for one client connection.
+type viewer struct {
+	id     ClientID
+	player protocol.PlayerID // 0 = spectator
+	view   view
+
+	// StateUpdates sent and not yet acknowledged, oldest first; their
+	// deltas are items[part.start:part.end].
+	parts     []sentPart
+	partsHead int
+	items     []Delta
+
+	ordersThisTick int
+	tail           []protocol.TickOrders // last decoded order group, for continuations
+	converged      bool
+	stats          ClientStats
+}
+
+type sentPart struct {
+	id         PartID
+	start, end int
+}
+
+// unacked is how many sent StateUpdates wait for acknowledgement.
+func (c *viewer) unacked() int { return len(c.parts) - c.partsHead }
+
+// acknowledge applies an acknowledged StateUpdate to the client's view.
+// The client applies StateUpdates in the order they were sent, skipping
+// lost ones (the channel is sequenced), so every part sent before an
+// acknowledged one will never be applied: they are dropped, and whatever
+// they carried is still pending and will be sent again. An unknown part
+// (already dropped, or never sent) is ignored.
+func (c *viewer) acknowledge(p PartID) {
+	for i := c.partsHead; i < len(c.parts); i++ {
+		if c.parts[i].id != p {
+			continue
+		}
+		sp := c.parts[i]
+		for j := sp.start; j < sp.end; j++ {
+			c.view.acknowledge(&c.items[j])
+		}
+		c.partsHead = i + 1
+		c.compact()
+		c.stats.Acked++
+		return
+	}
+}
+
+// compact reclaims the storage of dropped parts.
+func (c *viewer) compact() {
+	if c.partsHead == len(c.parts) {
+		c.parts, c.items, c.partsHead = c.parts[:0], c.items[:0], 0
+		return
+	}
+	if c.partsHead < len(c.parts)/2 {
+		return
+	}
+	first := c.parts[c.partsHead].start
+	n := copy(c.items, c.items[first:])
+	c.items = c.items[:n]
+	m := copy(c.parts, c.parts[c.partsHead:])
+	c.parts = c.parts[:m]
+	for i := range c.parts {
+		c.parts[i].start -= first
+		c.parts[i].end -= first
+	}
+	c.partsHead = 0
+}
+
+// decodeOrders decodes one Orders packet; a packet continuing the previous
+// one's last tick yields only the orders it adds.
+func (c *viewer) decodeOrders(packet []byte) ([]protocol.TimestampedOrder, error) {
+	skip := 0
+	if len(c.tail) == 1 {
+		skip = len(c.tail[0].Orders)
+	}
+	res, err := nativeCodec.Decode(c.tail, packet)
+	if err != nil {
+		c.tail = c.tail[:0]
+		return nil, err
+	}
+	var orders []protocol.TimestampedOrder
+	for i := range res {
+		o := res[i].Orders
+		if i == 0 && len(c.tail) == 1 {
+			o = o[skip:]
+		}
+		orders = append(orders, o...)
+	}
+	if len(res) > 0 {
+		c.tail = append(c.tail[:0], res[len(res)-1])
+	}
+	return orders, nil
+}
+
+var nativeCodec protocol.NativeCodec
