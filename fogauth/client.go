@@ -26,15 +26,23 @@ type ClientCounters struct {
 // feeds it messages with Receive and sends what Flush returns on the
 // reliable-ordered channel.
 type Client struct {
-	world  *PartialWorld
-	deltas []Delta
-	acks   []PartID
-	orders []protocol.TimestampedOrder
-	ticks  []uint64 // ticks seen, not yet polled
-	out    [][]byte
-	pkts   [][]byte
-	buf    []byte
-	c      ClientCounters
+	world   *PartialWorld
+	deltas  []Delta
+	acks    []pendingAck
+	ackIDs  []PartID
+	flushes uint64
+	orders  []protocol.TimestampedOrder
+	ticks   []uint64 // ticks seen, not yet polled
+	out     [][]byte
+	pkts    [][]byte
+	buf     []byte
+	c       ClientCounters
+}
+
+// pendingAck is an applied StateUpdate and the first Flush that names it.
+type pendingAck struct {
+	id    PartID
+	flush uint64
 }
 
 // NewClient returns a client for player (0 for a spectator) on the match's
@@ -65,7 +73,7 @@ func (c *Client) Receive(data []byte) error {
 			return err
 		}
 		if len(u.Deltas) > 0 {
-			c.acks = append(c.acks, PartID{Tick: u.Tick, First: u.Deltas[0].Entity.ID})
+			c.acks = append(c.acks, pendingAck{id: PartID{Tick: u.Tick, First: u.Deltas[0].Entity.ID}, flush: c.flushes + 1})
 		}
 		if n := len(c.ticks); n == 0 || c.ticks[n-1] < u.Tick {
 			c.ticks = append(c.ticks, u.Tick)
@@ -105,13 +113,15 @@ func (c *Client) PollTick() (protocol.TickOrders, bool) {
 	return protocol.TickOrders{Tick: t}, true
 }
 
-// Flush returns the messages to send on the reliable-ordered channel: an
-// Ack of the StateUpdates applied since the last Flush, and the queued
-// orders in the native TLV codec. The slices are valid until the next
-// Flush.
-func (c *Client) Flush() ([][]byte, error) {
-	c.out, c.buf = c.out[:0], c.buf[:0]
-	var err error
+// Flush returns what to send: orders, the queued orders in the native TLV
+// codec for the reliable-ordered channel (nil without orders), and ack, an
+// Ack for the unreliable channel (nil when there is nothing to
+// acknowledge). An Ack names every StateUpdate applied during the last
+// AckRedundancy flushes, so a lost Ack costs nothing unless that many are
+// lost in a row (and then only a resend: the server keeps sending what it
+// does not know arrived). The slices are valid until the next Flush.
+func (c *Client) Flush() (orders [][]byte, ack []byte, err error) {
+	c.out = c.out[:0]
 	if len(c.orders) > 0 {
 		c.pkts, err = nativeCodec.Encode(c.pkts[:0], []protocol.TickOrders{{Tick: c.world.Tick(), Orders: c.orders}})
 		for _, p := range c.pkts {
@@ -121,14 +131,31 @@ func (c *Client) Flush() ([][]byte, error) {
 		clear(c.orders)
 		c.orders = c.orders[:0]
 	}
-	for len(c.acks) > 0 {
-		n := min(len(c.acks), maxAcksPerMessage)
-		c.out = append(c.out, AppendAck(nil, c.acks[:n]))
-		c.acks = c.acks[n:]
+	c.flushes++
+	keep := 0
+	for _, a := range c.acks {
+		if c.flushes-a.flush < AckRedundancy {
+			c.acks[keep] = a
+			keep++
+		}
 	}
-	c.acks = c.acks[:0]
-	return c.out, err
+	c.acks = c.acks[:keep]
+	if n := len(c.acks); n > maxAcksPerMessage {
+		c.acks = append(c.acks[:0], c.acks[n-maxAcksPerMessage:]...)
+	}
+	c.ackIDs = c.ackIDs[:0]
+	for _, a := range c.acks {
+		c.ackIDs = append(c.ackIDs, a.id)
+	}
+	if len(c.ackIDs) > 0 {
+		c.buf = AppendAck(c.buf[:0], c.ackIDs)
+		ack = c.buf
+	}
+	return c.out, ack, err
 }
+
+// AckRedundancy is how many consecutive Acks name each applied StateUpdate.
+const AckRedundancy = 4
 
 // maxAcksPerMessage keeps an Ack within a 1,200-byte datagram.
 const maxAcksPerMessage = 80

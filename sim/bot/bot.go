@@ -66,7 +66,7 @@ func (b *Bot) Orders(s World, dst []protocol.TimestampedOrder) []protocol.Timest
 	b.decide++
 	b.observe(s)
 	if len(b.enemies) == 0 {
-		return dst
+		return b.scout(s, dst)
 	}
 	aim := b.pickTarget()
 	for len(b.idle) > 0 {
@@ -107,6 +107,21 @@ func (b *Bot) Orders(s World, dst []protocol.TimestampedOrder) []protocol.Timest
 		dst = b.emit(dst, protocol.Move{Units: []protocol.EntityID{aim.ID}, Target: aim.Pos})
 	}
 	return dst
+}
+
+// scout sends one group of idle units to attack-move to a random point:
+// what a bot does when it sees no enemy (under fog of war, or when every
+// enemy is gone).
+func (b *Bot) scout(s World, dst []protocol.TimestampedOrder) []protocol.TimestampedOrder {
+	if len(b.idle) == 0 {
+		return dst
+	}
+	t := s.Terrain()
+	centre := protocol.WorldPos{X: protocol.SimCoord(t.Width()) * protocol.CellSize / 2, Y: protocol.SimCoord(t.Height()) * protocol.CellSize / 2}
+	n := min(len(b.idle), groupSize)
+	group := append([]protocol.EntityID(nil), b.idle[:n]...)
+	aim := b.near(s, centre, max(t.Width(), t.Height())/2)
+	return b.emit(dst, protocol.Attack{Units: group, Target: protocol.Target{Kind: protocol.TargetGround, Pos: aim}})
 }
 
 // observe collects idle own units, own structures and enemies.
