@@ -41,18 +41,19 @@ type netMsg struct {
 }
 
 type hclient struct {
-	id      ClientID
-	player  protocol.PlayerID
-	cl      *Client
-	bot     *bot.Bot
-	botTick uint64
-	down    []netMsg
-	up      []netMsg
-	seq     uint64 // unreliable messages sent to the client
-	lastSeq uint64 // newest unreliable message delivered
-	relDown time.Duration
-	relUp   time.Duration
-	held    bool // transcripts: messages wait for deliver
+	id        ClientID
+	player    protocol.PlayerID
+	cl        *Client
+	bot       *bot.Bot
+	botTick   uint64
+	flushTick uint64
+	down      []netMsg
+	up        []netMsg
+	seq       uint64 // unreliable messages sent to the client
+	lastSeq   uint64 // newest unreliable message delivered
+	relDown   time.Duration
+	relUp     time.Duration
+	held      bool // transcripts: messages wait for deliver
 
 	// max_stale bookkeeping: per entity, the tick its copy first differed
 	// from the truth.
@@ -194,6 +195,10 @@ func (h *harness) play(c *hclient) {
 			c.cl.SubmitOrder(o)
 		}
 	}
+	if w.Tick() == c.flushTick {
+		return // the shell flushes once per tick received
+	}
+	c.flushTick = w.Tick()
 	msgs, ack, err := c.cl.Flush()
 	if err != nil {
 		h.t.Fatalf("client %d flush: %v", c.id, err)
@@ -299,6 +304,11 @@ func (h *harness) trackStale() {
 				since = tick
 			}
 			c.maxStale = max(c.maxStale, tick-since)
+		}
+		for id := range c.staleSince {
+			if _, ok := slices.BinarySearch(past.vis[c.id], id); !ok {
+				delete(c.staleSince, id) // out of sight: nothing to be stale about
+			}
 		}
 	}
 }

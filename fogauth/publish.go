@@ -110,8 +110,9 @@ func (k *classifier) tier(e *sim.EntityState) Tier {
 }
 
 func (r *Room) publishTo(c *viewer, visible []protocol.EntityID, ents []sim.EntityState) {
-	c.view.diff(visible, ents, r.tick)
-	c.converged = len(c.view.pend) == 0
+	c.expireOld(r.tick)
+	c.view.diff(visible, ents, r.tick, c.resendTicks())
+	c.converged = len(c.view.pend) == 0 && c.view.inFlight == 0 && c.unacked() == 0
 	c.stats.Pending = len(c.view.pend)
 	if c.unacked() >= r.cfg.MaxUnackedParts {
 		c.view.pend = c.view.pend[:0] // stalled: nothing new until it acknowledges
@@ -189,6 +190,7 @@ func (r *Room) serialize(c *viewer, saturated bool, k *classifier) {
 			r.stats.recordWait(k.tier(&d.Entity), r.tick-e.lastSent)
 		}
 		e.accum, e.lastSent = 0, r.tick
+		e.flight, e.flightTick = *d, r.tick
 	}
 	closePart()
 }

@@ -204,7 +204,7 @@ func (r *Room) Step(from ClientID, data []byte) error {
 			return err
 		}
 		for _, p := range parts {
-			c.acknowledge(p)
+			c.acknowledge(p, r.tick)
 		}
 		return nil
 	}

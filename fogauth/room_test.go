@@ -2,6 +2,7 @@ package fogauth
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -16,7 +17,13 @@ import (
 // until every client acknowledged its view; then every client's world must
 // equal the server's truth for what its player sees, field by field.
 func TestConsistencyUnderLoss(t *testing.T) {
-	h := scenarioHarness(t, Config{}, 4, 30, 7)
+	for _, seed := range []uint64{7, 8, 9} {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) { consistencyUnderLoss(t, seed) })
+	}
+}
+
+func consistencyUnderLoss(t *testing.T, seed uint64) {
+	h := scenarioHarness(t, Config{}, 4, 30, seed)
 	h.loss, h.latency, h.jitter = 100, 40*time.Millisecond, 10*time.Millisecond
 	for p := 1; p <= 4; p++ {
 		h.join(ClientID(p), protocol.PlayerID(p), true)

@@ -57,6 +57,7 @@ type ClientStats struct {
 	Updates      uint64
 	Leaves       uint64
 	Acked        uint64 // StateUpdates acknowledged
+	Expired      uint64 // StateUpdates never acknowledged: their content was sent again
 	Saturated    uint64 // ticks whose deltas exceeded the budget
 	Stalled      uint64 // ticks without new deltas: too many unacknowledged
 	Pending      int    // deltas pending at the last tick
@@ -75,7 +76,8 @@ func (r *Room) ClientStats(id ClientID) (ClientStats, bool) {
 }
 
 // Converged reports whether, at the last tick, the client had acknowledged
-// exactly the server's truth for everything it sees: no delta pending.
+// exactly the server's truth for everything it sees: no delta pending or
+// in flight, and no StateUpdate awaiting acknowledgement.
 func (r *Room) Converged(id ClientID) bool {
 	c := r.client(id)
 	return c != nil && c.converged

@@ -15,6 +15,17 @@ type entry struct {
 	present  bool            // the client acknowledged holding the entity
 	accum    uint32          // accumulated priority while a delta waits
 	lastSent uint64          // tick the entity was last sent or up to date
+	// flight is the last delta sent, at tick flightTick; while it may
+	// still be acknowledged it is not sent again.
+	flight     Delta
+	flightTick uint64
+	// A StateUpdate the client may or may not have applied (its
+	// acknowledgement never came) makes what it carried uncertain: unsure
+	// for an Enter or a Leave (the next delta is an Enter or a Leave
+	// again), dirty for an Update's fields (sent again whatever their
+	// value).
+	unsure bool
+	dirty  FieldMask
 }
 
 // pending is one entity's delta waiting for the budget. An Enter's Mask
@@ -31,6 +42,7 @@ type pending struct {
 type view struct {
 	entries, spare []entry
 	pend           []pending
+	inFlight       int // deltas left out of pend because they are in flight
 }
 
 // diff rebuilds v.entries from the visible set and lists in v.pend the
@@ -40,9 +52,13 @@ type view struct {
 // Update for changed fields, Leave for a held entity no longer visible.
 // visible and ents are in ascending ID order, and every visible ID is in
 // ents.
-func (v *view) diff(visible []protocol.EntityID, ents []sim.EntityState, tick uint64) {
+//
+// A delta identical to the one sent fewer than resend ticks ago is not
+// listed: that one is in flight, and its acknowledgement is due. It is
+// sent again once resend ticks pass without one.
+func (v *view) diff(visible []protocol.EntityID, ents []sim.EntityState, tick, resend uint64) {
 	old, nw := v.entries, v.spare[:0]
-	v.pend = v.pend[:0]
+	v.pend, v.inFlight = v.pend[:0], 0
 	i, j, k := 0, 0, 0
 	for i < len(old) || j < len(visible) {
 		var e entry
@@ -58,7 +74,7 @@ func (v *view) diff(visible []protocol.EntityID, ents []sim.EntityState, tick ui
 			e = old[i]
 			i, j, vis = i+1, j+1, true
 		}
-		if !vis && !e.present {
+		if !vis && !e.present && !e.unsure {
 			continue // unknown to the client and invisible: forget it
 		}
 		p := pending{entry: int32(len(nw))}
@@ -71,25 +87,41 @@ func (v *view) diff(visible []protocol.EntityID, ents []sim.EntityState, tick ui
 			}
 			cur := &ents[k]
 			switch {
-			case !e.present || e.acked.Type != cur.Type || e.acked.HealthMax != cur.HealthMax:
+			case !e.present || e.unsure || e.acked.Type != cur.Type || e.acked.HealthMax != cur.HealthMax:
 				p.d = Delta{Kind: DeltaEnter, Entity: *cur}
 				es := EnterState(cur)
 				p.d.Mask = Diff(&es, cur)
 			default:
-				if m := Diff(&e.acked, cur); m != 0 {
+				if m := Diff(&e.acked, cur) | e.dirty; m != 0 {
 					p.d = Delta{Kind: DeltaUpdate, Mask: m, Entity: *cur}
 				}
 			}
 		}
-		if p.d.Kind == 0 {
+		switch {
+		case p.d.Kind == 0:
 			e.accum, e.lastSent = 0, tick // up to date
-		} else {
+		case tick-e.flightTick < resend && sameDelta(&e.flight, &p.d):
+			v.inFlight++
+		default:
 			p.size = int32(itemSize(&p.d))
 			v.pend = append(v.pend, p)
 		}
 		nw = append(nw, e)
 	}
 	v.entries, v.spare = nw, old
+}
+
+// sameDelta reports whether b would tell the client nothing a did.
+func sameDelta(a, b *Delta) bool {
+	switch {
+	case a.Kind != b.Kind || a.Mask != b.Mask:
+		return false
+	case a.Kind == DeltaEnter:
+		return a.Entity == b.Entity
+	case a.Kind == DeltaUpdate:
+		return Diff(&a.Entity, &b.Entity)&a.Mask == 0
+	}
+	return true
 }
 
 // itemSize is the wire size of a pending delta, with an Enter's trailing
@@ -114,26 +146,45 @@ func (v *view) find(id protocol.EntityID) (int, bool) {
 	})
 }
 
-// acknowledge records that the client applied d.
-func (v *view) acknowledge(d *Delta) {
+// acknowledge records that the client applied d, sent at tick.
+func (v *view) acknowledge(d *Delta, tick uint64) {
 	i, ok := v.find(d.Entity.ID)
 	switch d.Kind {
 	case DeltaEnter:
 		if !ok {
-			v.entries = slices.Insert(v.entries, i, entry{})
+			// The entity left the visible set while its Enter was in
+			// flight: the client holds it, so it must learn of the Leave.
+			v.entries = slices.Insert(v.entries, i, entry{lastSent: tick, flight: *d, flightTick: tick})
 		}
 		e := &v.entries[i]
 		e.acked = EnterState(&d.Entity)
 		CopyFields(&e.acked, &d.Entity, d.Mask)
-		e.present = true
+		e.present, e.unsure, e.dirty = true, false, 0
 	case DeltaUpdate:
-		if ok && v.entries[i].present {
-			CopyFields(&v.entries[i].acked, &d.Entity, d.Mask)
+		if e := &v.entries[i]; ok && e.present {
+			CopyFields(&e.acked, &d.Entity, d.Mask)
+			e.dirty &^= d.Mask
 		}
 	case DeltaLeave:
 		if ok {
-			v.entries[i].present = false
+			e := &v.entries[i]
+			e.present, e.unsure, e.dirty = false, false, 0
 		}
+	}
+}
+
+// forget records that the client may or may not have applied d.
+func (v *view) forget(d *Delta) {
+	i, ok := v.find(d.Entity.ID)
+	switch {
+	case d.Kind == DeltaUpdate:
+		if ok && v.entries[i].present {
+			v.entries[i].dirty |= d.Mask
+		}
+	case ok:
+		v.entries[i].unsure = true
+	default:
+		v.entries = slices.Insert(v.entries, i, entry{acked: sim.EntityState{ID: d.Entity.ID}, unsure: true})
 	}
 }
 
