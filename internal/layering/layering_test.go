@@ -93,6 +93,14 @@ func rules() []rule {
 			}
 			return false, "RelayCore may import only protocol, wire, relay/msg and the standard library"
 		}},
+		// The network model seam: a model's package imports it without
+		// linking the lockstep relay.
+		{pkg: "relay/server/room", allowed: func(d dep) (bool, string) {
+			if d.path == module+"/relay" || under(d.path, "relay/server", "lockstep", "relay/msg") && !under(d.path, "relay/server/room") {
+				return false, "the model seam links no lockstep code"
+			}
+			return true, ""
+		}},
 	}
 }
 
