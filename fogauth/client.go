@@ -17,14 +17,14 @@ type ClientCounters struct {
 	OrdersSent      uint64
 	Rejections      uint64
 	LastRejection   Rejection
+	Stale           uint64 // StateUpdates older than one applied: ignored
 	World           WorldStats
 }
 
 // Client is the pure core of a fog-authoritative client: it decodes
 // StateUpdates into its PartialWorld, acknowledges each one, and encodes
 // the player's orders. It never reads a clock or touches a socket; a shell
-// feeds it messages with Receive and sends what Flush returns on the
-// reliable-ordered channel.
+// feeds it messages with Receive and sends what Flush returns.
 type Client struct {
 	world   *PartialWorld
 	deltas  []Delta
@@ -37,6 +37,16 @@ type Client struct {
 	pkts    [][]byte
 	buf     []byte
 	c       ClientCounters
+
+	end        MatchEnd
+	ended      bool
+	consistent bool
+}
+
+// End returns the MatchEnd, once received, and whether the client's
+// partial world then equalled the server's truth of its view.
+func (c *Client) End() (end MatchEnd, consistent, ok bool) {
+	return c.end, c.consistent, c.ended
 }
 
 // pendingAck is an applied StateUpdate and the first Flush that names it.
@@ -65,6 +75,13 @@ func (c *Client) Receive(data []byte) error {
 	case TypeStateUpdate:
 		u, err := ParseStateUpdate(data, c.deltas)
 		c.deltas = u.Deltas
+		if err == nil && u.Tick < c.world.Tick() {
+			// Older than a tick already applied: its news are stale. (The
+			// channel may reorder; StateUpdates of one tick carry
+			// different entities and may be applied in any order.)
+			c.c.Stale++
+			return nil
+		}
 		if err == nil {
 			err = c.world.Apply(&u)
 		}
@@ -80,6 +97,15 @@ func (c *Client) Receive(data []byte) error {
 		}
 		c.c.UpdatesReceived++
 		c.c.BytesReceived += uint64(len(data))
+		return nil
+	case TypeMatchEnd:
+		m, err := ParseMatchEnd(data)
+		if err != nil {
+			c.c.Malformed++
+			return err
+		}
+		c.end, c.ended = m, true
+		c.consistent = uint32(c.world.Len()) == m.Entities && ViewHash(c.world.Entities()) == m.ViewHash
 		return nil
 	case TypeRejection:
 		r, err := ParseRejection(data)

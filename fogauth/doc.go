@@ -68,7 +68,7 @@
 // An Ack names each StateUpdate the client applied, in the order it
 // applied them, by its tick and the entity of its first delta (unique
 // within a tick; StateUpdates without deltas are not acknowledged). A
-// rejection reason is a sim.OrderValidity, or RejectRate / RejectSpectator.
+// rejection reason is a sim.OrderValidity, or RejectRate, RejectSpectator or RejectFinished.
 //
 // # Client side
 //

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/sim"
 )
@@ -64,6 +65,8 @@ const (
 	RejectRate RejectReason = 0x80
 	// RejectSpectator: spectators give no orders.
 	RejectSpectator RejectReason = 0x81
+	// RejectFinished: the match is over.
+	RejectFinished RejectReason = 0x82
 )
 
 func (r RejectReason) String() string {
@@ -72,6 +75,8 @@ func (r RejectReason) String() string {
 		return "too many orders"
 	case RejectSpectator:
 		return "spectator"
+	case RejectFinished:
+		return "match over"
 	}
 	return sim.OrderValidity(r).String()
 }
@@ -108,4 +113,115 @@ func ParseRejection(b []byte) (Rejection, error) {
 // the native TLV order codec.
 func AppendOrders(b []byte, packet []byte) []byte {
 	return append(append(b, TypeOrders), packet...)
+}
+
+// Match set-up and end messages, server → client, reliable-ordered.
+const (
+	TypeMatchStart byte = 0x24
+	TypeMatchEnd   byte = 0x25
+)
+
+// MatchStartSize and MatchEndSize are the messages' sizes.
+const (
+	MatchStartSize = 16
+	MatchEndSize   = 33
+)
+
+// MatchStart is the first message of a game: the public facts a client
+// needs, the tick rate and the map (the reference game's generated
+// scenario: players, units per player, map size and map seed).
+type MatchStart struct {
+	TickRate       uint16
+	Players        uint8
+	UnitsPerPlayer uint16
+	MapSize        uint16
+	MapSeed        uint64
+}
+
+// AppendMatchStart appends m.
+func AppendMatchStart(b []byte, m MatchStart) []byte {
+	b = append(b, TypeMatchStart)
+	b = binary.LittleEndian.AppendUint16(b, m.TickRate)
+	b = append(b, m.Players)
+	b = binary.LittleEndian.AppendUint16(b, m.UnitsPerPlayer)
+	b = binary.LittleEndian.AppendUint16(b, m.MapSize)
+	return binary.LittleEndian.AppendUint64(b, m.MapSeed)
+}
+
+// ParseMatchStart decodes a MatchStart.
+func ParseMatchStart(b []byte) (MatchStart, error) {
+	if len(b) != MatchStartSize {
+		return MatchStart{}, ErrTruncated
+	}
+	if b[0] != TypeMatchStart {
+		return MatchStart{}, fmt.Errorf("%w: 0x%02x", ErrMessageType, b[0])
+	}
+	return MatchStart{
+		TickRate: binary.LittleEndian.Uint16(b[1:]), Players: b[3],
+		UnitsPerPlayer: binary.LittleEndian.Uint16(b[4:]), MapSize: binary.LittleEndian.Uint16(b[6:]),
+		MapSeed: binary.LittleEndian.Uint64(b[8:]),
+	}, nil
+}
+
+// MatchEnd closes a game once the client acknowledged its whole view of
+// the final state: Entities and ViewHash (see ViewHash) describe that
+// view, so the client can check its partial world against the server's
+// truth. MaxStaleTicks is the longest a visible entity's change waited
+// for the StateUpdate that delivered it to this client (network transit
+// excluded; see ClientStats.MaxStaleTicks), and
+// the last two fields are the room's server tick time and cost excluding
+// the simulation, 99th percentiles in microseconds.
+type MatchEnd struct {
+	Tick          uint64
+	Entities      uint32
+	ViewHash      uint64
+	MaxStaleTicks uint32
+	TickP99Us     uint32
+	CostP99Us     uint32
+}
+
+// AppendMatchEnd appends m.
+func AppendMatchEnd(b []byte, m MatchEnd) []byte {
+	b = append(b, TypeMatchEnd)
+	b = binary.LittleEndian.AppendUint64(b, m.Tick)
+	b = binary.LittleEndian.AppendUint32(b, m.Entities)
+	b = binary.LittleEndian.AppendUint64(b, m.ViewHash)
+	b = binary.LittleEndian.AppendUint32(b, m.MaxStaleTicks)
+	b = binary.LittleEndian.AppendUint32(b, m.TickP99Us)
+	return binary.LittleEndian.AppendUint32(b, m.CostP99Us)
+}
+
+// ParseMatchEnd decodes a MatchEnd.
+func ParseMatchEnd(b []byte) (MatchEnd, error) {
+	if len(b) != MatchEndSize {
+		return MatchEnd{}, ErrTruncated
+	}
+	if b[0] != TypeMatchEnd {
+		return MatchEnd{}, fmt.Errorf("%w: 0x%02x", ErrMessageType, b[0])
+	}
+	le := binary.LittleEndian
+	return MatchEnd{Tick: le.Uint64(b[1:]), Entities: le.Uint32(b[9:]), ViewHash: le.Uint64(b[13:]),
+		MaxStaleTicks: le.Uint32(b[21:]), TickP99Us: le.Uint32(b[25:]), CostP99Us: le.Uint32(b[29:])}, nil
+}
+
+// ViewHash fingerprints a view: xxHash64 over every field of each entity,
+// little endian, in the order given (ascending ID).
+func ViewHash(states []sim.EntityState) uint64 {
+	d := xxhash.New()
+	var b [48]byte
+	for i := range states {
+		e := &states[i]
+		r := binary.LittleEndian.AppendUint32(b[:0], uint32(e.ID))
+		r = binary.LittleEndian.AppendUint16(r, uint16(e.Type))
+		r = binary.LittleEndian.AppendUint16(r, uint16(e.Owner))
+		r = appendPos(r, e.Pos)
+		r = binary.LittleEndian.AppendUint16(r, e.Health)
+		r = binary.LittleEndian.AppendUint16(r, e.HealthMax)
+		r = binary.LittleEndian.AppendUint32(r, uint32(e.Facing))
+		r = binary.LittleEndian.AppendUint32(r, uint32(e.Target))
+		r = binary.LittleEndian.AppendUint16(r, uint16(e.Flags))
+		r = append(r, e.Cargo, byte(e.Anim), e.Veterancy)
+		d.Write(r)
+	}
+	return d.Sum64()
 }

@@ -187,7 +187,7 @@ func (r *Room) serialize(c *viewer, saturated bool, k *classifier) {
 		c.items = append(c.items, *d)
 		e := &v.entries[p.entry]
 		if saturated && d.Kind != DeltaLeave {
-			r.stats.recordWait(k.tier(&d.Entity), r.tick-e.lastSent)
+			r.recordWait(k.tier(&d.Entity), r.tick-e.lastSent)
 		}
 		e.accum, e.lastSent = 0, r.tick
 		e.flight, e.flightTick = *d, r.tick

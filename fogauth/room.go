@@ -85,6 +85,7 @@ type Room struct {
 	arena []byte
 	ready []Envelope
 	stats Stats
+	waits waits
 }
 
 // New starts a room at tick 0 for the map, rules and game seed, with its
@@ -263,7 +264,7 @@ func (r *Room) Simulate() error {
 	r.valid = r.valid[:0]
 	for i := range r.queue {
 		q := &r.queue[i]
-		v := sim.OrderValidity(RejectSpectator)
+		v := sim.OrderValidity(RejectFinished)
 		if !r.finished {
 			v = r.sim.ValidateOrder(q.order.Player, q.order.Order)
 		}

@@ -1,6 +1,9 @@
 package fogauth
 
-import "github.com/tickwire/tickwire/protocol"
+import (
+	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/sim"
+)
 
 // waitBuckets bounds the wait histogram; longer waits share the last
 // bucket.
@@ -18,21 +21,24 @@ type Stats struct {
 
 	// MaxWait is, per tier, the longest an entity's delta waited (ticks
 	// since the entity was last sent or up to date) before it was sent in
-	// a saturated tick; Waits is the histogram of those waits.
+	// a saturated tick (see Room.WaitQuantile for the distribution).
 	MaxWait [NumTiers]uint64
-	Waits   [NumTiers][waitBuckets]uint32
 }
 
-func (s *Stats) recordWait(t Tier, w uint64) {
-	s.MaxWait[t] = max(s.MaxWait[t], w)
-	s.Waits[t][min(w, waitBuckets-1)]++
+// waits is the histogram of the waits of Stats.MaxWait.
+type waits [NumTiers][waitBuckets]uint32
+
+func (r *Room) recordWait(t Tier, w uint64) {
+	r.stats.MaxWait[t] = max(r.stats.MaxWait[t], w)
+	r.waits[t][min(w, waitBuckets-1)]++
 }
 
-// WaitQuantile is the q-quantile (0..1) of tier t's waits in ticks, or 0
-// without samples.
-func (s *Stats) WaitQuantile(t Tier, q float64) uint64 {
+// WaitQuantile is the q-quantile (0..1) of tier t's waits in saturated
+// ticks, or 0 without samples.
+func (r *Room) WaitQuantile(t Tier, q float64) uint64 {
+	s := &r.waits
 	var n uint64
-	for _, c := range s.Waits[t] {
+	for _, c := range s[t] {
 		n += uint64(c)
 	}
 	if n == 0 {
@@ -40,7 +46,7 @@ func (s *Stats) WaitQuantile(t Tier, q float64) uint64 {
 	}
 	rank := uint64(q * float64(n-1))
 	var seen uint64
-	for w, c := range s.Waits[t] {
+	for w, c := range s[t] {
 		seen += uint64(c)
 		if seen > rank {
 			return uint64(w)
@@ -61,16 +67,22 @@ type ClientStats struct {
 	Saturated    uint64 // ticks whose deltas exceeded the budget
 	Stalled      uint64 // ticks without new deltas: too many unacknowledged
 	Pending      int    // deltas pending at the last tick
+	// MaxStaleTicks is the longest a visible entity's change waited, from
+	// the tick it happened to the tick the StateUpdate that delivered it
+	// (the one acknowledged) was sent: how long the client's copy was
+	// behind the truth, network transit excluded.
+	MaxStaleTicks uint64
 }
 
-// Stats returns the room's counters. The histogram is copied; call it
-// sparingly.
+// Stats returns the room's counters.
 func (r *Room) Stats() Stats { return r.stats }
 
 // ClientStats returns a client's counters.
 func (r *Room) ClientStats(id ClientID) (ClientStats, bool) {
 	if c := r.client(id); c != nil {
-		return c.stats, true
+		st := c.stats
+		st.MaxStaleTicks = c.view.maxStale
+		return st, true
 	}
 	return ClientStats{}, false
 }
@@ -94,4 +106,15 @@ func (r *Room) Visible(id ClientID) []protocol.EntityID {
 		return r.specVis
 	}
 	return r.fog.VisibleEntities(c.player)
+}
+
+// View appends to dst the server's truth of what client id sees, in
+// ascending ID order.
+func (r *Room) View(id ClientID, dst []sim.EntityState) []sim.EntityState {
+	for _, eid := range r.Visible(id) {
+		if e, ok := r.sim.EntityState(eid); ok {
+			dst = append(dst, e)
+		}
+	}
+	return dst
 }

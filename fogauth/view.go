@@ -26,6 +26,11 @@ type entry struct {
 	// value).
 	unsure bool
 	dirty  FieldMask
+	// staleSince is the tick from which the client's acknowledged state
+	// of this visible entity has differed from the truth (0: it has not).
+	// When a StateUpdate carrying the entity is acknowledged, the client
+	// was stale from staleSince until that StateUpdate was sent.
+	staleSince uint64
 }
 
 // pending is one entity's delta waiting for the budget. An Enter's Mask
@@ -42,7 +47,8 @@ type pending struct {
 type view struct {
 	entries, spare []entry
 	pend           []pending
-	inFlight       int // deltas left out of pend because they are in flight
+	inFlight       int    // deltas left out of pend because they are in flight
+	maxStale       uint64 // longest a visible entity's change waited for the StateUpdate that delivered it
 }
 
 // diff rebuilds v.entries from the visible set and lists in v.pend the
@@ -99,7 +105,12 @@ func (v *view) diff(visible []protocol.EntityID, ents []sim.EntityState, tick, r
 		}
 		switch {
 		case p.d.Kind == 0:
-			e.accum, e.lastSent = 0, tick // up to date
+			e.accum, e.lastSent, e.staleSince = 0, tick, 0 // up to date
+		case vis && e.staleSince == 0:
+			e.staleSince = tick
+		}
+		switch {
+		case p.d.Kind == 0:
 		case tick-e.flightTick < resend && sameDelta(&e.flight, &p.d):
 			v.inFlight++
 		default:
@@ -149,6 +160,13 @@ func (v *view) find(id protocol.EntityID) (int, bool) {
 // acknowledge records that the client applied d, sent at tick.
 func (v *view) acknowledge(d *Delta, tick uint64) {
 	i, ok := v.find(d.Entity.ID)
+	if ok && v.entries[i].staleSince != 0 {
+		e := &v.entries[i]
+		if tick >= e.staleSince {
+			v.maxStale = max(v.maxStale, tick-e.staleSince)
+		}
+		e.staleSince = 0 // marked again at the next tick if still behind
+	}
 	switch d.Kind {
 	case DeltaEnter:
 		if !ok {
