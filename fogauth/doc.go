@@ -65,6 +65,15 @@
 //	    native TLV order codec  3 12·n (tick u64,           9 1 reason u8
 //	    (package protocol)             first entity u32)    10 1 order kind u8
 //
+//	MatchStart (16 bytes)         MatchEnd (33 bytes)             Done (1 byte)
+//	0 1 type 0x24                 0  1 type 0x25                  0 1 type 0x26
+//	1 2 tick rate u16             1  8 tick u64                   client → server:
+//	3 1 players u8                9  4 entities in the view u32   the player has
+//	4 2 units per player u16      13 8 view hash u64 (ViewHash)   played its ticks
+//	6 2 map size u16              21 4 max stale ticks u32
+//	8 8 map seed u64              25 4 server tick p99 µs u32
+//	                              29 4 cost excl. sim p99 µs u32
+//
 // An Ack names each StateUpdate the client applied, in the order it
 // applied them, by its tick and the entity of its first delta (unique
 // within a tick; StateUpdates without deltas are not acknowledged). A

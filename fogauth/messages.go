@@ -115,10 +115,14 @@ func AppendOrders(b []byte, packet []byte) []byte {
 	return append(append(b, TypeOrders), packet...)
 }
 
-// Match set-up and end messages, server → client, reliable-ordered.
+// Match set-up and end messages, reliable-ordered: MatchStart and
+// MatchEnd server → client, Done client → server (one type byte: the
+// player has played the ticks it meant to; when every player is done the
+// room finishes).
 const (
 	TypeMatchStart byte = 0x24
 	TypeMatchEnd   byte = 0x25
+	TypeDone       byte = 0x26
 )
 
 // MatchStartSize and MatchEndSize are the messages' sizes.

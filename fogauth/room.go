@@ -131,6 +131,20 @@ func (r *Room) Config() Config { return r.cfg }
 // client converges on the final state.
 func (r *Room) Finish() { r.finished = true }
 
+// AllDone reports whether every seated player sent Done.
+func (r *Room) AllDone() bool {
+	players := 0
+	for _, c := range r.clients {
+		if c.player != 0 {
+			players++
+			if !c.done {
+				return false
+			}
+		}
+	}
+	return players > 0
+}
+
 // Finished reports whether Finish was called.
 func (r *Room) Finished() bool { return r.finished }
 
@@ -186,7 +200,7 @@ func (r *Room) client(id ClientID) *viewer {
 	return nil
 }
 
-// Step feeds one message from a client: Orders or an Ack.
+// Step feeds one message from a client: Orders, an Ack or Done.
 func (r *Room) Step(from ClientID, data []byte) error {
 	c := r.client(from)
 	if c == nil {
@@ -198,6 +212,9 @@ func (r *Room) Step(from ClientID, data []byte) error {
 	switch data[0] {
 	case TypeOrders:
 		return r.onOrders(c, data[1:])
+	case TypeDone:
+		c.done = true
+		return nil
 	case TypeAck:
 		parts, err := ParseAck(data, r.ackBuf)
 		r.ackBuf = parts

@@ -21,6 +21,7 @@ type viewer struct {
 	ordersThisTick int
 	tail           []protocol.TickOrders // last decoded order group, for continuations
 	converged      bool
+	done           bool // the client sent Done
 	stats          ClientStats
 }
 

@@ -69,6 +69,12 @@ func parseBotFlags(args []string, stderr io.Writer) (botFlags, error) {
 
 // runBot plays bot clients against a relay: "tickwire bot".
 func runBot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	switch mode, rest := splitMode(args); mode {
+	case "fogauth":
+		return runFogBot(ctx, rest, stdout, stderr)
+	case "lockstep":
+		args = rest
+	}
 	f, err := parseBotFlags(args, stderr)
 	if err != nil {
 		return err

@@ -69,6 +69,12 @@ func parseDemoFlags(args []string, stderr io.Writer) (demoFlags, error) {
 // socket impaired by netsim. It prints the bot summary and fails unless
 // every client ends with the same state hash and no desync.
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	switch mode, rest := splitMode(args); mode {
+	case "fogauth":
+		return runFogDemo(ctx, rest, stdout, stderr)
+	case "lockstep":
+		args = rest
+	}
 	f, err := parseDemoFlags(args, stderr)
 	if err != nil {
 		return err

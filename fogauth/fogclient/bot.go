@@ -16,7 +16,7 @@ func PlayBot(ctx context.Context, c *Client, b *bot.Bot) {
 	for {
 		select {
 		case <-c.Ticked():
-		case <-c.Done():
+		case <-c.Ended():
 			return
 		case <-ctx.Done():
 			return

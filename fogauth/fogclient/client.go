@@ -255,6 +255,15 @@ func (c *Client) Flush() {
 	}
 }
 
+// Done tells the server the player has played the ticks it meant to;
+// once every player has, the server ends the match (each client then
+// receives its final view and a MatchEnd, and the connection closes).
+func (c *Client) Done() error {
+	err := c.conn.Send(laneReliable, []byte{fogauth.TypeDone})
+	c.conn.Flush()
+	return err
+}
+
 // Player is the client's player.
 func (c *Client) Player() protocol.PlayerID { return c.player }
 
@@ -315,9 +324,9 @@ func (c *Client) FogDiagnostics() FogDiagnostics {
 // arrived.
 func (c *Client) Ticked() <-chan struct{} { return c.ticked }
 
-// Done is closed when the connection has ended (after the MatchEnd, or
+// Ended is closed when the connection has ended (after the MatchEnd, or
 // lost).
-func (c *Client) Done() <-chan struct{} { return c.done }
+func (c *Client) Ended() <-chan struct{} { return c.done }
 
 // End returns the MatchEnd and whether the partial world equalled the
 // server's truth of the view when it arrived.

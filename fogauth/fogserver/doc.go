@@ -10,7 +10,7 @@
 //	            Simulate ─ Publish ─ EndTick (timed: tick time, cost excluding the simulation)
 //	            Ready ─ StateUpdates on the voice lane (unreliable), Rejections on the
 //	            orders lane (reliable-ordered) ─ one flush for the room ─ Advance
-//	after Config.MatchTicks: Finish (the simulation stops), keep sending until every
+//	after Config.MatchTicks, or once every player sent Done: Finish (the simulation stops), keep sending until every
 //	            seat has acknowledged its whole view (or SettleTimeout), then a
 //	            MatchEnd to each seat, and Run returns: the server closes the seats
 //

@@ -109,6 +109,9 @@ func (r *fogRoom) Run(ctx context.Context) error {
 		if r.core.Due(now) {
 			r.tick(now)
 		}
+		if !r.core.Finished() && r.core.AllDone() {
+			r.finish(now)
+		}
 		r.output()
 		if now >= r.nextStats {
 			r.refresh(now)
@@ -160,10 +163,16 @@ func (r *fogRoom) tick(now time.Duration) {
 	r.m.costNs.Add(uint64(t2 - t1))
 	r.ticks++
 	if r.cfg.MatchTicks > 0 && r.ticks == r.cfg.MatchTicks {
-		r.core.Finish()
-		r.settleBy = now + r.cfg.SettleTimeout
-		r.log.Info("fogauth: last tick; settling", "tick", r.core.Tick())
+		r.finish(now)
 	}
+}
+
+// finish stops the simulation: the last tick was played (MatchTicks, or
+// every player sent Done).
+func (r *fogRoom) finish(now time.Duration) {
+	r.core.Finish()
+	r.settleBy = now + r.cfg.SettleTimeout
+	r.log.Info("fogauth: last tick; settling", "tick", r.core.Tick())
 }
 
 // settled reports whether every seat still present acknowledged its whole
