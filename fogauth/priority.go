@@ -1,9 +1,6 @@
 package fogauth
 
 import (
-	"cmp"
-	"slices"
-
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/sim"
 )
@@ -104,6 +101,7 @@ type selector struct {
 	budget, maxCount, maxMsg int
 	bonus                    uint32
 	order                    []int32 // indices into view.pend, in send order
+	keys                     []uint64
 }
 
 // plan fills s.order with the deltas to send, in order; it reports whether
@@ -117,6 +115,10 @@ func (s *selector) plan(v *view, tick uint64, classify func(*sim.EntityState) Ti
 		}
 		return false
 	}
+	// Keys: accumulated priority above, ^index below, so the largest key
+	// is the most urgent delta, ties going to the lower entity ID (pend
+	// is in ID order).
+	s.keys = s.keys[:0]
 	for i := range v.pend {
 		p := &v.pend[i]
 		e := &v.entries[p.entry]
@@ -125,17 +127,9 @@ func (s *selector) plan(v *view, tick uint64, classify func(*sim.EntityState) Ti
 			base = TierBase[TierFar] // a leave carries no state to rank by
 		}
 		e.accum += base + uint32(tick-e.lastSent)*s.bonus
-		s.order = append(s.order, int32(i))
+		s.keys = append(s.keys, uint64(e.accum)<<32|uint64(^uint32(i)))
 	}
-	slices.SortFunc(s.order, func(a, b int32) int {
-		ea, eb := &v.entries[v.pend[a].entry], &v.entries[v.pend[b].entry]
-		if c := cmp.Compare(eb.accum, ea.accum); c != 0 {
-			return c
-		}
-		return cmp.Compare(ea.acked.ID, eb.acked.ID)
-	})
-	n := s.prefix(v.pend)
-	s.order = s.order[:n]
+	s.takeTop(v.pend)
 	return true
 }
 
@@ -164,19 +158,44 @@ func (s *selector) add(used, room, n int) (int, int) {
 	return used + n, room - n
 }
 
-// prefix is how many deltas of s.order fit, stopping at the first that
-// does not (it keeps its priority for the next tick).
-func (s *selector) prefix(pend []pending) int {
+// takeTop moves the deltas of s.keys into s.order, most urgent first,
+// until one does not fit (it keeps its priority for the next tick): a
+// heap, so only what is sent is ordered.
+func (s *selector) takeTop(pend []pending) {
+	h := s.keys
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		siftDown(h, i)
+	}
 	used, room := 0, 0
-	for i, idx := range s.order {
-		if i == s.maxCount {
-			return i
-		}
+	for len(h) > 0 && len(s.order) < s.maxCount {
+		idx := int32(^uint32(h[0]))
 		u, r := s.add(used, room, int(pend[idx].size))
 		if u > s.budget {
-			return i
+			return
 		}
 		used, room = u, r
+		s.order = append(s.order, idx)
+		h[0] = h[len(h)-1]
+		h = h[:len(h)-1]
+		siftDown(h, 0)
 	}
-	return len(s.order)
+}
+
+// siftDown restores the max-heap property of h below i.
+func siftDown(h []uint64, i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		j := l
+		if r := l + 1; r < len(h) && h[r] > h[l] {
+			j = r
+		}
+		if h[j] <= h[i] {
+			return
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
 }

@@ -63,63 +63,118 @@ type view struct {
 // listed: that one is in flight, and its acknowledgement is due. It is
 // sent again once resend ticks pass without one.
 func (v *view) diff(visible []protocol.EntityID, ents []sim.EntityState, tick, resend uint64) {
-	old, nw := v.entries, v.spare[:0]
 	v.pend, v.inFlight = v.pend[:0], 0
-	i, j, k := 0, 0, 0
+	c := cursor{ents: ents, tick: tick, resend: resend}
+	if !v.gains(visible) {
+		v.diffInPlace(visible, &c)
+		return
+	}
+	old, nw := v.entries, v.spare[:0]
+	i, j := 0, 0
 	for i < len(old) || j < len(visible) {
-		var e entry
 		vis := false
 		switch {
 		case j == len(visible) || (i < len(old) && old[i].acked.ID < visible[j]):
-			e = old[i]
+			if !old[i].present && !old[i].unsure {
+				i++
+				continue // unknown to the client and invisible: forget it
+			}
+			nw = append(nw, old[i])
 			i++
 		case i == len(old) || visible[j] < old[i].acked.ID:
-			e = entry{acked: sim.EntityState{ID: visible[j]}, lastSent: tick}
+			nw = append(nw, entry{acked: sim.EntityState{ID: visible[j]}, lastSent: tick})
 			j, vis = j+1, true
 		default:
-			e = old[i]
+			nw = append(nw, old[i])
 			i, j, vis = i+1, j+1, true
 		}
-		if !vis && !e.present && !e.unsure {
-			continue // unknown to the client and invisible: forget it
-		}
-		p := pending{entry: int32(len(nw))}
-		switch {
-		case !vis:
-			p.d = Delta{Kind: DeltaLeave, Entity: sim.EntityState{ID: e.acked.ID}}
-		default:
-			for ents[k].ID < e.acked.ID {
-				k++
-			}
-			cur := &ents[k]
-			switch {
-			case !e.present || e.unsure || e.acked.Type != cur.Type || e.acked.HealthMax != cur.HealthMax:
-				p.d = Delta{Kind: DeltaEnter, Entity: *cur}
-				es := EnterState(cur)
-				p.d.Mask = Diff(&es, cur)
-			default:
-				if m := Diff(&e.acked, cur) | e.dirty; m != 0 {
-					p.d = Delta{Kind: DeltaUpdate, Mask: m, Entity: *cur}
-				}
-			}
-		}
-		switch {
-		case p.d.Kind == 0:
-			e.accum, e.lastSent, e.staleSince = 0, tick, 0 // up to date
-		case vis && e.staleSince == 0:
-			e.staleSince = tick
-		}
-		switch {
-		case p.d.Kind == 0:
-		case tick-e.flightTick < resend && sameDelta(&e.flight, &p.d):
-			v.inFlight++
-		default:
-			p.size = int32(itemSize(&p.d))
-			v.pend = append(v.pend, p)
-		}
-		nw = append(nw, e)
+		v.check(nw, len(nw)-1, vis, &c)
 	}
 	v.entries, v.spare = nw, old
+}
+
+// gains reports whether visible holds an entity the view has no entry
+// for (only then must the entries be rebuilt rather than filtered in
+// place).
+func (v *view) gains(visible []protocol.EntityID) bool {
+	i := 0
+	for _, id := range visible {
+		for i < len(v.entries) && v.entries[i].acked.ID < id {
+			i++
+		}
+		if i == len(v.entries) || v.entries[i].acked.ID != id {
+			return true
+		}
+	}
+	return false
+}
+
+// diffInPlace is diff when every visible entity has an entry: entries
+// are only dropped, so they are filtered in place.
+func (v *view) diffInPlace(visible []protocol.EntityID, c *cursor) {
+	es := v.entries
+	w, j := 0, 0
+	for i := range es {
+		vis := j < len(visible) && visible[j] == es[i].acked.ID
+		if vis {
+			j++
+		} else if !es[i].present && !es[i].unsure {
+			continue // unknown to the client and invisible: forget it
+		}
+		if w != i {
+			es[w] = es[i]
+		}
+		v.check(es, w, vis, c)
+		w++
+	}
+	v.entries = es[:w]
+}
+
+// cursor walks the simulation's entities (ascending ID) alongside the
+// entries.
+type cursor struct {
+	ents         []sim.EntityState
+	k            int
+	tick, resend uint64
+}
+
+// check lists the delta that entry es[i] needs, if any.
+func (v *view) check(es []entry, i int, vis bool, c *cursor) {
+	e := &es[i]
+	p := pending{entry: int32(i)}
+	switch {
+	case !vis:
+		p.d = Delta{Kind: DeltaLeave, Entity: sim.EntityState{ID: e.acked.ID}}
+	default:
+		for c.ents[c.k].ID < e.acked.ID {
+			c.k++
+		}
+		cur := &c.ents[c.k]
+		switch {
+		case !e.present || e.unsure || e.acked.Type != cur.Type || e.acked.HealthMax != cur.HealthMax:
+			p.d = Delta{Kind: DeltaEnter, Entity: *cur}
+			es := EnterState(cur)
+			p.d.Mask = Diff(&es, cur)
+		default:
+			if m := Diff(&e.acked, cur) | e.dirty; m != 0 {
+				p.d = Delta{Kind: DeltaUpdate, Mask: m, Entity: *cur}
+			}
+		}
+	}
+	switch {
+	case p.d.Kind == 0:
+		e.accum, e.lastSent, e.staleSince = 0, c.tick, 0 // up to date
+	case vis && e.staleSince == 0:
+		e.staleSince = c.tick
+	}
+	switch {
+	case p.d.Kind == 0:
+	case c.tick-e.flightTick < c.resend && sameDelta(&e.flight, &p.d):
+		v.inFlight++
+	default:
+		p.size = int32(itemSize(&p.d))
+		v.pend = append(v.pend, p)
+	}
 }
 
 // sameDelta reports whether b would tell the client nothing a did.
@@ -146,15 +201,16 @@ func itemSize(d *Delta) int {
 
 // find returns the index of id's entry, or the index where it belongs.
 func (v *view) find(id protocol.EntityID) (int, bool) {
-	return slices.BinarySearchFunc(v.entries, id, func(e entry, id protocol.EntityID) int {
-		switch {
-		case e.acked.ID < id:
-			return -1
-		case e.acked.ID > id:
-			return 1
+	lo, hi := 0, len(v.entries)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if v.entries[m].acked.ID < id {
+			lo = m + 1
+		} else {
+			hi = m
 		}
-		return 0
-	})
+	}
+	return lo, lo < len(v.entries) && v.entries[lo].acked.ID == id
 }
 
 // acknowledge records that the client applied d, sent at tick.

@@ -90,15 +90,16 @@ func (w *PartialWorld) Apply(u *StateUpdate) error {
 }
 
 func (w *PartialWorld) find(id protocol.EntityID) (int, bool) {
-	return slices.BinarySearchFunc(w.ents, id, func(e ClientEntity, id protocol.EntityID) int {
-		switch {
-		case e.ID < id:
-			return -1
-		case e.ID > id:
-			return 1
+	lo, hi := 0, len(w.ents)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if w.ents[m].ID < id {
+			lo = m + 1
+		} else {
+			hi = m
 		}
-		return 0
-	})
+	}
+	return lo, lo < len(w.ents) && w.ents[lo].ID == id
 }
 
 func (w *PartialWorld) apply(d *Delta, tick uint64) {
