@@ -20,6 +20,7 @@ type viewer struct {
 
 	ordersThisTick int
 	tail           []protocol.TickOrders // last decoded order group, for continuations
+	orderBuf       []protocol.TimestampedOrder
 	converged      bool
 	done           bool // the client sent Done
 	stats          ClientStats
@@ -129,7 +130,7 @@ func (c *viewer) decodeOrders(packet []byte) ([]protocol.TimestampedOrder, error
 		c.tail = c.tail[:0]
 		return nil, err
 	}
-	var orders []protocol.TimestampedOrder
+	orders := c.orderBuf[:0]
 	for i := range res {
 		o := res[i].Orders
 		if i == 0 && len(c.tail) == 1 {
@@ -140,6 +141,7 @@ func (c *viewer) decodeOrders(packet []byte) ([]protocol.TimestampedOrder, error
 	if len(res) > 0 {
 		c.tail = append(c.tail[:0], res[len(res)-1])
 	}
+	c.orderBuf = orders
 	return orders, nil
 }
 
