@@ -93,6 +93,28 @@ func rules() []rule {
 			}
 			return false, "RelayCore may import only protocol, wire, relay/msg and the standard library"
 		}},
+		// The fog-authoritative room and client cores are pure: no
+		// sockets, no transport; the simulation only through its public
+		// API.
+		{pkg: "fogauth", exact: true, allowed: func(d dep) (bool, string) {
+			switch {
+			case d.standard && networking(d.path):
+				return false, "the fog-authoritative core is pure: no networking code"
+			case d.standard, under(d.path, "protocol", "wire", "sim"):
+				return true, ""
+			case strings.HasPrefix(d.path, "github.com/cespare/xxhash/"):
+				return true, ""
+			}
+			return false, "the fog-authoritative core may import only sim, protocol, wire, xxHash and the standard library"
+		}},
+		// The fog-authoritative server shell is a model behind the seam:
+		// it links no lockstep code.
+		{pkg: "fogauth/fogserver", allowed: func(d dep) (bool, string) {
+			if d.path == module+"/relay" || under(d.path, "relay/server", "lockstep", "relay/msg") && !under(d.path, "relay/server/room") {
+				return false, "a network model behind the seam links no lockstep code"
+			}
+			return true, ""
+		}},
 		// The network model seam: a model's package imports it without
 		// linking the lockstep relay.
 		{pkg: "relay/server/room", allowed: func(d dep) (bool, string) {
@@ -177,17 +199,21 @@ func TestLayering(t *testing.T) {
 // forbid, so TestLayering cannot pass vacuously.
 func TestRulesCatchForbiddenImports(t *testing.T) {
 	forbidden := map[string][]dep{
-		"wire":      {{path: "github.com/klauspost/compress/zstd"}, {path: "net", standard: true}},
-		"protocol":  {{path: module + "/wire"}, {path: "net/netip", standard: true}},
-		"netsim":    {{path: module + "/transport"}},
-		"sim":       {{path: module + "/transport"}, {path: module + "/netsim"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
-		"transport": {{path: module + "/protocol"}, {path: module + "/sim"}, {path: module + "/relay/core"}},
-		"relay":     {{path: module + "/transport"}, {path: module + "/relay/server"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
+		"wire":              {{path: "github.com/klauspost/compress/zstd"}, {path: "net", standard: true}},
+		"protocol":          {{path: module + "/wire"}, {path: "net/netip", standard: true}},
+		"netsim":            {{path: module + "/transport"}},
+		"sim":               {{path: module + "/transport"}, {path: module + "/netsim"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
+		"transport":         {{path: module + "/protocol"}, {path: module + "/sim"}, {path: module + "/relay/core"}},
+		"relay":             {{path: module + "/transport"}, {path: module + "/relay/server"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
+		"fogauth":           {{path: module + "/transport"}, {path: module + "/netsim"}, {path: module + "/relay/server/room"}, {path: "net", standard: true}},
+		"fogauth/fogserver": {{path: module + "/relay"}, {path: module + "/relay/server"}, {path: module + "/lockstep"}, {path: module + "/relay/msg"}},
 	}
 	allowed := map[string][]dep{
-		"sim":       {{path: module + "/protocol"}, {path: module + "/wire"}, {path: "github.com/cespare/xxhash/v2"}, {path: "sort", standard: true}},
-		"transport": {{path: module + "/wire"}, {path: "github.com/klauspost/compress/zstd"}, {path: "net", standard: true}},
-		"relay":     {{path: module + "/protocol"}, {path: module + "/relay/msg"}, {path: "crypto/sha256", standard: true}},
+		"sim":               {{path: module + "/protocol"}, {path: module + "/wire"}, {path: "github.com/cespare/xxhash/v2"}, {path: "sort", standard: true}},
+		"transport":         {{path: module + "/wire"}, {path: "github.com/klauspost/compress/zstd"}, {path: "net", standard: true}},
+		"relay":             {{path: module + "/protocol"}, {path: module + "/relay/msg"}, {path: "crypto/sha256", standard: true}},
+		"fogauth":           {{path: module + "/sim"}, {path: module + "/protocol"}, {path: "github.com/cespare/xxhash/v2"}, {path: "encoding/binary", standard: true}},
+		"fogauth/fogserver": {{path: module + "/relay/server/room"}, {path: module + "/transport"}, {path: module + "/fogauth"}, {path: module + "/sim/scenario"}},
 	}
 	for _, r := range rules() {
 		for _, d := range forbidden[r.pkg] {
