@@ -14,14 +14,15 @@ import (
 
 // fogBotFlags are the options of "tickwire bot --mode fogauth".
 type fogBotFlags struct {
-	server   string
-	room     string
-	players  int
-	roomSize int
-	ticks    uint64
-	json     bool
-	dump     string
-	sec      securityFlags
+	server    string
+	room      string
+	players   int
+	roomSize  int
+	ticks     uint64
+	json      bool
+	dump      string
+	matchType string
+	sec       securityFlags
 }
 
 func parseFogBotFlags(args []string, stderr io.Writer) (fogBotFlags, error) {
@@ -34,6 +35,7 @@ func parseFogBotFlags(args []string, stderr io.Writer) (fogBotFlags, error) {
 	fs.Uint64Var(&f.ticks, "ticks", 0, "ticks each bot plays before it is done (required)")
 	fs.IntVar(&f.roomSize, "room-size", 0, "players the room expects (default: --players)")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object")
+	fs.StringVar(&f.matchType, "match-type", "", "match type asked for in the join (e.g. tournament, mapped to fog_authoritative by the server)")
 	fs.StringVar(&f.dump, "dump", "", "write every StateUpdate received to this file, one JSON object per line")
 	f.sec.addClient(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -69,7 +71,7 @@ func runFogBot(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	dial := func(ctx context.Context, i int) (*transport.Conn, error) {
 		return transport.DialUDP(ctx, f.server, tcfg)
 	}
-	r, err := runFogBots(ctx, fogRun{players: f.players, ticks: f.ticks, room: f.room, size: f.roomSize, dial: dial, dump: f.dump, settle: time.Minute})
+	r, err := runFogBots(ctx, fogRun{players: f.players, ticks: f.ticks, room: f.room, size: f.roomSize, dial: dial, dump: f.dump, matchType: f.matchType, settle: time.Minute})
 	if err != nil {
 		return err
 	}

@@ -58,6 +58,8 @@ type fogRun struct {
 	size    int
 	dial    func(ctx context.Context, i int) (*transport.Conn, error)
 	dump    string // file of every StateUpdate received, "" for none
+	// matchType is asked for in the join.
+	matchType string
 	// settle bounds the wait for the MatchEnd after the last tick.
 	settle time.Duration
 }
@@ -102,7 +104,7 @@ func playFogBot(ctx context.Context, r fogRun, i int, dump *dumper) (p fogPlayer
 		p.Error = err.Error()
 		return
 	}
-	var cfg fogclient.Config
+	cfg := fogclient.Config{MatchType: r.matchType}
 	if dump != nil {
 		cfg.OnStateUpdate = func(tick uint64, data []byte) {
 			dump.write(int(binary.LittleEndian.Uint16(data[9:])), tick, data) // the recipient, from the header
