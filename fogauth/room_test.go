@@ -36,6 +36,15 @@ func consistencyUnderLoss(t *testing.T, seed uint64) {
 		if err := h.inconsistency(c); err != nil {
 			t.Error(err)
 		}
+		// The client's own check, from the MatchEnd's view hash, agrees.
+		view := h.room.View(c.id, nil)
+		end := AppendMatchEnd(nil, MatchEnd{Tick: h.room.Tick(), Entities: uint32(len(view)), ViewHash: ViewHash(view)})
+		if err := c.cl.Receive(end); err != nil {
+			t.Fatal(err)
+		}
+		if _, consistent, ok := c.cl.End(); !ok || !consistent {
+			t.Errorf("client %d: MatchEnd check says inconsistent", c.id)
+		}
 		st, _ := h.room.ClientStats(c.id)
 		cs := c.cl.Counters()
 		t.Logf("client %d: %d entities, %d updates received, %d enters %d updates %d leaves %d snaps, max stale %d ticks, %d rejections",
