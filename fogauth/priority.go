@@ -34,49 +34,63 @@ var TierBase = [NumTiers]uint32{256, 204, 102, 51, 26}
 // than 15 cells away (Chebyshev) from an own unit's cell.
 const NearCells = 15
 
-// nearGrid answers "is cell (x, y) near one of the player's units" with a
-// 2-D prefix sum of unit counts, built once per saturated client and tick.
+// nearGrid answers "is cell (x, y) near one of player p's units" with a
+// 2-D prefix sum of p's unit counts per cell. All players' sums are built
+// in one pass over the entities, once per tick and only when some
+// client's budget is saturated.
 type nearGrid struct {
-	w, h int
-	sum  []int32 // (w+1)*(h+1)
+	w, h  int
+	built uint64    // tick of the sums, 0 = never
+	sum   [][]int32 // per player (index PlayerID), (w+1)*(h+1)
 }
 
-func (g *nearGrid) build(ents []sim.EntityState, player protocol.PlayerID, t *sim.Terrain) {
-	g.w, g.h = t.Width(), t.Height()
-	n := (g.w + 1) * (g.h + 1)
-	if cap(g.sum) < n {
-		g.sum = make([]int32, n)
+func (g *nearGrid) build(ents []sim.EntityState, players int, t *sim.Terrain, tick uint64) {
+	if g.built == tick {
+		return
 	}
-	g.sum = g.sum[:n]
-	clear(g.sum)
+	g.built, g.w, g.h = tick, t.Width(), t.Height()
+	n := (g.w + 1) * (g.h + 1)
+	for len(g.sum) <= players {
+		g.sum = append(g.sum, nil)
+	}
+	for p := 1; p <= players; p++ {
+		if cap(g.sum[p]) < n {
+			g.sum[p] = make([]int32, n)
+		}
+		g.sum[p] = g.sum[p][:n]
+		clear(g.sum[p])
+	}
 	stride := g.w + 1
 	for i := range ents {
 		e := &ents[i]
-		if e.Owner != player || e.Category() != sim.CategoryUnit {
+		if e.Owner == sim.Neutral || int(e.Owner) > players || e.Category() != sim.CategoryUnit {
 			continue
 		}
 		if x, y := sim.CellOf(e.Pos); x >= 0 && y >= 0 && x < g.w && y < g.h {
-			g.sum[(y+1)*stride+x+1]++
+			g.sum[e.Owner][(y+1)*stride+x+1]++
 		}
 	}
-	for y := 1; y <= g.h; y++ {
-		row := int32(0)
-		for x := 1; x <= g.w; x++ {
-			row += g.sum[y*stride+x]
-			g.sum[y*stride+x] = row + g.sum[(y-1)*stride+x]
+	for p := 1; p <= players; p++ {
+		sum := g.sum[p]
+		for y := 1; y <= g.h; y++ {
+			row := int32(0)
+			for x := 1; x <= g.w; x++ {
+				row += sum[y*stride+x]
+				sum[y*stride+x] = row + sum[(y-1)*stride+x]
+			}
 		}
 	}
 }
 
-func (g *nearGrid) near(p protocol.WorldPos) bool {
+func (g *nearGrid) near(player protocol.PlayerID, p protocol.WorldPos) bool {
 	x, y := sim.CellOf(p)
 	x0, y0 := max(x-(NearCells-1), 0), max(y-(NearCells-1), 0)
 	x1, y1 := min(x+NearCells, g.w), min(y+NearCells, g.h) // exclusive
 	if x0 >= x1 || y0 >= y1 {
 		return false
 	}
-	s := g.w + 1
-	return g.sum[y1*s+x1]-g.sum[y0*s+x1]-g.sum[y1*s+x0]+g.sum[y0*s+x0] > 0
+	s, sum := g.w+1, g.sum[player]
+	return sum[y1*s+x1]-sum[y0*s+x1]-sum[y1*s+x0]+sum[y0*s+x0] > 0
 }
 
 // tierOf classifies e for recipient player (0 for a spectator, to whom
@@ -89,7 +103,7 @@ func tierOf(e *sim.EntityState, player protocol.PlayerID, g *nearGrid) Tier {
 		return TierNeutral
 	case player != 0 && e.Owner == player:
 		return TierOwn
-	case player == 0 || g.near(e.Pos):
+	case player == 0 || g.near(player, e.Pos):
 		return TierNear
 	}
 	return TierFar

@@ -103,7 +103,7 @@ type classifier struct {
 
 func (k *classifier) tier(e *sim.EntityState) Tier {
 	if !k.built && k.player != 0 {
-		k.r.grid.build(k.ents, k.player, k.r.sim.Terrain())
+		k.r.grid.build(k.ents, k.r.sim.Players(), k.r.sim.Terrain(), k.r.tick)
 		k.built = true
 	}
 	return tierOf(e, k.player, &k.r.grid)
