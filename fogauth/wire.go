@@ -54,16 +54,20 @@ const (
 // fieldSizes is the payload size of each field bit.
 var fieldSizes = [9]int{12, 2, 4, 4, 2, 1, 1, 1, 1}
 
-// Size is the payload size of the fields in m (reserved bits excluded).
-func (m FieldMask) Size() int {
-	n := 0
-	for i, s := range fieldSizes {
-		if m&(1<<i) != 0 {
-			n += s
+// maskSizes[m] is the payload size of the fields of mask m.
+var maskSizes = func() (t [FieldsKnown + 1]uint8) {
+	for m := range t {
+		for i, s := range fieldSizes {
+			if m&(1<<i) != 0 {
+				t[m] += uint8(s)
+			}
 		}
 	}
-	return n
-}
+	return t
+}()
+
+// Size is the payload size of the fields in m (reserved bits excluded).
+func (m FieldMask) Size() int { return int(maskSizes[m&FieldsKnown]) }
 
 // Errors of the decoders. Test with errors.Is.
 var (
