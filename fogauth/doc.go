@@ -5,11 +5,12 @@
 // The package is pure: Room is the server side of one game and Client the
 // client side, both driven by explicit inputs (messages, and for Room the
 // relay clock as a duration) with no clock reads, goroutines or sockets.
-// Package fogauth/fognet runs them over transport connections.
+// Packages fogauth/fogserver (a room of the relay server) and
+// fogauth/fogclient run them over transport connections.
 //
 // # One tick of a Room
 //
-//	Step(orders, acks) ... until the tick is due (late orders wait for the next)
+//	Step(Orders, Ack, Done) ... until the tick is due (later orders wait for the next)
 //	Simulate: ValidateOrder each order ─ rejected? Rejection (tick, reason), reliable
 //	          ApplyTick(valid) on the sim.Sim made by sim.New, as single player does
 //	Publish:  fog per player: sight sources hash as last tick? re-list entities
@@ -21,14 +22,17 @@
 //	EndTick:  next deadline; ticks already missed are skipped and counted
 //
 // Every delta is computed against the client's acknowledged state, so a
-// change is sent again every tick until a StateUpdate carrying it is
-// acknowledged; the budget decides what goes out, and an entity that did
-// not fit keeps its accumulated priority. See ARCHITECTURE.md for the
-// seed's flaws this fixes.
+// change is sent again until a StateUpdate carrying it is acknowledged
+// (an identical copy is left in flight for the resend time first); a
+// StateUpdate whose acknowledgement never comes makes what it carried
+// uncertain, and that is sent again too. The budget decides what goes
+// out, and an entity that did not fit keeps its accumulated priority. See
+// ARCHITECTURE.md for the seed's flaws this fixes.
 //
 // # Wire format (all integers little endian)
 //
-// Server → client, unreliable-sequenced: the seed's StateUpdate.
+// Server → client, unreliable: the seed's StateUpdate. The client applies
+// StateUpdates in tick order and drops one older than a tick it applied.
 //
 //	StateUpdate (13-byte header + deltas)
 //	0  1  type 0x20
