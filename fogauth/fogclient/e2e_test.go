@@ -3,6 +3,7 @@ package fogclient_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -75,7 +76,7 @@ func TestMatchOverServer(t *testing.T) {
 		time.Sleep(2 * time.Second) // the room is full and playing
 		_, err = fogclient.Join(t.Context(), dial(99), "other", 2, fogclient.Config{})
 		var je *fogclient.JoinError
-		if !errors.As(err, &je) || je.Reason != msg.RefuseServerFull {
+		if !errors.As(err, &je) || je.Reason != msg.RefuseServerFull || !strings.Contains(je.Detail, "server at capacity") {
 			t.Errorf("join beyond max_concurrent_games: %v", err)
 		}
 		wg.Wait()
