@@ -32,22 +32,31 @@ func (r *Room) Publish() {
 	r.stats.Tick = r.tick
 }
 
-// updateFog recomputes each player's visibility, or only re-lists the
-// entities in its visible cells when its sight sources are unchanged.
+// updateFog recomputes each player's visible cells, skipping a player
+// whose sight sources hash as last tick (its cells cannot have changed),
+// then lists every player's visible entities (they may have moved) in one
+// pass.
 func (r *Room) updateFog() {
 	t := r.sim.Terrain()
 	for p := 1; p <= r.sim.Players(); p++ {
 		player := protocol.PlayerID(p)
 		r.sources = r.sim.AppendSightSources(r.sources[:0], player)
+		if r.batch == nil {
+			r.fog.UpdateVisibility(player, r.sources, t) // any FogProvider: no skip
+			r.stats.FogRecomputes++
+			continue
+		}
 		h := hashSources(r.sources)
-		if r.refresh != nil && !r.cfg.AlwaysRecomputeFog && r.fogDone[p] && h == r.sightHash[p] {
-			r.refresh.RefreshVisibleEntities(player)
+		if !r.cfg.AlwaysRecomputeFog && r.fogDone[p] && h == r.sightHash[p] {
 			r.stats.FogSkips++
 			continue
 		}
-		r.fog.UpdateVisibility(player, r.sources, t)
+		r.batch.UpdateCells(player, r.sources, t)
 		r.sightHash[p], r.fogDone[p] = h, true
 		r.stats.FogRecomputes++
+	}
+	if r.batch != nil {
+		r.batch.ListVisible(r.sim.Players())
 	}
 }
 

@@ -59,7 +59,7 @@ type Room struct {
 	cfg      Config
 	sim      *sim.Sim
 	fog      sim.FogProvider
-	refresh  sim.VisibilityRefresher // nil if fog cannot refresh
+	batch    sim.BatchFogProvider // fog, when it can skip cells and list in one pass
 	interval time.Duration
 	next     time.Duration // deadline of the next tick
 	tick     uint64        // tick of the StateUpdates being sent
@@ -101,7 +101,7 @@ func New(cfg Config, mapData sim.MapData, rules sim.Config, seed uint64, now tim
 	}
 	fog := sim.NewRadiusFogProvider(s)
 	r := &Room{
-		cfg: cfg, sim: s, fog: fog, refresh: fog,
+		cfg: cfg, sim: s, fog: fog, batch: fog,
 		interval:  cfg.TickInterval(),
 		sightHash: make([]uint64, s.Players()+1),
 		fogDone:   make([]bool, s.Players()+1),

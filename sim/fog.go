@@ -14,14 +14,16 @@ type FogProvider interface {
 	VisibleEntities(player protocol.PlayerID) []protocol.EntityID
 }
 
-// VisibilityRefresher is implemented by fog providers that can list the
-// entities standing in a player's visible cells again without recomputing
-// the cells. A server calls RefreshVisibleEntities instead of
-// UpdateVisibility when the player's sight sources are unchanged: the cells
-// it sees cannot have changed, but other players' entities may have walked
-// into or out of them.
-type VisibilityRefresher interface {
-	RefreshVisibleEntities(player protocol.PlayerID)
+// BatchFogProvider is a FogProvider that can update many players at
+// once, as a server does every tick: UpdateCells recomputes the cells a
+// player sees (it may be skipped for a player whose sight sources did not
+// change: the cells cannot have changed, though the entities in them may
+// have), and ListVisible lists the visible entities of players 1..players
+// in one pass over the world.
+type BatchFogProvider interface {
+	FogProvider
+	UpdateCells(player protocol.PlayerID, sources []SightSource, terrain *Terrain)
+	ListVisible(players int)
 }
 
 // EntityReader is the read access a fog provider needs to the world; *Sim
@@ -43,6 +45,7 @@ type EntityReader interface {
 type RadiusFogProvider struct {
 	world   EntityReader
 	players []*playerFog // index = PlayerID
+	batch   []*playerFog // scratch of ListVisible
 }
 
 type playerFog struct {
@@ -74,19 +77,47 @@ func (f *RadiusFogProvider) fog(player protocol.PlayerID, t *Terrain) *playerFog
 
 // UpdateVisibility implements FogProvider.
 func (f *RadiusFogProvider) UpdateVisibility(player protocol.PlayerID, sources []SightSource, t *Terrain) {
+	f.UpdateCells(player, sources, t)
+	f.list(player, f.players[player])
+}
+
+// UpdateCells implements BatchFogProvider.
+func (f *RadiusFogProvider) UpdateCells(player protocol.PlayerID, sources []SightSource, t *Terrain) {
 	pf := f.fog(player, t)
 	if h := hashSources(sources); h != pf.sourcesHash || pf.gen == 0 {
 		pf.sourcesHash = h
 		pf.stamp(sources)
 	}
-	f.list(player, pf)
 }
 
-// RefreshVisibleEntities implements VisibilityRefresher: it lists the
-// entities in the cells of player's last update.
-func (f *RadiusFogProvider) RefreshVisibleEntities(player protocol.PlayerID) {
-	if int(player) < len(f.players) && f.players[player] != nil {
-		f.list(player, f.players[player])
+// ListVisible implements BatchFogProvider: one pass over the entities,
+// each entity's cell checked against every player's cells. Players never
+// updated are left out.
+func (f *RadiusFogProvider) ListVisible(players int) {
+	f.batch = f.batch[:0]
+	for p := 1; p <= players; p++ {
+		var pf *playerFog
+		if p < len(f.players) {
+			pf = f.players[p]
+		}
+		if pf != nil {
+			pf.visible = pf.visible[:0]
+		}
+		f.batch = append(f.batch, pf)
+	}
+	ents := f.world.Entities()
+	for i := range ents {
+		e := &ents[i]
+		x, y := CellOf(e.Pos)
+		for p, pf := range f.batch {
+			switch {
+			case pf == nil:
+			case e.Owner == protocol.PlayerID(p+1):
+				pf.visible = append(pf.visible, e.ID)
+			case x >= 0 && y >= 0 && x < pf.width && y < pf.height && pf.seen[y*pf.width+x] == pf.gen:
+				pf.visible = append(pf.visible, e.ID)
+			}
+		}
 	}
 }
 
