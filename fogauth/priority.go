@@ -34,49 +34,92 @@ var TierBase = [NumTiers]uint32{256, 204, 102, 51, 26}
 // than 15 cells away (Chebyshev) from an own unit's cell.
 const NearCells = 15
 
-// nearGrid answers "is cell (x, y) near one of player p's units" with a
-// 2-D prefix sum of p's unit counts per cell. All players' sums are built
-// in one pass over the entities, once per tick and only when some
-// client's budget is saturated.
+// nearGrid answers "is cell (x, y) near one of player p's units": per
+// player, a bitmap of the cells holding its units, dilated by NearCells-1
+// cells along both axes (rows of 64-bit words; each axis in four doubling
+// steps, 1+2+4+7 = 14). All players' bitmaps are built in one pass over
+// the entities, once per tick and only when some client's budget is
+// saturated.
 type nearGrid struct {
-	w, h  int
-	built uint64    // tick of the sums, 0 = never
-	sum   [][]int32 // per player (index PlayerID), (w+1)*(h+1)
+	w, h, words int        // cells, and words per row
+	built       uint64     // tick of the bitmaps, 0 = never
+	bits        [][]uint64 // per player (index PlayerID), h rows of words
+	tmp         []uint64
 }
+
+// dilateSteps sum to NearCells-1.
+var dilateSteps = [...]int{1, 2, 4, 7}
 
 func (g *nearGrid) build(ents []sim.EntityState, players int, t *sim.Terrain, tick uint64) {
 	if g.built == tick {
 		return
 	}
 	g.built, g.w, g.h = tick, t.Width(), t.Height()
-	n := (g.w + 1) * (g.h + 1)
-	for len(g.sum) <= players {
-		g.sum = append(g.sum, nil)
+	g.words = (g.w + 63) / 64
+	n := g.words * g.h
+	for len(g.bits) <= players {
+		g.bits = append(g.bits, nil)
 	}
 	for p := 1; p <= players; p++ {
-		if cap(g.sum[p]) < n {
-			g.sum[p] = make([]int32, n)
+		if cap(g.bits[p]) < n {
+			g.bits[p] = make([]uint64, n)
 		}
-		g.sum[p] = g.sum[p][:n]
-		clear(g.sum[p])
+		g.bits[p] = g.bits[p][:n]
+		clear(g.bits[p])
 	}
-	stride := g.w + 1
 	for i := range ents {
 		e := &ents[i]
 		if e.Owner == sim.Neutral || int(e.Owner) > players || e.Category() != sim.CategoryUnit {
 			continue
 		}
 		if x, y := sim.CellOf(e.Pos); x >= 0 && y >= 0 && x < g.w && y < g.h {
-			g.sum[e.Owner][(y+1)*stride+x+1]++
+			g.bits[e.Owner][y*g.words+x/64] |= 1 << (x % 64)
 		}
 	}
+	if cap(g.tmp) < n {
+		g.tmp = make([]uint64, n)
+	}
+	g.tmp = g.tmp[:n]
 	for p := 1; p <= players; p++ {
-		sum := g.sum[p]
-		for y := 1; y <= g.h; y++ {
-			row := int32(0)
-			for x := 1; x <= g.w; x++ {
-				row += sum[y*stride+x]
-				sum[y*stride+x] = row + sum[(y-1)*stride+x]
+		g.dilate(g.bits[p])
+	}
+}
+
+// dilate spreads every set bit of b over the cells within NearCells-1 of
+// it along x, then along y. Bits past the map's width are genuine
+// dilations of units on the map, so they never make a cell near wrongly.
+func (g *nearGrid) dilate(b []uint64) {
+	nw := g.words
+	for _, k := range dilateSteps {
+		copy(g.tmp, b)
+		for y := 0; y < g.h; y++ {
+			row, src := b[y*nw:(y+1)*nw], g.tmp[y*nw:(y+1)*nw]
+			for i := range row {
+				l := src[i] << k
+				r := src[i] >> k
+				if i > 0 {
+					l |= src[i-1] >> (64 - k)
+				}
+				if i+1 < nw {
+					r |= src[i+1] << (64 - k)
+				}
+				row[i] |= l | r
+			}
+		}
+	}
+	for _, k := range dilateSteps {
+		copy(g.tmp, b)
+		for y := 0; y < g.h; y++ {
+			row := b[y*nw : (y+1)*nw]
+			if y >= k {
+				for i, v := range g.tmp[(y-k)*nw : (y-k+1)*nw] {
+					row[i] |= v
+				}
+			}
+			if y+k < g.h {
+				for i, v := range g.tmp[(y+k)*nw : (y+k+1)*nw] {
+					row[i] |= v
+				}
 			}
 		}
 	}
@@ -84,13 +127,10 @@ func (g *nearGrid) build(ents []sim.EntityState, players int, t *sim.Terrain, ti
 
 func (g *nearGrid) near(player protocol.PlayerID, p protocol.WorldPos) bool {
 	x, y := sim.CellOf(p)
-	x0, y0 := max(x-(NearCells-1), 0), max(y-(NearCells-1), 0)
-	x1, y1 := min(x+NearCells, g.w), min(y+NearCells, g.h) // exclusive
-	if x0 >= x1 || y0 >= y1 {
+	if x < 0 || y < 0 || x >= g.w || y >= g.h {
 		return false
 	}
-	s, sum := g.w+1, g.sum[player]
-	return sum[y1*s+x1]-sum[y0*s+x1]-sum[y1*s+x0]+sum[y0*s+x0] > 0
+	return g.bits[player][y*g.words+x/64]&(1<<(x%64)) != 0
 }
 
 // tierOf classifies e for recipient player (0 for a spectator, to whom
@@ -121,7 +161,7 @@ type selector struct {
 // plan fills s.order with the deltas to send, in order; it reports whether
 // the budget was saturated (something had to wait). Without saturation
 // every delta is sent in ID order and no priority is computed.
-func (s *selector) plan(v *view, tick uint64, classify func(*sim.EntityState) Tier) bool {
+func (s *selector) plan(v *view, ents []sim.EntityState, tick uint64, classify func(*sim.EntityState) Tier) bool {
 	s.order = s.order[:0]
 	if s.fits(v.pend) {
 		for i := range v.pend {
@@ -136,9 +176,9 @@ func (s *selector) plan(v *view, tick uint64, classify func(*sim.EntityState) Ti
 	for i := range v.pend {
 		p := &v.pend[i]
 		e := &v.entries[p.entry]
-		base := TierBase[classify(&p.d.Entity)]
-		if p.d.Kind == DeltaLeave {
-			base = TierBase[TierFar] // a leave carries no state to rank by
+		base := TierBase[TierFar] // a leave carries no state to rank by
+		if p.kind != DeltaLeave {
+			base = TierBase[classify(&ents[p.ent])]
 		}
 		e.accum += base + uint32(tick-e.lastSent)*s.bonus
 		s.keys = append(s.keys, uint64(e.accum)<<32|uint64(^uint32(i)))

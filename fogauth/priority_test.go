@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/sim"
 )
 
 // TestStarvationBound saturates every client's budget (8 KiB/s: about a
@@ -74,4 +75,46 @@ func TestBudgetPerTick(t *testing.T) {
 	}
 	h.join(7, 0, false)
 	h.runTicks(300)
+}
+
+// TestNearGridMatchesBruteForce compares the dilated bitmaps with the
+// definition (an own unit's cell within NearCells-1 cells on both axes)
+// on random maps, some wider than one 64-bit word and not a multiple of
+// it.
+func TestNearGridMatchesBruteForce(t *testing.T) {
+	rng := sim.SplitMix64{S: 11}
+	for _, size := range []int{16, 64, 70, 130} {
+		md := sim.MapData{Width: size, Height: size - 3, Cells: make([]sim.Cell, size*(size-3)), Players: 3}
+		for range 12 {
+			owner := protocol.PlayerID(rng.Intn(3) + 1)
+			x, y := int(rng.Intn(uint64(size))), int(rng.Intn(uint64(size-3)))
+			typ := sim.TypeInfantry
+			if rng.Intn(4) == 0 {
+				typ = sim.TypeBarracks // structures do not count
+			}
+			md.Entities = append(md.Entities, sim.Placement{Type: typ, Owner: owner, Pos: cellPos(x, y)})
+		}
+		s, err := sim.New(md, sim.Config{}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var g nearGrid
+		g.build(s.Entities(), 3, s.Terrain(), 1)
+		for p := protocol.PlayerID(1); p <= 3; p++ {
+			for y := range size - 3 {
+				for x := range size {
+					want := false
+					for _, e := range s.Entities() {
+						ex, ey := sim.CellOf(e.Pos)
+						if e.Owner == p && e.Category() == sim.CategoryUnit && max(x-ex, ex-x) < NearCells && max(y-ey, ey-y) < NearCells {
+							want = true
+						}
+					}
+					if got := g.near(p, cellPos(x, y)); got != want {
+						t.Fatalf("map %d player %d cell %d,%d: near %v, brute force %v", size, p, x, y, got, want)
+					}
+				}
+			}
+		}
+	}
 }

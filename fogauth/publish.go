@@ -60,11 +60,14 @@ func (r *Room) updateFog() {
 	}
 }
 
-// hashSources is FNV-1a over the sight sources' positions and ranges.
+// hashSources is FNV-1a over the sight sources' cells and ranges in
+// whole cells: what the visible cells depend on (RadiusFogProvider works
+// on cells), so a unit moving within its cell changes nothing.
 func hashSources(src []sim.SightSource) uint64 {
 	h := uint64(14695981039346656037)
 	for _, s := range src {
-		for _, v := range [4]protocol.SimCoord{s.Pos.X, s.Pos.Y, s.Pos.Z, s.Range} {
+		x, y := sim.CellOf(s.Pos)
+		for _, v := range [3]int{x, y, int(s.Range / protocol.CellSize)} {
 			h ^= uint64(uint32(v))
 			h *= 1099511628211
 		}
@@ -128,19 +131,19 @@ func (r *Room) publishTo(c *viewer, visible []protocol.EntityID, ents []sim.Enti
 		c.stats.Stalled++
 	}
 	k := classifier{r: r, player: c.player, ents: ents}
-	saturated := r.sel.plan(&c.view, r.tick, k.tier)
+	saturated := r.sel.plan(&c.view, ents, r.tick, k.tier)
 	if saturated {
 		c.stats.Saturated++
 		r.stats.Saturated++
 	}
-	r.serialize(c, saturated, &k)
+	r.serialize(c, ents, saturated, &k)
 }
 
 // serialize writes the planned deltas into StateUpdates (one empty
 // StateUpdate when there is nothing to send, so the client sees the tick),
 // records them for acknowledgement and resets the sent entities'
 // priority.
-func (r *Room) serialize(c *viewer, saturated bool, k *classifier) {
+func (r *Room) serialize(c *viewer, ents []sim.EntityState, saturated bool, k *classifier) {
 	v := &c.view
 	order := r.sel.order
 	start, count, firstItem := -1, 0, len(c.items)
@@ -173,7 +176,8 @@ func (r *Room) serialize(c *viewer, saturated bool, k *classifier) {
 		if start < 0 || len(r.arena)-start+int(p.size) > r.cfg.MaxMessageSize {
 			openPart()
 		}
-		d := &p.d
+		c.items = append(c.items, p.delta(v, ents))
+		d := &c.items[len(c.items)-1]
 		if d.Kind == DeltaEnter {
 			enter := Delta{Kind: DeltaEnter, Entity: d.Entity}
 			r.arena = AppendDelta(r.arena, &enter)
@@ -193,7 +197,6 @@ func (r *Room) serialize(c *viewer, saturated bool, k *classifier) {
 				c.stats.Leaves++
 			}
 		}
-		c.items = append(c.items, *d)
 		e := &v.entries[p.entry]
 		if saturated && d.Kind != DeltaLeave {
 			r.recordWait(k.tier(&d.Entity), r.tick-e.lastSent)

@@ -166,7 +166,8 @@ func (s *script) run(t *testing.T, td *datadriven.TestData) {
 	case "pending":
 		v := s.room.client(s.clientArg(t, td))
 		for _, p := range v.view.pend {
-			fmt.Fprintf(s.out, "%s %d%s accum=%d\n", kindName(p.d.Kind), p.d.Entity.ID, maskNames(p.d.Mask), v.view.entries[p.entry].accum)
+			d := p.delta(&v.view, s.room.Sim().Entities())
+			fmt.Fprintf(s.out, "%s %d%s accum=%d\n", kindName(d.Kind), d.Entity.ID, maskNames(d.Mask), v.view.entries[p.entry].accum)
 		}
 	default:
 		td.Fatalf(t, "unknown command %q", td.Cmd)

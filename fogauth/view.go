@@ -33,13 +33,25 @@ type entry struct {
 	staleSince uint64
 }
 
-// pending is one entity's delta waiting for the budget. An Enter's Mask
-// lists the fields of a trailing Update in the same StateUpdate (the Enter
-// layout lacks target, cargo and veterancy).
+// pending is one entity's delta waiting for the budget: its kind and
+// field mask, the entity's entry, and where its current state is in the
+// simulation's entities (-1 for a Leave). An Enter's mask lists the fields
+// of a trailing Update in the same StateUpdate (the Enter layout lacks
+// target, cargo and veterancy).
 type pending struct {
-	d     Delta
-	entry int32 // index in view.entries
+	kind  byte
+	mask  FieldMask
+	entry int32
+	ent   int32
 	size  int32
+}
+
+// delta is p as a Delta, with the entity's current state.
+func (p *pending) delta(v *view, ents []sim.EntityState) Delta {
+	if p.kind == DeltaLeave {
+		return Delta{Kind: DeltaLeave, Entity: sim.EntityState{ID: v.entries[p.entry].acked.ID}}
+	}
+	return Delta{Kind: p.kind, Mask: p.mask, Entity: ents[p.ent]}
 }
 
 // view is a client's visibility state: entries in ascending entity ID,
@@ -141,62 +153,84 @@ type cursor struct {
 // check lists the delta that entry es[i] needs, if any.
 func (v *view) check(es []entry, i int, vis bool, c *cursor) {
 	e := &es[i]
-	p := pending{entry: int32(i)}
-	switch {
-	case !vis:
-		p.d = Delta{Kind: DeltaLeave, Entity: sim.EntityState{ID: e.acked.ID}}
-	default:
+	var (
+		kind byte
+		mask FieldMask
+		cur  *sim.EntityState
+		ent  = int32(-1)
+	)
+	if !vis {
+		kind = DeltaLeave
+	} else {
 		for c.ents[c.k].ID < e.acked.ID {
 			c.k++
 		}
-		cur := &c.ents[c.k]
+		cur, ent = &c.ents[c.k], int32(c.k)
 		switch {
 		case !e.present || e.unsure || e.acked.Type != cur.Type || e.acked.HealthMax != cur.HealthMax:
-			p.d = Delta{Kind: DeltaEnter, Entity: *cur}
-			es := EnterState(cur)
-			p.d.Mask = Diff(&es, cur)
+			kind, mask = DeltaEnter, enterExtra(cur)
 		default:
 			if m := Diff(&e.acked, cur) | e.dirty; m != 0 {
-				p.d = Delta{Kind: DeltaUpdate, Mask: m, Entity: *cur}
+				kind, mask = DeltaUpdate, m
 			}
 		}
 	}
 	switch {
-	case p.d.Kind == 0:
+	case kind == 0:
 		e.accum, e.lastSent, e.staleSince = 0, c.tick, 0 // up to date
+		return
 	case vis && e.staleSince == 0:
 		e.staleSince = c.tick
 	}
-	switch {
-	case p.d.Kind == 0:
-	case c.tick-e.flightTick < c.resend && sameDelta(&e.flight, &p.d):
+	if c.tick-e.flightTick < c.resend && sameDelta(&e.flight, kind, mask, cur) {
 		v.inFlight++
-	default:
-		p.size = int32(itemSize(&p.d))
-		v.pend = append(v.pend, p)
+		return
 	}
+	v.pend = append(v.pend, pending{kind: kind, mask: mask, entry: int32(i), ent: ent, size: int32(itemSize(kind, mask))})
 }
 
-// sameDelta reports whether b would tell the client nothing a did.
-func sameDelta(a, b *Delta) bool {
+// enterExtra is the mask of the fields an Enter cannot carry that are set
+// in e: the trailing Update's.
+func enterExtra(e *sim.EntityState) FieldMask {
+	var m FieldMask
+	if e.Target != 0 {
+		m |= FieldTarget
+	}
+	if e.Cargo != 0 {
+		m |= FieldCargo
+	}
+	if e.Veterancy != 0 {
+		m |= FieldVeterancy
+	}
+	return m
+}
+
+// sameDelta reports whether a delta of kind and mask with the state cur
+// would tell the client nothing the delta a did.
+func sameDelta(a *Delta, kind byte, mask FieldMask, cur *sim.EntityState) bool {
 	switch {
-	case a.Kind != b.Kind || a.Mask != b.Mask:
+	case a.Kind != kind || a.Mask != mask:
 		return false
-	case a.Kind == DeltaEnter:
-		return a.Entity == b.Entity
-	case a.Kind == DeltaUpdate:
-		return Diff(&a.Entity, &b.Entity)&a.Mask == 0
+	case kind == DeltaEnter:
+		return a.Entity == *cur
+	case kind == DeltaUpdate:
+		return Diff(&a.Entity, cur)&mask == 0
 	}
 	return true
 }
 
 // itemSize is the wire size of a pending delta, with an Enter's trailing
 // Update.
-func itemSize(d *Delta) int {
-	if d.Kind == DeltaEnter && d.Mask != 0 {
-		return EnterSize + UpdateHeaderSize + d.Mask.Size()
+func itemSize(kind byte, mask FieldMask) int {
+	switch {
+	case kind == DeltaEnter && mask != 0:
+		return EnterSize + UpdateHeaderSize + mask.Size()
+	case kind == DeltaEnter:
+		return EnterSize
+	case kind == DeltaUpdate:
+		return UpdateHeaderSize + mask.Size()
 	}
-	return d.Size()
+	return LeaveSize
 }
 
 // find returns the index of id's entry, or the index where it belongs.

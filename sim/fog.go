@@ -16,10 +16,11 @@ type FogProvider interface {
 
 // BatchFogProvider is a FogProvider that can update many players at
 // once, as a server does every tick: UpdateCells recomputes the cells a
-// player sees (it may be skipped for a player whose sight sources did not
-// change: the cells cannot have changed, though the entities in them may
-// have), and ListVisible lists the visible entities of players 1..players
-// in one pass over the world.
+// player sees, and ListVisible lists the visible entities of players
+// 1..players in one pass over the world. UpdateCells may be skipped for a
+// player whose sight sources stand in the same cells with the same ranges
+// in whole cells as last time (the cells seen cannot have changed, though
+// the entities in them may have).
 type BatchFogProvider interface {
 	FogProvider
 	UpdateCells(player protocol.PlayerID, sources []SightSource, terrain *Terrain)
