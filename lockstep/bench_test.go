@@ -12,6 +12,7 @@ import (
 	"github.com/tickwire/tickwire/netsim"
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/relay"
+	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/relay/server"
 	"github.com/tickwire/tickwire/transport"
 )
@@ -38,7 +39,7 @@ func BenchmarkRelayGameTick(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	l, err := transport.Listen(ctx, pc, server.TransportConfig())
+	l, err := transport.Listen(ctx, pc, lanes.TransportConfig())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func BenchmarkRelayGameTick(b *testing.B) {
 				errs <- err
 				return
 			}
-			conn, err := transport.Dial(ctx, cpc, l.Addr(), server.TransportConfig())
+			conn, err := transport.Dial(ctx, cpc, l.Addr(), lanes.TransportConfig())
 			if err != nil {
 				errs <- err
 				return

@@ -6,7 +6,7 @@
 // ticks; the game loop never knows whether the orders went nowhere
 // (LocalNetwork, single player), to a relay across the internet
 // (RelayClient), or to a relay running in the host's own process
-// (EmbeddedRelay):
+// (package lockstep/hostrelay):
 //
 //	input ─▶ SubmitOrder ─▶ [network model] ─▶ PollTick ─▶ Simulation.ApplyTick
 //	                              ▲                               │
@@ -15,10 +15,15 @@
 // # RelayClient
 //
 // JoinRelay sends JoinRoom on a transport connection (configured with
-// server.TransportConfig) and waits for JoinAccepted; from then on the
+// relay/lanes.TransportConfig), asking for the lockstep network model (a
+// server that would seat it in a room of another model refuses), and
+// waits for JoinAccepted, whose model RelayClient.NetworkModel reports;
+// from then on the
 // client runs the match in two goroutines of its own (a reader and a
 // driver with one timer) while the NetworkModel methods only touch
-// state under a mutex, so PollTick never blocks:
+// state under a mutex, so PollTick never blocks. The protocol itself is a
+// pure state machine with an injected clock (RelayClientConfig.Clock):
+// messages and time in, messages to send and the next deadline out:
 //
 //	loading   CalibrationPing ─▶ CalibrationPong (+ SeedCommit once)
 //	          MatchTiming: tick interval, clock offset, submit offset
@@ -27,10 +32,12 @@
 //	          clock = client clock + offset):
 //	            OrderSubmit{tick k, orders batched since the last one,
 //	                        echo of the newest polled frame's token}
-//	          TickFrame ─▶ queue ─▶ PollTick; SyncHash when the frame asks
+//	          TickFrame ─▶ queue ─▶ PollTick; SyncHash when the frame asks;
+//	          its arrival re-estimates the clock offset (upper envelope
+//	          of start + (k+1)·T + deadline + RTT/2 − arrival over 500 ms)
 //	          TimingFeedback: late → submit up to 5 ms earlier; far too
 //	          early (> 20 ms margin) → 1 ms later; within [0, min(deadline,
-//	          one window − 1 ms)]
+//	          one window − 1 ms)]; the deadline for the frames that follow
 //	          ClientMetrics every second (RTT, queued ticks, tick cost)
 //
 // Orders are batched, Nagle-style but on the tick cadence: one OrderSubmit
@@ -40,14 +47,6 @@
 // normalises. Removals announced by the relay take effect when the tick
 // they name is polled, so every client removes a player on the same tick
 // (Removed lists them).
-//
-// # EmbeddedRelay
-//
-// HostRelay runs a relay/server room in-process for a listen server.
-// Remote players join it through a transport.Listener with JoinRelay;
-// the host's own player is a RelayClient connected to the same server
-// over an in-memory transport pipe, so its orders take the same path as
-// everyone's (the same room driver, relay.Core and filter chain).
 //
 // The package depends on protocol, never on a concrete simulation: GameLoop
 // drives anything that implements Simulation, so the layering rule that the

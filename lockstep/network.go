@@ -64,4 +64,13 @@ type Diagnostics struct {
 	DesyncTick    uint64        // tick of the first reported desync
 	BytesSent     uint64        // bytes sent on the wire
 	BytesReceived uint64        // bytes received on the wire
+	// Clock figures of a relay client: its estimate of the relay clock
+	// against its own (relay = client + ClockOffset), how far that moved
+	// from the calibrated offset during play, the measured drift of the
+	// client clock in parts per million (positive: it runs fast), and how
+	// often the estimate stepped because the clock jumped.
+	ClockOffset     time.Duration
+	ClockCorrection time.Duration
+	ClockDriftPPM   float64
+	ClockSteps      int
 }

@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/lockstep"
+	"github.com/tickwire/tickwire/lockstep/hostrelay"
 	"github.com/tickwire/tickwire/netsim"
 	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/relay/msg"
 	"github.com/tickwire/tickwire/relay/server"
 	"github.com/tickwire/tickwire/sim"
@@ -45,7 +47,7 @@ func startRelay(t *testing.T, cfg server.Config) *relayNet {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := transport.Listen(t.Context(), pc, server.TransportConfig())
+	l, err := transport.Listen(t.Context(), pc, lanes.TransportConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +72,7 @@ func (rn *relayNet) dial(ctx context.Context, link netsim.Link, seed uint64) (*t
 	if link != (netsim.Link{}) {
 		w = netsim.Wrap(pc, netsim.Config{Seed: seed, Out: link, In: link})
 	}
-	return transport.Dial(ctx, w, rn.l.Addr(), server.TransportConfig())
+	return transport.Dial(ctx, w, rn.l.Addr(), lanes.TransportConfig())
 }
 
 // result is what one player's game produced.
@@ -139,12 +141,25 @@ func playThrough(ctx context.Context, rc *lockstep.RelayClient, net lockstep.Net
 // runMatch plays a match of n bots through the relay, each over link,
 // for ticks ticks, and returns each player's result.
 func runMatch(t *testing.T, rn *relayNet, n int, link netsim.Link, ticks uint64) []result {
-	return runMatchWith(t, rn, n, link, func(protocol.PlayerID) uint64 { return ticks })
+	return runMatchWith(t, rn, n, link, func(protocol.PlayerID) uint64 { return ticks }, nil)
+}
+
+// longMatchTicks is the length of the long matches: 3,000 ticks, 600
+// under the race detector, 300 with -short.
+func longMatchTicks() uint64 {
+	switch {
+	case testing.Short():
+		return 300
+	case raceEnabled:
+		return 600
+	}
+	return 3000
 }
 
 // runMatchWith is runMatch with a number of ticks for each player, after
-// which the player leaves.
-func runMatchWith(t *testing.T, rn *relayNet, n int, link netsim.Link, ticksOf func(protocol.PlayerID) uint64) []result {
+// which the player leaves, and, if clockOf is not nil, the clock of the
+// i-th client to join.
+func runMatchWith(t *testing.T, rn *relayNet, n int, link netsim.Link, ticksOf func(protocol.PlayerID) uint64, clockOf func(i int) func() time.Duration) []result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Hour)
 	defer cancel()
@@ -156,7 +171,11 @@ func runMatchWith(t *testing.T, rn *relayNet, n int, link netsim.Link, ticksOf f
 				out <- result{err: err}
 				return
 			}
-			rc, err := lockstep.JoinRelay(ctx, conn, "match", n, lockstep.RelayClientConfig{Rand: fixedRand(i * 31)})
+			cfg := lockstep.RelayClientConfig{Rand: fixedRand(i * 31)}
+			if clockOf != nil {
+				cfg.Clock = clockOf(i)
+			}
+			rc, err := lockstep.JoinRelay(ctx, conn, "match", n, cfg)
 			if err != nil {
 				out <- result{err: err}
 				return
@@ -220,13 +239,7 @@ func TestRelayMatchTwoPlayers(t *testing.T) {
 // 3,000 ticks (600 under the race detector, 300 with -short); every final
 // hash must agree and no desync may be reported.
 func TestRelayMatchEightPlayersLossy(t *testing.T) {
-	ticks := uint64(3000)
-	switch {
-	case testing.Short():
-		ticks = 300
-	case raceEnabled:
-		ticks = 600
-	}
+	ticks := longMatchTicks()
 	synctest.Test(t, func(t *testing.T) {
 		rn := startRelay(t, server.Config{})
 		defer rn.close()
@@ -239,8 +252,8 @@ func TestRelayMatchEightPlayersLossy(t *testing.T) {
 			ticks, time.Since(start), st.LateOrders, st.Strikes, st.Removals, st.QosAdjustments, st.Desyncs, st.BytesIn, st.BytesOut)
 		notices := 0
 		for _, r := range res {
-			t.Logf("player %d: %d orders sent, %d late submissions (last by %v), %d late ticks, %d strikes, run-ahead %d, rtt %v, loss %.2f",
-				r.id, r.diag.OrdersSent, r.diag.LateOrders, r.diag.LastLateBy, r.diag.LateTicks, r.diag.Strikes, r.diag.RunAhead, r.diag.RTT, r.diag.Loss)
+			t.Logf("player %d: %d orders sent, %d late submissions (last by %v), %d late ticks, %d strikes, run-ahead %d, rtt %v, loss %.2f, clock correction %v, %d steps",
+				r.id, r.diag.OrdersSent, r.diag.LateOrders, r.diag.LastLateBy, r.diag.LateTicks, r.diag.Strikes, r.diag.RunAhead, r.diag.RTT, r.diag.Loss, r.diag.ClockCorrection, r.diag.ClockSteps)
 			notices += r.diag.LateOrders
 		}
 		if notices == 0 || uint64(notices) > st.LateOrders {
@@ -251,6 +264,41 @@ func TestRelayMatchEightPlayersLossy(t *testing.T) {
 		}
 		if st.BroadcastLateness.Count < ticks || st.GamesEnded != 1 {
 			t.Errorf("relay broadcast %d frames, ended %d games", st.BroadcastLateness.Count, st.GamesEnded)
+		}
+	})
+}
+
+// TestRelayMatchDriftingClocks: the server-level counterpart of
+// TestClientClockDrift, through the real server and transport: three
+// bots, one clock 0.1% fast, one 0.1% slow (injected with
+// RelayClientConfig.Clock), 3,000 ticks (600 under the race detector, 300
+// with -short). A client that kept its calibrated offset would be 100 ms,
+// three windows, off by the end: its submissions refused as too early or
+// all late. With the offset tracked none is refused, struck or removed.
+func TestRelayMatchDriftingClocks(t *testing.T) {
+	ticks := longMatchTicks()
+	synctest.Test(t, func(t *testing.T) {
+		rn := startRelay(t, server.Config{})
+		defer rn.close()
+		ppms := []int64{1000, -1000, 0}
+		res := runMatchWith(t, rn, len(ppms), netsim.Link{Latency: 25 * time.Millisecond, Jitter: 5 * time.Millisecond},
+			func(protocol.PlayerID) uint64 { return ticks },
+			func(i int) func() time.Duration {
+				epoch := time.Now()
+				return func() time.Duration {
+					d := time.Since(epoch)
+					return time.Hour + d + time.Duration(int64(d)*ppms[i]/1e6)
+				}
+			})
+		checkInSync(t, res, ticks)
+		st := rn.srv.Stats()
+		t.Logf("relay: %d late submissions, %d strikes, %d removals, %d refused messages", st.LateOrders, st.Strikes, st.Removals, st.Rejected)
+		for _, r := range res {
+			t.Logf("player %d: %d late submissions, %d late ticks, clock correction %v, drift %.0f ppm, %d steps",
+				r.id, r.diag.LateOrders, r.diag.LateTicks, r.diag.ClockCorrection, r.diag.ClockDriftPPM, r.diag.ClockSteps)
+		}
+		if st.Strikes != 0 || st.Removals != 0 || st.Rejected != 0 || st.LateOrders > ticks/100 {
+			t.Errorf("relay: %d late submissions, %d strikes, %d removals, %d refused messages", st.LateOrders, st.Strikes, st.Removals, st.Rejected)
 		}
 	})
 }
@@ -269,7 +317,7 @@ func TestRelayDisconnectSameTick(t *testing.T) {
 					return leaveAfter
 				}
 				return ticks
-			})
+			}, nil)
 		var stayed []result
 		var at uint64
 		for _, r := range res {
@@ -305,12 +353,12 @@ func TestEmbeddedRelayTwoPlayers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l, err := transport.Listen(ctx, pc, server.TransportConfig())
+		l, err := transport.Listen(ctx, pc, lanes.TransportConfig())
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer l.Close()
-		host, err := lockstep.HostRelay(ctx, l, 2, lockstep.EmbeddedRelayConfig{Client: lockstep.RelayClientConfig{Rand: fixedRand(1)}})
+		host, err := hostrelay.Start(ctx, l, 2, hostrelay.Config{Client: lockstep.RelayClientConfig{Rand: fixedRand(1)}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -327,12 +375,12 @@ func TestEmbeddedRelayTwoPlayers(t *testing.T) {
 				return
 			}
 			link := netsim.Link{Latency: 40 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.02}
-			conn, err := transport.Dial(ctx, netsim.Wrap(cpc, netsim.Config{Seed: 9, Out: link, In: link}), l.Addr(), server.TransportConfig())
+			conn, err := transport.Dial(ctx, netsim.Wrap(cpc, netsim.Config{Seed: 9, Out: link, In: link}), l.Addr(), lanes.TransportConfig())
 			if err != nil {
 				remote <- result{err: err}
 				return
 			}
-			rc, err := lockstep.JoinRelay(ctx, conn, lockstep.DefaultHostRoom, 2, lockstep.RelayClientConfig{Rand: fixedRand(2)})
+			rc, err := lockstep.JoinRelay(ctx, conn, hostrelay.DefaultRoom, 2, lockstep.RelayClientConfig{Rand: fixedRand(2)})
 			if err != nil {
 				remote <- result{err: err}
 				return

@@ -12,8 +12,8 @@ import (
 
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/relay"
+	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/relay/msg"
-	"github.com/tickwire/tickwire/relay/server"
 	"github.com/tickwire/tickwire/transport"
 )
 
@@ -75,6 +75,11 @@ type RelayClientConfig struct {
 	FPS func() int
 	// Logger receives the client's logs; nil discards them.
 	Logger *slog.Logger
+	// Clock, if set, is the client's monotonic clock: a duration since an
+	// epoch of its choosing, called from several goroutines. nil means the
+	// time since JoinRelay was called. Tests use it to run a client whose
+	// clock drifts or jumps.
+	Clock func() time.Duration
 	// MatchType names the kind of match in JoinRoom (a server may host
 	// match types with different network models); "" is none. The client
 	// always asks for the lockstep network model: a server that would
@@ -91,14 +96,16 @@ type RelayClientConfig struct {
 // ticks in order, echoes liveness tokens and reports sync hashes when the
 // relay asks.
 //
-// Network I/O runs in the client's own goroutines; the NetworkModel
-// methods never block and are safe for concurrent use.
+// The protocol is a pure state machine (clientCore) with an injected
+// clock; network I/O, the clock and the timer run in the client's own
+// goroutines, and the NetworkModel methods never block and are safe for
+// concurrent use.
 type RelayClient struct {
 	conn  *transport.Conn
 	cfg   RelayClientConfig
 	codec msg.Codec
 	log   *slog.Logger
-	epoch time.Time
+	clock func() time.Duration
 	model string // the room's network model, from JoinAccepted
 
 	ctx    context.Context
@@ -109,8 +116,8 @@ type RelayClient struct {
 
 	closeOnce sync.Once
 
-	mu sync.Mutex
-	st clientState
+	mu   sync.Mutex
+	core *clientCore
 }
 
 // inbound is a decoded message from the relay, or the connection's end.
@@ -123,7 +130,7 @@ type inbound struct {
 // JoinRelay joins room (which plays with roomSize players) over an
 // established connection: it sends JoinRoom and waits for the relay's
 // answer. On success the client runs the match from then on; on refusal
-// the error is a *JoinError. conn must use server.TransportConfig's
+// the error is a *JoinError. conn must use relay/lanes.TransportConfig's
 // channels. JoinRelay takes conn over: on error it is closed, on success
 // Close closes it.
 func JoinRelay(ctx context.Context, conn *transport.Conn, room string, roomSize int, cfg RelayClientConfig) (*RelayClient, error) {
@@ -138,7 +145,11 @@ func join(ctx context.Context, conn *transport.Conn, room string, roomSize int, 
 	if roomSize < 1 || roomSize > relay.MaxPlayers {
 		return nil, fmt.Errorf("lockstep: room size %d outside 1..%d", roomSize, relay.MaxPlayers)
 	}
-	c := &RelayClient{conn: conn, cfg: cfg, epoch: time.Now(), in: make(chan inbound, 256), notify: make(chan struct{}, 1)}
+	c := &RelayClient{conn: conn, cfg: cfg, clock: cfg.Clock, in: make(chan inbound, 256), notify: make(chan struct{}, 1)}
+	if c.clock == nil {
+		epoch := time.Now()
+		c.clock = func() time.Duration { return time.Since(epoch) }
+	}
 	if c.cfg.MetricsInterval <= 0 {
 		c.cfg.MetricsInterval = DefaultMetricsInterval
 	}
@@ -153,10 +164,12 @@ func join(ctx context.Context, conn *transport.Conn, room string, roomSize int, 
 	if src == nil {
 		src = rand.Reader
 	}
-	if _, err := io.ReadFull(src, c.st.contribution[:]); err != nil {
+	var contribution [32]byte
+	var nonce [16]byte
+	if _, err := io.ReadFull(src, contribution[:]); err != nil {
 		return nil, fmt.Errorf("lockstep: seed contribution: %w", err)
 	}
-	if _, err := io.ReadFull(src, c.st.nonce[:]); err != nil {
+	if _, err := io.ReadFull(src, nonce[:]); err != nil {
 		return nil, fmt.Errorf("lockstep: seed nonce: %w", err)
 	}
 	if err := c.send(&msg.JoinRoom{Room: room, RoomSize: uint8(roomSize), NetworkModel: NetworkModelName, MatchType: cfg.MatchType}); err != nil {
@@ -179,9 +192,8 @@ func join(ctx context.Context, conn *transport.Conn, room string, roomSize int, 
 			if m.NetworkModel != NetworkModelName {
 				return nil, fmt.Errorf("%w: the relay seated the client in a %q room", ErrProtocol, m.NetworkModel)
 			}
-			c.st.id, c.st.roomSize, c.st.tickRate = m.Player, int(m.RoomSize), int(m.TickRate)
 			c.model = m.NetworkModel
-			c.st.status = StatusConnecting
+			c.core = newClientCore(c.cfg, c.log, m, contribution, nonce)
 			c.ctx, c.cancel = context.WithCancel(context.Background())
 			c.wg.Add(2)
 			go c.read()
@@ -192,7 +204,7 @@ func join(ctx context.Context, conn *transport.Conn, room string, roomSize int, 
 }
 
 // now is the client clock.
-func (c *RelayClient) now() time.Duration { return time.Since(c.epoch) }
+func (c *RelayClient) now() time.Duration { return c.clock() }
 
 // send encodes m and queues it on its lane.
 func (c *RelayClient) send(m msg.Message) error {
@@ -200,7 +212,7 @@ func (c *RelayClient) send(m msg.Message) error {
 	if err != nil {
 		return err
 	}
-	return c.conn.Send(server.Lane(m), b)
+	return c.conn.Send(lanes.Of(m), b)
 }
 
 // read decodes the relay's messages for run.
@@ -235,11 +247,12 @@ func (c *RelayClient) run() {
 		select {
 		case ev := <-c.in:
 			c.mu.Lock()
-			c.handle(ev)
+			c.core.ObserveRTT(c.conn.Stats().RTT)
+			c.step(ev)
 			for more := true; more; {
 				select {
 				case ev := <-c.in:
-					c.handle(ev)
+					c.step(ev)
 				default:
 					more = false
 				}
@@ -250,10 +263,10 @@ func (c *RelayClient) run() {
 			return
 		}
 		c.mu.Lock()
-		now := c.now()
-		c.timers(now)
-		next, ok := c.nextTimer()
-		ended := c.st.status >= StatusEnded
+		c.core.Tick(c.now())
+		c.sendReady()
+		next, ok := c.core.NextDeadline()
+		ended := c.core.st.status >= StatusEnded
 		c.mu.Unlock()
 		c.conn.Flush()
 		c.signal()
@@ -263,6 +276,30 @@ func (c *RelayClient) run() {
 		if ok {
 			timer.Reset(max(next-c.now(), 0))
 		}
+	}
+}
+
+// step feeds one inbound event to the core; c.mu is held.
+func (c *RelayClient) step(ev inbound) {
+	if ev.err != nil {
+		c.core.Fail(ev.err)
+		return
+	}
+	c.core.Step(ev.at, ev.msg)
+	c.sendReady()
+}
+
+// sendReady sends what the core has produced; c.mu is held. A message the
+// connection refuses goes back to the core, which may produce a retry.
+func (c *RelayClient) sendReady() {
+	for c.core.HasReady() {
+		for _, m := range c.core.Ready().Messages {
+			if err := c.send(m); err != nil {
+				var me *msg.Error
+				c.core.Unsent(m, errors.Is(err, transport.ErrMessageTooLarge) || errors.As(err, &me))
+			}
+		}
+		c.core.Advance()
 	}
 }
 
@@ -279,24 +316,25 @@ func (c *RelayClient) signal() {
 func (c *RelayClient) SubmitOrder(o protocol.TimestampedOrder) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.st.submit(o, c.now())
+	c.core.submit(o, c.now())
 }
 
 // PollTick implements NetworkModel. It never blocks.
 func (c *RelayClient) PollTick() (protocol.TickOrders, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.st.poll(c.now())
+	return c.core.poll(c.now())
 }
 
 // ReportSyncHash implements NetworkModel: the hash goes to the relay if
 // it asked for this tick.
 func (c *RelayClient) ReportSyncHash(tick, hash uint64) {
 	c.mu.Lock()
-	send := c.st.reportHash(tick, c.now())
+	c.core.reportHash(tick, hash, c.now())
+	send := c.core.HasReady()
+	c.sendReady()
 	c.mu.Unlock()
 	if send {
-		c.send(&msg.SyncHash{Tick: tick, Hash: hash})
 		c.conn.Flush()
 	}
 }
@@ -305,7 +343,7 @@ func (c *RelayClient) ReportSyncHash(tick, hash uint64) {
 func (c *RelayClient) Status() Status {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.st.status
+	return c.core.st.status
 }
 
 // Diagnostics implements NetworkModel; RTT, loss and bytes come from the
@@ -313,7 +351,7 @@ func (c *RelayClient) Status() Status {
 func (c *RelayClient) Diagnostics() Diagnostics {
 	ts := c.conn.Stats()
 	c.mu.Lock()
-	d := c.st.diag
+	d := c.core.st.diag
 	c.mu.Unlock()
 	d.RTT, d.Loss = ts.RTT, ts.LossPercent/100
 	d.BytesSent, d.BytesReceived = ts.BytesSent, ts.BytesReceived
@@ -321,7 +359,7 @@ func (c *RelayClient) Diagnostics() Diagnostics {
 }
 
 // PlayerID is the local player's id in the match.
-func (c *RelayClient) PlayerID() protocol.PlayerID { return c.st.id }
+func (c *RelayClient) PlayerID() protocol.PlayerID { return c.core.st.id }
 
 // NetworkModel is the network model the relay asserted for the room
 // when it accepted the join (JoinAccepted.NetworkModel): always
@@ -329,17 +367,17 @@ func (c *RelayClient) PlayerID() protocol.PlayerID { return c.st.id }
 func (c *RelayClient) NetworkModel() string { return c.model }
 
 // RoomSize is the number of players in the match.
-func (c *RelayClient) RoomSize() int { return c.st.roomSize }
+func (c *RelayClient) RoomSize() int { return c.core.st.roomSize }
 
 // TickRate is the match's ticks per second.
-func (c *RelayClient) TickRate() int { return c.st.tickRate }
+func (c *RelayClient) TickRate() int { return c.core.st.tickRate }
 
 // Seed returns the agreed game seed once the commit-reveal exchange has
 // finished.
 func (c *RelayClient) Seed() (uint64, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.st.seed, c.st.seeded
+	return c.core.st.seed, c.core.st.seeded
 }
 
 // SubmitOffset is how much earlier than a tick window's end the client
@@ -347,7 +385,7 @@ func (c *RelayClient) Seed() (uint64, bool) {
 func (c *RelayClient) SubmitOffset() time.Duration {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.st.submitOffset
+	return c.core.st.submitOffset
 }
 
 // Removed returns the removals that took effect at ticks already handed
@@ -355,14 +393,14 @@ func (c *RelayClient) SubmitOffset() time.Duration {
 func (c *RelayClient) Removed() []msg.Removal {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]msg.Removal(nil), c.st.removed...)
+	return append([]msg.Removal(nil), c.core.st.removed...)
 }
 
 // Err is why the client stopped, if it did for a reason other than Close.
 func (c *RelayClient) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.st.err
+	return c.core.st.err
 }
 
 // AwaitSeed waits until the game seed is agreed (the match is about to
@@ -370,7 +408,7 @@ func (c *RelayClient) Err() error {
 func (c *RelayClient) AwaitSeed(ctx context.Context) (uint64, error) {
 	for {
 		c.mu.Lock()
-		seed, ok, status, err := c.st.seed, c.st.seeded, c.st.status, c.st.err
+		seed, ok, status, err := c.core.st.seed, c.core.st.seeded, c.core.st.status, c.core.st.err
 		c.mu.Unlock()
 		switch {
 		case ok:
@@ -391,7 +429,7 @@ func (c *RelayClient) AwaitSeed(ctx context.Context) (uint64, error) {
 func (c *RelayClient) Wait(ctx context.Context) error {
 	for {
 		c.mu.Lock()
-		ready, status := len(c.st.queue) > 0, c.st.status
+		ready, status := len(c.core.st.queue) > 0, c.core.st.status
 		c.mu.Unlock()
 		if ready || status >= StatusEnded {
 			return nil
@@ -409,8 +447,8 @@ func (c *RelayClient) Wait(ctx context.Context) error {
 func (c *RelayClient) Close() error {
 	c.closeOnce.Do(func() {
 		c.mu.Lock()
-		if c.st.status < StatusEnded {
-			c.st.status = StatusEnded
+		if c.core.st.status < StatusEnded {
+			c.core.st.status = StatusEnded
 		}
 		c.mu.Unlock()
 		c.cancel()

@@ -1,7 +1,6 @@
 package lockstep
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -9,12 +8,11 @@ import (
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/relay"
 	"github.com/tickwire/tickwire/relay/msg"
-	"github.com/tickwire/tickwire/transport"
 )
 
-// clientState is the relay client's protocol state, guarded by
-// RelayClient.mu. Times without a prefix are on the client clock; relay
-// times are client times plus offset.
+// clientState is the relay client's protocol state, held by clientCore.
+// Times without a prefix are on the client clock; relay times are client
+// times plus offset.
 type clientState struct {
 	id                 protocol.PlayerID
 	roomSize, tickRate int
@@ -26,8 +24,9 @@ type clientState struct {
 	committed, revealed bool
 
 	interval     time.Duration // tick window
-	deadline     time.Duration // the relay's tick deadline at calibration
-	offset       time.Duration // relay = client + offset
+	deadline     time.Duration // the relay's tick deadline
+	offset       time.Duration // relay = client + offset, from clock during play
+	clock        clockSync
 	submitOffset time.Duration // submit this long before a window ends
 	start        time.Duration // relay time tick 0's window opens
 	seed         uint64
@@ -73,7 +72,7 @@ const maxPending = 4096
 func us(d time.Duration) uint64 { return uint64(max(d, 0) / time.Microsecond) }
 
 // fail ends the client with err.
-func (c *RelayClient) fail(err error) {
+func (c *clientCore) fail(err error) {
 	st := &c.st
 	if st.err == nil {
 		st.err = err
@@ -84,17 +83,13 @@ func (c *RelayClient) fail(err error) {
 	}
 }
 
-// handle processes one message from the relay.
-func (c *RelayClient) handle(ev inbound) {
+// handle processes one message from the relay received at now.
+func (c *clientCore) handle(in msg.Message, now time.Duration) {
 	st := &c.st
-	if ev.err != nil {
-		c.fail(ev.err)
-		return
-	}
 	if st.status >= StatusEnded {
 		return
 	}
-	switch m := ev.msg.(type) {
+	switch m := in.(type) {
 	case *msg.CalibrationPing:
 		if st.status == StatusConnecting {
 			st.status = StatusCalibrating
@@ -103,9 +98,15 @@ func (c *RelayClient) handle(ev inbound) {
 			st.committed = true
 			c.send(&msg.SeedCommit{Commitment: relay.Commitment(st.contribution, st.nonce)})
 		}
-		c.send(&msg.CalibrationPong{Seq: m.Seq, RelaySendUs: m.RelaySendUs, ClientRecvUs: us(ev.at), ClientSendUs: us(c.now())})
+		c.send(&msg.CalibrationPong{Seq: m.Seq, RelaySendUs: m.RelaySendUs, ClientRecvUs: us(now), ClientSendUs: us(now)})
 	case *msg.MatchTiming:
 		st.interval = time.Duration(m.TickIntervalUs) * time.Microsecond
+		if exact := time.Second / time.Duration(max(st.tickRate, 1)); exact/time.Microsecond == st.interval/time.Microsecond {
+			// The relay's window is a second over the tick rate, which
+			// microseconds truncate: 333 ns a tick at 30 ticks per second,
+			// 6.7 ms after 20,000 ticks.
+			st.interval = exact
+		}
 		st.deadline = time.Duration(m.DeadlineUs) * time.Microsecond
 		st.offset = time.Duration(m.ClockOffsetUs) * time.Microsecond
 		st.submitOffset = min(time.Duration(m.SubmitOffsetUs)*time.Microsecond, st.maxOffset())
@@ -123,10 +124,11 @@ func (c *RelayClient) handle(ev inbound) {
 		st.seed, st.seeded = m.Seed, true
 		st.start = time.Duration(m.StartUs) * time.Microsecond
 		st.nextSend = 1
-		st.nextMetrics = ev.at + c.cfg.MetricsInterval
+		st.clock.begin(st.start, st.interval, st.deadline, st.offset)
+		st.nextMetrics = now + c.cfg.MetricsInterval
 		st.status = StatusPlaying
 	case *msg.TickFrame:
-		c.frame(m, ev.at)
+		c.frame(m, now)
 	case *msg.TimingFeedback:
 		st.feedback(m)
 	case *msg.LateNotice:
@@ -153,7 +155,7 @@ func (c *RelayClient) handle(ev inbound) {
 }
 
 // frame queues a confirmed tick.
-func (c *RelayClient) frame(f *msg.TickFrame, at time.Duration) {
+func (c *clientCore) frame(f *msg.TickFrame, at time.Duration) {
 	st := &c.st
 	if !st.seeded || f.Tick != st.nextFrame {
 		c.fail(fmt.Errorf("%w: frame for tick %d, expected %d", ErrProtocol, f.Tick, st.nextFrame))
@@ -164,12 +166,30 @@ func (c *RelayClient) frame(f *msg.TickFrame, at time.Duration) {
 		return
 	}
 	st.nextFrame++
+	c.trackClock(f.Tick, at)
 	st.diag.RunAhead = int(f.RunAhead)
 	for _, r := range f.Removals {
 		st.announce(r)
 	}
 	st.queue = append(st.queue, queuedFrame{ticks: protocol.TickOrders{Tick: f.Tick, Orders: f.Orders},
 		token: f.Token, sync: f.Flags&msg.FlagSyncRequest != 0, at: at})
+}
+
+// trackClock feeds frame tick's arrival at client time at to the clock
+// estimate. When the estimate of the relay clock steps back (the client
+// clock jumped ahead), the submission schedule restarts at the current
+// window: the windows it skipped were claimed too early for the relay to
+// accept.
+func (c *clientCore) trackClock(tick uint64, at time.Duration) {
+	st := &c.st
+	if st.clock.frame(tick, at, c.rtt) && st.clock.offset < st.offset {
+		st.nextSend = min(st.nextSend, st.windowOf(at+st.clock.offset+st.submitOffset)+1)
+	}
+	st.offset = st.clock.offset
+	st.diag.ClockOffset = st.offset
+	st.diag.ClockCorrection = st.offset - st.clock.calibrated
+	st.diag.ClockDriftPPM = st.clock.driftPPM
+	st.diag.ClockSteps = st.clock.steps
 }
 
 // announce records a scheduled removal once.
@@ -182,8 +202,14 @@ func (st *clientState) announce(r msg.Removal) {
 
 // feedback moves the submit offset: earlier (by at most feedbackStep) when
 // submissions were late, later by relaxStep when they arrive far earlier
-// than needed.
+// than needed. It also takes the relay's tick deadline for the frames that
+// follow, which the clock estimate needs to tell the relay moving its
+// deadline from the client's clock drifting.
 func (st *clientState) feedback(fb *msg.TimingFeedback) {
+	if fb.DeadlineUs > 0 {
+		st.deadline = time.Duration(fb.DeadlineUs) * time.Microsecond
+		st.clock.deadline = st.deadline
+	}
 	st.diag.LateTicks += int(fb.LateCount)
 	rec := time.Duration(fb.RecommendedOffsetUs) * time.Microsecond
 	margin := time.Duration(fb.AvgArrivalDeltaUs) * time.Microsecond
@@ -263,7 +289,7 @@ func (st *clientState) reportHash(tick uint64, now time.Duration) bool {
 }
 
 // timers sends the submission and metrics that are due at now.
-func (c *RelayClient) timers(now time.Duration) {
+func (c *clientCore) timers(now time.Duration) {
 	st := &c.st
 	if !st.seeded || st.status >= StatusEnded {
 		return
@@ -281,7 +307,7 @@ func (c *RelayClient) timers(now time.Duration) {
 	if now >= st.nextMetrics {
 		st.nextMetrics = now + c.cfg.MetricsInterval
 		m := &msg.ClientMetrics{
-			AvgLatencyUs:     uint32(min(us(c.conn.Stats().RTT), 1<<32-1)),
+			AvgLatencyUs:     uint32(min(us(c.rtt), 1<<32-1)),
 			ArrivalCushion:   int16(min(len(st.queue), 1<<15-1)),
 			TickProcessingUs: st.procUs,
 		}
@@ -297,15 +323,6 @@ func (st *clientState) sendAt() time.Duration {
 	return st.start + time.Duration(st.nextSend)*st.interval - st.submitOffset
 }
 
-// nextTimer is the client time of the next due timer.
-func (c *RelayClient) nextTimer() (time.Duration, bool) {
-	st := &c.st
-	if !st.seeded || st.status >= StatusEnded {
-		return 0, false
-	}
-	return min(st.sendAt()-st.offset, st.nextMetrics), true
-}
-
 // windowOf is the tick window containing relay time at.
 func (st *clientState) windowOf(at time.Duration) int64 {
 	return relay.WindowOf(st.start, st.interval, at)
@@ -314,7 +331,7 @@ func (st *clientState) windowOf(at time.Duration) int64 {
 // submitWindow sends the batch of window claim at relay time rnow: one
 // OrderSubmit, also when empty (it is the heartbeat and carries the
 // liveness echo). Each order's hint is its issue time within the window.
-func (c *RelayClient) submitWindow(now, rnow time.Duration, claim int64) {
+func (c *clientCore) submitWindow(now, rnow time.Duration, claim int64) {
 	st := &c.st
 	if claim < 0 {
 		return
@@ -334,23 +351,8 @@ func (c *RelayClient) submitWindow(now, rnow time.Duration, claim int64) {
 		s.AckTick, s.Token = st.ack.ticks.Tick, st.ack.token
 		s.AckDelayUs = uint32(min(us(now-st.ack.at), 1<<32-1))
 	}
-	for {
-		err := c.send(s)
-		var me *msg.Error
-		switch {
-		case err == nil:
-			st.pending = st.pending[len(s.Orders):]
-			st.diag.OrdersSent += len(s.Orders)
-			return
-		case (errors.Is(err, transport.ErrMessageTooLarge) || errors.As(err, &me)) && len(s.Orders) > 1:
-			s.Orders = s.Orders[:len(s.Orders)/2]
-		case errors.Is(err, transport.ErrMessageTooLarge) || errors.As(err, &me):
-			// One order that cannot be sent: drop it, keep the heartbeat.
-			c.log.Warn("lockstep: dropping an order that cannot be sent", "player", st.id, "err", err)
-			st.pending = st.pending[len(s.Orders):]
-			s.Orders = nil
-		default:
-			return // backpressure or closed: the orders wait
-		}
-	}
+	c.inflight.s, c.inflight.orders = s, st.pending[:n:n]
+	st.pending = st.pending[n:]
+	st.diag.OrdersSent += n
+	c.send(s)
 }

@@ -162,6 +162,11 @@ func (d *decoder) packet(dst []TickOrders, continues bool) ([]TickOrders, error)
 	out := dst
 	var tick uint64
 	first := true
+	// A continuation packet adds orders to dst's last tick. They go to a
+	// copy, stored back only once the whole packet decoded, so dst stays
+	// unchanged on error.
+	var cont TickOrders
+	contAt := -1
 	for d.off < len(d.p) {
 		// Group start: an optional 'K', required for the first group.
 		hasK := d.p[d.off] == tagTick
@@ -193,7 +198,9 @@ func (d *decoder) packet(dst []TickOrders, continues bool) ([]TickOrders, error)
 			if len(out) == 0 || out[len(out)-1].Tick != tick {
 				return dst, d.fail(ErrBadContinuation)
 			}
-			g = &out[len(out)-1]
+			contAt = len(out) - 1
+			cont = out[contAt]
+			g = &cont
 		} else {
 			if len(out) > 0 && tick <= out[len(out)-1].Tick {
 				return dst, d.fail(ErrTicksOutOfOrder)
@@ -216,6 +223,9 @@ func (d *decoder) packet(dst []TickOrders, continues bool) ([]TickOrders, error)
 	}
 	if first {
 		return dst, d.fail(ErrTruncated)
+	}
+	if contAt >= 0 {
+		out[contAt] = cont
 	}
 	return out, nil
 }

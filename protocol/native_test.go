@@ -379,3 +379,51 @@ func TestNativeDecodeTickLimitsAcrossPackets(t *testing.T) {
 		t.Errorf("encoding 65 × 256 orders: %v", err)
 	}
 }
+
+// TestNativeDecodeFailedContinuationLeavesDst: a continuation packet cut
+// short at any byte fails without touching the tick it continues, as
+// Decode promises, although it had decoded some of its orders.
+func TestNativeDecodeFailedContinuationLeavesDst(t *testing.T) {
+	var orders []protocol.TimestampedOrder
+	for i := range 200 {
+		orders = append(orders, protocol.TimestampedOrder{Player: protocol.PlayerID(1 + i%3), SubTickTime: uint32(i),
+			Order: protocol.Move{Units: []protocol.EntityID{protocol.EntityID(i), protocol.EntityID(i + 5)}, Target: protocol.WorldPos{X: protocol.SimCoord(i * 7)}}})
+	}
+	c := protocol.NativeCodec{}
+	packets, err := c.Encode(nil, []protocol.TickOrders{{Tick: 4, Orders: orders}, {Tick: 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(packets) < 3 || packets[1][0]&1 == 0 {
+		t.Fatalf("%d packets, the second not a continuation", len(packets))
+	}
+	dst := decodeAll(t, c, packets[:1])
+	want := clone(dst)
+	cont, failures := packets[1], 0
+	for n := range len(cont) {
+		got, err := c.Decode(dst, cont[:n])
+		if err == nil {
+			continue // a cut after a complete group is a valid packet
+		}
+		failures++
+		if !reflect.DeepEqual(dst, want) || !reflect.DeepEqual(got, want) {
+			t.Fatalf("continuation cut to %d of %d bytes (%v) changed dst: %d orders in its last tick, want %d",
+				n, len(cont), err, len(dst[len(dst)-1].Orders), len(want[len(want)-1].Orders))
+		}
+	}
+	if failures < len(cont)/2 {
+		t.Fatalf("only %d of %d cuts failed", failures, len(cont))
+	}
+	// The whole packet still continues the tick.
+	if got := decodeAll(t, c, packets); !reflect.DeepEqual(normalise(got), normalise([]protocol.TickOrders{{Tick: 4, Orders: orders}, {Tick: 5}})) {
+		t.Fatal("round trip after the cuts differs")
+	}
+}
+
+func clone(ticks []protocol.TickOrders) []protocol.TickOrders {
+	out := make([]protocol.TickOrders, len(ticks))
+	for i, t := range ticks {
+		out[i] = protocol.TickOrders{Tick: t.Tick, Orders: append([]protocol.TimestampedOrder(nil), t.Orders...)}
+	}
+	return out
+}

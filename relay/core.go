@@ -92,7 +92,12 @@ type Core struct {
 	events    []Event
 	frames    pool[msg.TickFrame]
 	feedbacks pool[msg.TimingFeedback]
+	taken     readyMark // what the last Ready handed out
 }
+
+// readyMark is how much output a Ready handed out: its messages and
+// events, and the pooled messages among them.
+type readyMark struct{ messages, events, frames, feedbacks int }
 
 // New returns the core of a match between players, starting calibration
 // at now.
@@ -284,17 +289,30 @@ func (c *Core) NextDeadline() (time.Duration, bool) {
 func (c *Core) HasReady() bool { return len(c.out) > 0 || len(c.events) > 0 }
 
 // Ready returns the messages and events produced since the last Advance.
-func (c *Core) Ready() Ready { return Ready{Messages: c.out, Events: c.events} }
+func (c *Core) Ready() Ready {
+	c.taken = readyMark{len(c.out), len(c.events), c.frames.used, c.feedbacks.used}
+	return Ready{Messages: c.out, Events: c.events}
+}
 
 // Advance acknowledges the last Ready: its messages have been sent and its
-// events recorded, and the core may reuse their memory.
+// events recorded, and the core may reuse their memory. It releases only
+// what that Ready held (raft's contract): output produced after Ready,
+// say by a Leave while the Ready's messages were being sent, stays for
+// the next Ready. Advance without a Ready releases nothing.
 func (c *Core) Advance() {
-	clear(c.out)
-	c.out = c.out[:0]
-	clear(c.events)
-	c.events = c.events[:0]
-	c.frames.reset()
-	c.feedbacks.reset()
+	t := c.taken
+	c.taken = readyMark{}
+	c.out = release(c.out, t.messages)
+	c.events = release(c.events, t.events)
+	c.frames.release(t.frames)
+	c.feedbacks.release(t.feedbacks)
+}
+
+// release drops the first n elements of s, keeping the rest in order.
+func release[T any](s []T, n int) []T {
+	k := copy(s, s[n:])
+	clear(s[k:])
+	return s[:k]
 }
 
 func (c *Core) send(to protocol.PlayerID, m msg.Message) {
@@ -332,6 +350,15 @@ func (p *pool[T]) get() *T {
 	return t
 }
 
-func (p *pool[T]) reset() { p.used = 0 }
+// release returns the first n messages handed out to the pool; those
+// handed out after them stay in use and become the first.
+func (p *pool[T]) release(n int) {
+	if n < p.used { // rotate left by n without allocating
+		slices.Reverse(p.items[:n])
+		slices.Reverse(p.items[n:p.used])
+		slices.Reverse(p.items[:p.used])
+	}
+	p.used -= n
+}
 
 func durUs(d time.Duration) uint64 { return uint64(max(d, 0) / time.Microsecond) }

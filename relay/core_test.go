@@ -2,6 +2,8 @@ package relay
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -44,6 +46,7 @@ func newPlaying(t *testing.T, cfg Config, ids ...protocol.PlayerID) *Core {
 	if c.Phase() != PhasePlaying {
 		t.Fatalf("phase %v", c.Phase())
 	}
+	c.Ready()
 	c.Advance()
 	return c
 }
@@ -296,7 +299,7 @@ func TestTimingFeedbackAndMetrics(t *testing.T) {
 		c.Advance()
 	}
 	// Sent at the window's end, arriving 20 ms later, 60 ms deadline.
-	want := msg.TimingFeedback{AvgArrivalDeltaUs: 40_000, RecommendedOffsetUs: 2_000 - 40_000}
+	want := msg.TimingFeedback{AvgArrivalDeltaUs: 40_000, RecommendedOffsetUs: 2_000 - 40_000, DeadlineUs: 60_000}
 	if len(fbs) != 2 || fbs[0] != want || fbs[1] != want {
 		t.Errorf("feedback %+v, want 2 × %+v", fbs, want)
 	}
@@ -321,5 +324,47 @@ func TestWindowOf(t *testing.T) {
 		if got := tl.windowOf(at); got != want {
 			t.Errorf("windowOf(%v) = %d, want %d", at, got, want)
 		}
+	}
+}
+
+// TestAdvanceKeepsOutputAfterReady: Advance releases only what the Ready
+// it acknowledges held. Frames broadcast after Ready (pooled messages) and
+// a removal scheduled after it wait, intact, for the next Ready.
+func TestAdvanceKeepsOutputAfterReady(t *testing.T) {
+	c := newPlaying(t, Config{}, 1, 2)
+	due := func(k uint64) time.Duration { return c.Start() + time.Duration(k+1)*c.TickInterval() + c.Deadline() }
+	c.Tick(due(0))
+	rd := c.Ready()
+	if len(rd.Messages) != 1 {
+		t.Fatalf("Ready holds %d messages, want frame 0", len(rd.Messages))
+	}
+	c.Tick(due(1)) // frame 1 comes from the pool while frame 0 is out
+	c.Leave(due(1), 2)
+	c.Advance()
+	rd = c.Ready()
+	var got []string
+	for _, e := range rd.Messages {
+		switch m := e.Msg.(type) {
+		case *msg.TickFrame:
+			got = append(got, fmt.Sprintf("frame %d", m.Tick))
+		case *msg.PlayerRemoved:
+			got = append(got, fmt.Sprintf("removed %d", m.Player))
+		}
+	}
+	if want := []string{"frame 1", "removed 2"}; !slices.Equal(got, want) {
+		t.Fatalf("next Ready %v, want %v", got, want)
+	}
+	if ev := events[RemovalScheduled](c); len(ev) != 1 || ev[0].Player != 2 {
+		t.Fatalf("RemovalScheduled events %+v", ev)
+	}
+	c.Advance()
+	c.Tick(due(2))
+	rd = c.Ready()
+	if f := rd.Messages[0].Msg.(*msg.TickFrame); f.Tick != 2 {
+		t.Fatalf("first message %+v, want frame 2", rd.Messages[0].Msg)
+	}
+	c.Advance()
+	if c.HasReady() {
+		t.Fatal("HasReady after Advance")
 	}
 }

@@ -33,7 +33,10 @@
 // Heard tells the core a player's transport showed life without a message;
 // Leave removes a player whose connection ended. The messages of Ready are
 // valid until Advance: the core recycles them, so a steady-state tick
-// allocates nothing.
+// allocates nothing. Advance releases exactly what the Ready it
+// acknowledges held (etcd raft's contract): output produced in between,
+// such as the removal a Leave schedules while the Ready's messages are
+// being sent, waits for the next Ready.
 //
 // # Match phases
 //

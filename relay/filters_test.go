@@ -64,6 +64,7 @@ func TestRateControlLayers(t *testing.T) {
 		t.Errorf("burst of 200: drops %v, want 72 over budget", d)
 	}
 	c.Tick(c.Start() + c.TickInterval() + c.Deadline()) // tick 0 closes: +16 tokens
+	c.Ready()
 	c.Advance()
 	submitAt(t, c, 1, 1, manyOrders(1, 20)...)
 	if d := drops(c); d[DropBudget] != 4 {

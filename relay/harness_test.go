@@ -58,6 +58,10 @@ type simClient struct {
 	silent    bool // sends nothing
 	noEcho    bool // keeps submitting but echoes no token (frozen)
 	noReveal  bool
+	// backedUp: the relay's sends to the client back up (its reliable
+	// stream is full), and the relay calls Leave between Ready and
+	// Advance, as relay/server does.
+	backedUp  bool
 	badHashAt uint64 // report a wrong hash for sync ticks at or after this, if > 0
 	playing   bool
 	nextTick  uint64 // next window to submit
@@ -66,6 +70,7 @@ type simClient struct {
 	frameAt   time.Duration // when frame lastTick arrived
 	haveFrame bool
 	pending   map[uint64][]protocol.TimestampedOrder // by tick
+	learned   []learnedRemoval                       // removals the client was told of
 	contrib   [32]byte
 	nonce     [16]byte
 }
@@ -90,6 +95,15 @@ type frameCopy struct {
 	relaySend uint64
 	clockOff  int64
 	submitOff int32
+	removals  []msg.Removal // a frame's schedule, or a PlayerRemoved notice
+}
+
+// learnedRemoval is a removal a client was told of, and how it first
+// heard.
+type learnedRemoval struct {
+	msg.Removal
+	at  time.Duration
+	how string
 }
 
 type wireKind uint8
@@ -100,6 +114,7 @@ const (
 	kTiming
 	kCommitments
 	kResult
+	kRemoved
 	kOther
 )
 
@@ -309,7 +324,10 @@ func (n *simNet) receive(c *simClient, f frameCopy) {
 		}
 	case kResult:
 		c.playing = true
+	case kRemoved:
+		c.learn(f.removals, n.now, "PlayerRemoved")
 	case kFrame:
+		c.learn(f.removals, n.now, fmt.Sprintf("frame %d", f.tick))
 		if !c.haveFrame || f.tick > c.lastTick {
 			c.lastTick, c.lastToken, c.frameAt, c.haveFrame = f.tick, f.token, n.now, true
 		}
@@ -323,11 +341,25 @@ func (n *simNet) receive(c *simClient, f frameCopy) {
 	}
 }
 
-// drain delivers the core's output to the clients, logs it and advances.
-func (n *simNet) drain() {
-	if !n.core.HasReady() {
-		return
+// learn records removals c had not heard of.
+func (c *simClient) learn(rs []msg.Removal, at time.Duration, how string) {
+	for _, r := range rs {
+		if !slices.ContainsFunc(c.learned, func(l learnedRemoval) bool { return l.Removal == r }) {
+			c.learned = append(c.learned, learnedRemoval{r, at, how})
+		}
 	}
+}
+
+// drain delivers the core's output to the clients, logs it and advances,
+// until the core has nothing more.
+func (n *simNet) drain() {
+	for n.core.HasReady() {
+		n.drainReady()
+	}
+}
+
+// drainReady handles one Ready.
+func (n *simNet) drainReady() {
 	rd := n.core.Ready()
 	for _, e := range rd.Messages {
 		if f, ok := e.Msg.(*msg.TickFrame); ok && n.onFrame != nil {
@@ -339,7 +371,15 @@ func (n *simNet) drain() {
 			if !e.Broadcast && e.To != c.id {
 				continue
 			}
-			if st, _ := n.core.Player(c.id); st.Status == StatusRemoved && fc.kind != kOther {
+			st, _ := n.core.Player(c.id)
+			if st.Status == StatusRemoved && fc.kind != kOther && fc.kind != kRemoved {
+				continue
+			}
+			if c.backedUp {
+				if st.Status == StatusActive {
+					n.logf("relay: the send to %d backs up; Leave(%d) before Advance", c.id, c.id)
+				}
+				n.core.Leave(n.now, c.id)
 				continue
 			}
 			n.push(delivery{at: n.now + n.delay(c.down, c.jitter), client: c, frame: fc})
@@ -361,7 +401,7 @@ func (n *simNet) drain() {
 func copyFrame(m msg.Message) frameCopy {
 	switch m := m.(type) {
 	case *msg.TickFrame:
-		return frameCopy{kind: kFrame, tick: m.Tick, token: m.Token, flags: m.Flags}
+		return frameCopy{kind: kFrame, tick: m.Tick, token: m.Token, flags: m.Flags, removals: slices.Clone(m.Removals)}
 	case *msg.CalibrationPing:
 		return frameCopy{kind: kPing, seq: m.Seq, relaySend: m.RelaySendUs}
 	case *msg.MatchTiming:
@@ -370,6 +410,8 @@ func copyFrame(m msg.Message) frameCopy {
 		return frameCopy{kind: kCommitments}
 	case *msg.SeedResult:
 		return frameCopy{kind: kResult}
+	case *msg.PlayerRemoved:
+		return frameCopy{kind: kRemoved, removals: []msg.Removal{m.Removal}}
 	}
 	return frameCopy{kind: kOther}
 }

@@ -149,8 +149,11 @@ func (c *Core) reportDrops(b *Batch) {
 
 // endWindow closes a QoS window after tick k: it sends each player its
 // TimingFeedback, updates the players' metrics and evaluates the QoS
-// adaptation.
+// adaptation. Each feedback carries the deadline the adaptation leaves in
+// force for tick k+1 on; the orders lane delivers it before frame k+1, so
+// a client always times frames against the deadline they were sent with.
 func (c *Core) endWindow(k uint64) {
+	first := len(c.out)
 	for _, p := range c.players {
 		if p.state.Status == StatusRemoved {
 			continue
@@ -177,6 +180,11 @@ func (c *Core) endWindow(k uint64) {
 	}
 	if ev, ok := c.evaluateQosWindow(k); ok {
 		c.emit(ev)
+	}
+	for _, e := range c.out[first:] {
+		if fb, ok := e.Msg.(*msg.TimingFeedback); ok {
+			fb.DeadlineUs = uint32(min(durUs(c.deadline), math.MaxUint32))
+		}
 	}
 	for _, p := range c.players {
 		if p.win.flagged {

@@ -25,7 +25,9 @@ import (
 //	new players=1,2 [tps=30] [profile=casual] [strike-limit=N] [suspicious-strikes]
 //	    [frozen=D] [heartbeat=D] [one-way-clip=D] [seed=N]
 //	net p=ID up=D [down=D] [jitter=D] [offset=D]   a client's path and clock
-//	behave p=ID [hold=D [only=TICK | every=N]] [silent] [noecho] [noreveal] [badhash=TICK] [normal]
+//	behave p=ID [hold=D [only=TICK | every=N]] [silent] [noecho] [noreveal] [badhash=TICK]
+//	    [backedup] [normal]    (backedup: the relay's sends to it back up and
+//	                           the relay calls Leave between Ready and Advance)
 //	calibrate                run the ping exchange to its end
 //	start                    run the seed exchange until play begins
 //	issue p=ID at=T [kind=move]  the client issues an order at relay time T
@@ -37,6 +39,7 @@ import (
 //	submit p=ID tick=K at=T [sent=T] [sub=US,...] [noecho]  a hand-made
 //	    submission reaching the relay at T (sent defaults to an honest stamp)
 //	state [p=ID]             print the players' state
+//	removals                 print the removals each client was told of
 //	timing                   print the match timing and QoS state
 func TestTranscripts(t *testing.T) {
 	datadriven.Walk(t, "testdata/transcripts", func(t *testing.T, path string) {
@@ -62,7 +65,7 @@ func TestTranscripts(t *testing.T) {
 			case "behave":
 				c := argClient(t, td, n)
 				if td.HasArg("normal") {
-					c.hold, c.holdOnly, c.holdEvery, c.silent, c.noEcho, c.noReveal, c.badHashAt = 0, 0, 0, false, false, false, 0
+					c.hold, c.holdOnly, c.holdEvery, c.silent, c.noEcho, c.noReveal, c.badHashAt, c.backedUp = 0, 0, 0, false, false, false, 0, false
 				}
 				c.hold = argDur(t, td, "hold", c.hold)
 				if td.HasArg("only") {
@@ -74,6 +77,7 @@ func TestTranscripts(t *testing.T) {
 				c.silent = c.silent || td.HasArg("silent")
 				c.noEcho = c.noEcho || td.HasArg("noecho")
 				c.noReveal = c.noReveal || td.HasArg("noreveal")
+				c.backedUp = c.backedUp || td.HasArg("backedup")
 				if td.HasArg("badhash") {
 					td.ScanArgs(t, "badhash", &c.badHashAt)
 				}
@@ -110,6 +114,14 @@ func TestTranscripts(t *testing.T) {
 				cmdSubmit(t, td, n)
 			case "state":
 				printState(&out, n, td)
+			case "removals":
+				for _, c := range n.clients {
+					fmt.Fprintf(&out, "player %d:", c.id)
+					for _, l := range c.learned {
+						fmt.Fprintf(&out, " %d leaves at tick %d (%v), heard at %s from %s;", l.Player, l.AtTick, l.Reason, strings.TrimSpace(fmtTime(l.at)), l.how)
+					}
+					out.WriteByte('\n')
+				}
 			case "timing":
 				qs := n.core.QosState()
 				fmt.Fprintf(&out, "phase=%v next-tick=%d deadline=%v run-ahead=%d ewma=%dbps raise=%d lower=%d cooldown=%d\n",

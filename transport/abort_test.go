@@ -203,12 +203,17 @@ func TestMemoryInUse(t *testing.T) {
 	want(srv, 0)
 	want(c, 0)
 
-	// Reassembly: the first fragment reserves the whole message.
+	// Reassembly: the first fragment holds its payload and the group's
+	// bookkeeping, not the whole message it announces.
 	n.hold[1] = true
 	send(ChannelAssets, 5000)
 	want(c, 5000)
 	srv.HandleDatagram(datagram(), n.now)
-	want(srv, 5000)
+	frag := srv.set.fragPayload
+	want(srv, frag+2+8+groupOverhead)
+	if got := retained(&srv.asm); got != srv.MemoryInUse() {
+		t.Fatalf("assembler retains %d bytes, MemoryInUse says %d", got, srv.MemoryInUse())
+	}
 	n.runFor(time.Second) // the rest, then the acknowledgements
 	want(srv, 5000)       // now as one message in the inbox
 	want(c, 0)

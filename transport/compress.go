@@ -9,11 +9,30 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
+// maxExpansion bounds the ratio of a message's size to its compressed
+// payload's: a receiver refuses a payload that declares more, before it
+// allocates anything for the output, so one datagram of about 1.2 kB
+// yields at most about 300 kB. Structured game data and text compress 3 to
+// 30 times at level 3; only degenerate data (runs of one byte, a short
+// pattern repeated) goes further, up to about 9,300 for 16 MiB of zeros,
+// and the sender pads that to the bound (see codec.compress), which costs
+// it at most size/256 bytes.
+const maxExpansion = 256
+
+// skippableMagic starts a zstd skippable frame (RFC 8878 §3.1.2): a
+// little-endian magic number and size, then that many bytes every decoder
+// ignores.
+const (
+	skippableMagic  = 0x184D2A50
+	skippableHeader = 8
+)
+
 var errDecompress = errors.New("transport: bad compressed message")
 
 // codec compresses message payloads with zstd at level 3. A compressed
-// payload is a uvarint of the original size followed by one zstd frame.
-// It is safe for concurrent use.
+// payload is a uvarint of the original size followed by one zstd frame
+// and, when the frame alone would expand more than maxExpansion times, a
+// skippable frame that pads it to the bound. It is safe for concurrent use.
 type codec struct {
 	enc *zstd.Encoder
 	dec *zstd.Decoder
@@ -39,15 +58,33 @@ func newCodec(maxMessage int) (*codec, error) {
 // compress returns the compressed form of src.
 func (c *codec) compress(src []byte) []byte {
 	dst := binary.AppendUvarint(make([]byte, 0, len(src)/2+16), uint64(len(src)))
-	return c.enc.EncodeAll(src, dst)
+	return padToExpansion(c.enc.EncodeAll(src, dst), len(src))
 }
 
-// decompress reverses compress. It refuses a declared size over limit and
-// never produces more than the declared size.
+// padToExpansion appends a skippable frame to the compressed payload z of
+// size bytes if z is shorter than size/maxExpansion, so that its receiver
+// accepts it.
+func padToExpansion(z []byte, size int) []byte {
+	short := (size+maxExpansion-1)/maxExpansion - len(z)
+	if short <= 0 {
+		return z
+	}
+	pad := max(short-skippableHeader, 0)
+	z = binary.LittleEndian.AppendUint32(z, skippableMagic)
+	z = binary.LittleEndian.AppendUint32(z, uint32(pad))
+	return append(z, make([]byte, pad)...)
+}
+
+// decompress reverses compress. It refuses a declared size over limit or
+// over maxExpansion times the payload's size before allocating the output,
+// and never produces more than the declared size.
 func (c *codec) decompress(src []byte, limit int) ([]byte, error) {
 	size, n := binary.Uvarint(src)
 	if n <= 0 || size == 0 || size > uint64(limit) {
 		return nil, fmt.Errorf("%w: declared size %d (limit %d)", errDecompress, size, limit)
+	}
+	if size > uint64(len(src))*maxExpansion {
+		return nil, fmt.Errorf("%w: declared size %d expands %d bytes more than %d times", errDecompress, size, len(src), maxExpansion)
 	}
 	out, err := c.dec.DecodeAll(src[n:], make([]byte, 0, size))
 	if err != nil {

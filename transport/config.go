@@ -14,7 +14,9 @@ import (
 type Config struct {
 	// Channels are the application channels (ids 1-255). Nil means
 	// StandardChannels. Both sides must configure the same ids,
-	// reliabilities, fragmentation and size limits; the handshake checks it.
+	// reliabilities, fragmentation, size limits and whether a channel may
+	// compress at all (a receiver refuses compressed frames on a channel
+	// configured CompressNever); the handshake checks it.
 	Channels []ChannelConfig
 
 	// MTU is the largest datagram sent, in bytes. 0 means 1200.
@@ -62,7 +64,9 @@ type Config struct {
 	// retransmits later. 0 means 32 MiB.
 	MaxReceiveBuffer int
 	// MaxReassemblyBytes bounds the memory reserved for partly received
-	// fragmented messages. 0 means twice the largest channel message size.
+	// fragmented messages: each reserves its declared size plus its
+	// fragment bookkeeping (see the package doc, Limits). 0 means twice
+	// what the largest channel message may take.
 	MaxReassemblyBytes int
 
 	// CompressionWorkers is the size of the worker pool that compresses
@@ -253,7 +257,7 @@ func (c Config) resolve() (*settings, error) {
 		s.maxMessage = max(s.maxMessage, cs.maxSize)
 		s.byID[cc.ID] = int16(len(s.channels))
 		s.channels = append(s.channels, cs)
-		fmt.Fprintf(h, "%d/%d/%t/%d;", cc.ID, cc.Reliability, cc.AllowFragmentation, cs.maxSize)
+		fmt.Fprintf(h, "%d/%d/%t/%d/%t;", cc.ID, cc.Reliability, cc.AllowFragmentation, cs.maxSize, cc.Compression != CompressNever)
 		return nil
 	}
 	if err := add(controlChannel()); err != nil {
@@ -268,9 +272,10 @@ func (c Config) resolve() (*settings, error) {
 		}
 	}
 	s.digest = h.Sum64()
-	s.maxReassembly = orDefault(c.MaxReassemblyBytes, 2*s.maxMessage)
-	if s.maxReassembly < s.maxMessage {
-		return nil, fmt.Errorf("%w: MaxReassemblyBytes below the largest message size", ErrInvalidConfig)
+	s.maxReassembly = orDefault(c.MaxReassemblyBytes, 2*ReassemblyCost(s.maxMessage))
+	if need := ReassemblyCost(s.maxMessage); s.maxReassembly < need {
+		return nil, fmt.Errorf("%w: MaxReassemblyBytes %d below %d, what reassembling the largest message (%d bytes) may take",
+			ErrInvalidConfig, s.maxReassembly, need, s.maxMessage)
 	}
 	return s, nil
 }

@@ -96,8 +96,50 @@
 // of its own, and a 600-byte unreliable one 10 + 2 + 600.
 //
 // A compressed payload (after reassembly) is a uvarint of the original size
-// followed by one zstd frame; the receiver refuses an original size over the
-// channel's maximum and never decodes more than it declared.
+// followed by one zstd frame and, when that frame alone is shorter than
+// 1/256 of the original size, a zstd skippable frame (magic 0x184D2A50,
+// 32-bit little-endian length, zeros) padding it to that ratio. See Limits
+// for what the receiver checks.
+//
+// # Limits
+//
+// A peer's bytes never size an allocation by a number the peer wrote; the
+// decoders size what they keep from what they received:
+//
+//   - Fragments. Every fragment but the last carries the same number L of
+//     bytes, at least 73 (what a 128-byte MTU leaves with encryption and
+//     the largest headers), and the last carries the rest (1 to L), so a
+//     group declares count = ⌈total/L⌉ fragments and at most one per 73
+//     bytes of its total, never fewer than two. A fragment inconsistent
+//     with this, with its channel's maximum message size or with its group
+//     is refused. A group reserves, when it starts, the most it may come to
+//     hold: total + 2·count + count/8 bytes and a fixed overhead (184
+//     bytes on 64-bit platforms); reservations never exceed MaxReassemblyBytes, so a started
+//     group always completes. But its buffers grow only with the fragments
+//     that arrive, and [Session.MemoryInUse] counts what they really hold
+//     (their capacities), not the reservation.
+//   - Compression. A channel configured CompressNever accepts no frame
+//     with the compressed flag, and whether a channel may compress is part
+//     of the configuration digest the handshake compares. A compressed
+//     payload may declare at most 256 times its own size (after
+//     reassembly) and at most the channel's maximum message size; both are
+//     checked before the output is allocated, the decoder writes at most
+//     the declared size, and a payload that does not decode to exactly
+//     that size is refused. So one datagram of 1.2 kB yields at most about
+//     300 kB. Structured data compresses 3 to 30 times at level 3; only
+//     degenerate data (16 MiB of zeros: 9,300 times) goes past 256, and the
+//     sender pads it to the bound, at most 1/256 of its size.
+//   - Protocol errors. What only a faulty or hostile peer sends, although
+//     it parses, is counted in [Stats].ProtocolErrors: a frame that breaks
+//     its channel's configuration (unknown channel, wrong reliability,
+//     compression on a channel that never compresses, a fragment on a
+//     channel that does not fragment, over its size or cut inconsistently)
+//     drops its whole datagram, unacknowledged (also counted in Malformed);
+//     a fragment contradicting its group drops the group; a compressed
+//     message past its bounds or not decoding to its declared size is
+//     dropped (both also counted in the channel's Errors). The connection
+//     stays up, as for any malformed datagram; [Config.MemoryBudget] ends
+//     one that holds too much.
 //
 // # Reliability
 //

@@ -336,34 +336,11 @@ func TestTCPReliableLinkNoAcknowledgements(t *testing.T) {
 	}
 }
 
-// FuzzReliableLinkHandleDatagram feeds arbitrary datagrams to connected
-// sessions in reliable-link mode: they must neither panic nor break their
-// bounds, and never send an acknowledgement section.
+// FuzzReliableLinkHandleDatagram is FuzzSessionHandleDatagram in
+// reliable-link mode: the sessions must also never send an
+// acknowledgement section.
 func FuzzReliableLinkHandleDatagram(f *testing.F) {
-	for _, d := range capture(f) {
-		f.Add(d)
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		n := newReliableSimNet(t, 35, clean)
-		var w wireCount
-		n.tap = w.tap(t)
-		n.connect()
-		for i, s := range n.s {
-			s.HandleDatagram(b, n.now)
-			h := appendHeader(nil, header{connID: s.connID, seq: uint32(7000 + i)})
-			s.HandleDatagram(append(h, b...), n.now)
-		}
-		n.runFor(time.Second)
-		for _, s := range n.s {
-			if s.asm.reserved > s.asm.limit || s.MemoryInUse() < 0 || s.sent.q.len() != 0 {
-				t.Fatalf("bounds broken: reserved %d of %d, %d bytes, %d sent datagrams held",
-					s.asm.reserved, s.asm.limit, s.MemoryInUse(), s.sent.q.len())
-			}
-		}
-		if w.ackSections != [2]int{} {
-			t.Fatalf("ack sections sent: %v", w.ackSections)
-		}
-	})
+	fuzzSessions(f, true)
 }
 
 // BenchmarkSessionMessageModes measures a 64-byte reliable-ordered message

@@ -148,13 +148,15 @@ func newSession(set *settings, p SessionParams, now time.Time) *Session {
 	if set.flushInterval > 0 {
 		s.nextTick = now.Add(set.flushInterval)
 	}
+	n := len(set.channels)
+	sends, recvs := make([]sendChannel, n), make([]recvChannel, n)
+	s.send, s.recv = make([]*sendChannel, n), make([]*recvChannel, n)
 	for i := range set.channels {
 		cs := &set.channels[i]
-		sc := &sendChannel{cfg: cs}
-		s.send = append(s.send, sc)
+		sends[i].cfg, recvs[i].cfg = cs, cs
+		s.send[i], s.recv[i] = &sends[i], &recvs[i]
 		lvl := int(cs.Priority) - 1
-		s.levels[lvl] = append(s.levels[lvl], sc)
-		s.recv = append(s.recv, &recvChannel{cfg: cs})
+		s.levels[lvl] = append(s.levels[lvl], s.send[i])
 	}
 	if s.client {
 		s.queueControl(s.hs.hello())
@@ -291,11 +293,11 @@ func (s *Session) Flush() {
 
 // MemoryInUse returns the bytes of message data the session holds: queued
 // messages, reliable messages sent but not yet acknowledged, messages
-// received but not yet read (or held back for ordering) and the memory
-// reserved for reassembling fragmented messages. A reliable message is
-// counted once, whether queued or sent.
+// received but not yet read (or held back for ordering) and the fragments
+// of messages being reassembled, with the buffers that index them. A
+// reliable message is counted once, whether queued or sent.
 func (s *Session) MemoryInUse() int {
-	n := s.inboxBytes + s.asm.reserved
+	n := s.inboxBytes + s.asm.memory()
 	for i, c := range s.send {
 		if c.reliable() {
 			n += c.unackedN // queued ones included

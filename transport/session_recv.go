@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"errors"
 	"fmt"
 	"time"
 )
@@ -21,8 +22,13 @@ func (s *Session) HandleDatagram(b []byte, now time.Time) {
 	frames := s.scratch[:0]
 	for len(rest) > 0 {
 		f, r, err := parseFrame(rest)
-		if err != nil || !s.validFrame(&f) {
+		if err != nil {
 			s.stats.malformed++
+			return
+		}
+		if !s.validFrame(&f) {
+			s.stats.malformed++
+			s.stats.protocolErrors++
 			return
 		}
 		frames = append(frames, f)
@@ -91,7 +97,10 @@ func (s *Session) scheduleAck(at time.Time) {
 	s.ackPending = true
 }
 
-// validFrame checks a frame against the channel configuration.
+// validFrame checks a frame against the channel configuration: a known
+// channel, its reliability, compression only where the channel may
+// compress, fragments only where it fragments, within its size and cut
+// consistently (see fragLen).
 func (s *Session) validFrame(f *frame) bool {
 	cs := s.set.channel(f.channel)
 	if cs == nil {
@@ -101,8 +110,11 @@ func (s *Session) validFrame(f *frame) bool {
 	if (f.flags&frameReliable != 0) != r.reliable() || (f.flags&frameOrdered != 0) != r.sequenced() {
 		return false
 	}
+	if f.flags&frameCompressed != 0 && cs.Compression == CompressNever {
+		return false
+	}
 	if f.flags&frameFragment != 0 {
-		return cs.AllowFragmentation && int(f.total) <= cs.maxSize
+		return cs.AllowFragmentation && int(f.total) <= cs.maxSize && fragLen(f) > 0
 	}
 	return true
 }
@@ -146,6 +158,7 @@ func (s *Session) handleFrame(f *frame, now time.Time) {
 		msg, err := s.asm.add(f, rc.cfg.Reliability.reliable(), now)
 		if err != nil {
 			rc.stats.Errors++
+			s.stats.protocolErrors++
 			return
 		}
 		if msg == nil {
@@ -169,6 +182,9 @@ func (s *Session) decompress(rc *recvChannel, data []byte) []byte {
 	}
 	if err != nil {
 		rc.stats.Errors++
+		if errors.Is(err, errDecompress) {
+			s.stats.protocolErrors++
+		}
 		return nil
 	}
 	return data

@@ -8,7 +8,7 @@ type counters struct {
 	bytesSent, bytesRecv     uint64
 	acked, lost, rtos        uint64
 	duplicates, malformed    uint64
-	refused                  uint64
+	refused, protocolErrors  uint64
 }
 
 // Stats is a snapshot of a connection's statistics.
@@ -27,8 +27,19 @@ type Stats struct {
 	PacketsLost                  uint64 // datagrams declared lost
 	Timeouts                     uint64 // retransmission timeouts
 	Duplicates                   uint64 // duplicated datagrams dropped
-	Malformed                    uint64 // datagrams that did not parse
+	Malformed                    uint64 // datagrams that did not parse or broke a channel's rules
 	Refused                      uint64 // datagrams left unacknowledged for lack of memory
+	// ProtocolErrors counts what only a faulty or hostile peer sends,
+	// although it parses: a frame that breaks its channel's configuration
+	// (unknown channel, wrong reliability, a compressed flag on a channel
+	// that never compresses, a fragment on one that does not fragment, or
+	// cut inconsistently with its count and total), whose datagram is
+	// dropped (and counted in Malformed); a fragment contradicting its
+	// group, which drops the group; and a compressed message that declares
+	// a size past its channel's maximum or 256 times its payload,
+	// or does not decode to that size, which is dropped. The last two count
+	// in the channel's Errors too.
+	ProtocolErrors uint64
 
 	// PendingReliable is the number of reliable messages queued or sent
 	// but not yet acknowledged.
@@ -72,6 +83,7 @@ func (s *Session) Stats() Stats {
 		Duplicates:      s.stats.duplicates,
 		Malformed:       s.stats.malformed,
 		Refused:         s.stats.refused,
+		ProtocolErrors:  s.stats.protocolErrors,
 		InFlightBytes:   s.sent.inFlight,
 	}
 	if !s.rtt.hasSample {

@@ -19,6 +19,7 @@ import (
 	"github.com/tickwire/tickwire/internal/botrun"
 	"github.com/tickwire/tickwire/internal/relaybench"
 	"github.com/tickwire/tickwire/relay"
+	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/relay/server"
 	"github.com/tickwire/tickwire/transport"
 )
@@ -183,14 +184,15 @@ func rampCapacity(ctx context.Context, r *relayBenchReport, most int, measure ti
 	if err != nil {
 		return err
 	}
-	tcfg := server.TransportConfig()
+	tcfg := lanes.TransportConfig()
 	tcfg.MaxConnections = 4*most + 64
 	tcfg.AcceptBacklog = 4096
 	removals := newRemovalCount()
 	// The relay runs its default policy; the core's host-stall rules keep
 	// a step's join wave from striking everyone. Removals are counted per
-	// step.
-	cfg := server.Config{TickRate: r.TickRate, OnEvent: removals.event}
+	// step. The load generators fill thousands of rooms from loopback:
+	// the game and per-address waiting room limits are lifted.
+	cfg := server.Config{TickRate: r.TickRate, OnEvent: removals.event, MaxGames: -1, MaxWaitingPerAddr: -1}
 	lr, err := startLocalRelay(ctx, tcfg, cfg)
 	if err != nil {
 		return err
@@ -215,7 +217,7 @@ func rampCapacity(ctx context.Context, r *relayBenchReport, most int, measure ti
 	pwg.Go(func() {
 		probeEnd, _ = botrun.Run(pctx, botrun.Config{Players: 4, Ticks: math.MaxUint32, Light: true, OnTick: pr.add,
 			Join: func(ctx context.Context, i int) (botrun.Client, error) {
-				conn, err := transport.DialUDP(ctx, lr.addr.String(), server.TransportConfig())
+				conn, err := transport.DialUDP(ctx, lr.addr.String(), lanes.TransportConfig())
 				if err != nil {
 					return nil, err
 				}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/tickwire/tickwire/internal/botrun"
 	"github.com/tickwire/tickwire/lockstep"
-	"github.com/tickwire/tickwire/relay/server"
+	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/transport"
 )
 
@@ -72,14 +72,18 @@ func runBot(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	switch mode, rest := splitMode(args); mode {
 	case "fogauth":
 		return runFogBot(ctx, rest, stdout, stderr)
-	case "lockstep":
+	case "predict":
+		return runBotPredict(ctx, rest, stdout, stderr)
+	case "", "lockstep":
 		args = rest
+	default:
+		return fmt.Errorf("%w: unknown --mode %q (lockstep, fogauth, predict)", errUsage, mode)
 	}
 	f, err := parseBotFlags(args, stderr)
 	if err != nil {
 		return err
 	}
-	tcfg := server.TransportConfig()
+	tcfg := lanes.TransportConfig()
 	if tcfg.Security, err = f.sec.clientConfig(); err != nil {
 		return err
 	}

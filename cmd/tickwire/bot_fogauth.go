@@ -7,7 +7,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/tickwire/tickwire/relay/server"
+	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/sim"
 	"github.com/tickwire/tickwire/transport"
 )
@@ -64,7 +64,7 @@ func runFogBot(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	tcfg := server.TransportConfig() // fogserver.Channels are relay lanes: the same handshake
+	tcfg := lanes.TransportConfig() // every connection to a tickwire server has the relay's lanes
 	if tcfg.Security, err = f.sec.clientConfig(); err != nil {
 		return err
 	}

@@ -32,7 +32,8 @@ func TestBotFlags(t *testing.T) {
 
 // botJSONFields are the documented fields of "bot --json" and "demo --json".
 var botJSONFields = []string{"id", "ticks", "orders_sent", "late_orders", "strikes", "final_hash", "desyncs",
-	"rtt_p50_ms", "rtt_p99_ms", "tick_gap_p99_ms", "run_ahead", "bytes_up_per_s", "bytes_down_per_s"}
+	"rtt_p50_ms", "rtt_p99_ms", "tick_gap_p99_ms", "run_ahead", "bytes_up_per_s", "bytes_down_per_s",
+	"clock_correction_ms", "clock_drift_ppm", "clock_steps"}
 
 // checkBotJSON asserts out is exactly one bot summary object of players
 // players, all in sync, and returns the players.
@@ -40,8 +41,9 @@ func checkBotJSON(t *testing.T, out string, players int) []map[string]any {
 	t.Helper()
 	dec := json.NewDecoder(strings.NewReader(out))
 	var r struct {
-		Players   []map[string]any `json:"players"`
-		AllInSync *bool            `json:"all_in_sync"`
+		Players      []map[string]any `json:"players"`
+		AllInSync    *bool            `json:"all_in_sync"`
+		NetworkModel string           `json:"network_model"`
 	}
 	if err := dec.Decode(&r); err != nil {
 		t.Fatalf("output is not a JSON object: %v\n%s", err, out)
@@ -54,6 +56,9 @@ func checkBotJSON(t *testing.T, out string, players int) []map[string]any {
 	}
 	if len(r.Players) != players {
 		t.Fatalf("%d players, want %d", len(r.Players), players)
+	}
+	if r.NetworkModel != "lockstep" {
+		t.Errorf("network_model %q, want lockstep", r.NetworkModel)
 	}
 	hash := r.Players[0]["final_hash"]
 	for _, p := range r.Players {

@@ -47,6 +47,7 @@ type relayFile struct {
 	AllowRequestedNetworkModel *bool                `toml:"allow_requested_network_model"`
 	MatchTypes                 map[string]matchType `toml:"match_types"`
 	FogAuth                    fogAuthFile          `toml:"fogauth"`
+	Prediction                 predictionFile       `toml:"prediction"`
 }
 
 // matchType is a [relay.match_types.NAME] table.
@@ -123,8 +124,12 @@ func (fc *fileConfig) check(hosted []string) error {
 		{"relay.message_burst", r.MessageBurst, 1, 1 << 20},
 	}
 	for _, c := range ints {
-		if c.v != nil && (*c.v < c.min || *c.v > c.max) {
+		switch {
+		case c.v == nil:
+		case *c.v < c.min || *c.v > c.max:
 			return fmt.Errorf("%s: %d is outside %d..%d", c.key, *c.v, c.min, c.max)
+		case *c.v == 0 && c.min < 0:
+			return fmt.Errorf("%s: 0 allows nothing; -1 means no limit", c.key)
 		}
 	}
 	if d := r.WaitingRoomTimeout; d != nil && d.Duration < 0 {
@@ -164,7 +169,7 @@ func (fc *fileConfig) check(hosted []string) error {
 			return fmt.Errorf("%s: %d is negative", c.key, c.v)
 		}
 	}
-	return nil
+	return r.Prediction.check()
 }
 
 // checkModel checks a network model name at key.

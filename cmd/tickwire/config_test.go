@@ -17,7 +17,7 @@ func TestExampleConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.tps != 30 || f.maxGames != 1000 || f.waitingTimeout != 2*time.Minute || f.maxWaiting != 8 || f.defaultModel != "lockstep" ||
+	if f.tps != 30 || f.maxGames != 1000 || f.waitingTimeout != 2*time.Minute || f.maxWaiting != 16 || f.defaultModel != "lockstep" ||
 		f.matchTypes["ranked"] != "lockstep" || f.fogAuth.MaxConcurrentGames != 10 || f.fogAuth.BandwidthPerClientKbps != 64 {
 		t.Fatalf("options %+v", f)
 	}
@@ -54,11 +54,14 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"[relay.fogauth]\nbandwidth = 1\n", "unknown key relay.fogauth.bandwidth"},
 		{"[relay]\ntick_rate = \"fast\"\n", "relay.tick_rate"},
 		{"[relay]\ntick_rate = 0\n", "relay.tick_rate: 0 is outside 1..1000"},
+		{"[relay]\nmax_games = 0\n", "relay.max_games: 0 allows nothing"},
 		{"[relay]\nwaiting_room_timeout = \"soon\"\n", "waiting_room_timeout"},
 		{"[relay.match_types.ranked]\nnetwork_model = \"x\"\n", `relay.match_types.ranked.network_model: unknown network model "x"`},
 		{"[relay.match_types.ranked]\n", "relay.match_types.ranked.network_model: missing network model"},
 		{"[relay]\ndefault_network_model = \"state_sync\"\n", `relay.default_network_model: network model "state_sync" is not available`},
 		{"[relay.fogauth]\nmax_concurrent_games = -1\n", "relay.fogauth.max_concurrent_games: -1 is negative"},
+		{"[relay.prediction]\nlate_inputs = \"drop\"\n", "relay.prediction.late_inputs"},
+		{"[relay.prediction]\nsnapshot_every = -1\n", "relay.prediction.snapshot_every: -1 is outside"},
 		{"[capabilities]\nrelay = false\n", "capabilities.relay"},
 		{"[relay\n", "server_config.toml"},
 	} {

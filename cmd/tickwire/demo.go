@@ -13,6 +13,7 @@ import (
 
 	"github.com/tickwire/tickwire/internal/botrun"
 	"github.com/tickwire/tickwire/netsim"
+	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/relay/server"
 	"github.com/tickwire/tickwire/sim"
 	"github.com/tickwire/tickwire/transport"
@@ -72,8 +73,12 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	switch mode, rest := splitMode(args); mode {
 	case "fogauth":
 		return runFogDemo(ctx, rest, stdout, stderr)
-	case "lockstep":
+	case "predict":
+		return runDemoPredict(ctx, rest, stdout, stderr)
+	case "", "lockstep":
 		args = rest
+	default:
+		return fmt.Errorf("%w: unknown --mode %q (lockstep, fogauth, predict)", errUsage, mode)
 	}
 	f, err := parseDemoFlags(args, stderr)
 	if err != nil {
@@ -109,7 +114,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // f.players bots whose sockets netsim impairs. It returns the bots'
 // summary and the relay's figures at the end.
 func playDemo(ctx context.Context, f demoFlags, progress func(botrun.Progress)) (botrun.Report, server.Stats, error) {
-	relayCfg, clientCfg := server.TransportConfig(), server.TransportConfig()
+	relayCfg, clientCfg := lanes.TransportConfig(), lanes.TransportConfig()
 	sc, err := f.sec.serverConfig(0)
 	if err != nil {
 		return botrun.Report{}, server.Stats{}, err

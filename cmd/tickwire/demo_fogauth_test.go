@@ -10,21 +10,7 @@ import (
 	"testing"
 )
 
-func TestSplitMode(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		mode string
-		rest string
-	}{
-		{[]string{"--players", "2"}, "", "--players 2"},
-		{[]string{"--mode", "fogauth", "--json"}, "fogauth", "--json"},
-		{[]string{"--json", "--mode=fogauth"}, "fogauth", "--json"},
-	} {
-		mode, rest := splitMode(tc.args)
-		if mode != tc.mode || strings.Join(rest, " ") != tc.rest {
-			t.Errorf("%v: %q %v", tc.args, mode, rest)
-		}
-	}
+func TestFogFlags(t *testing.T) {
 	if _, err := parseFogDemoFlags([]string{"--units", "0"}, io.Discard); !errors.Is(err, errUsage) {
 		t.Errorf("--units 0: %v", err)
 	}

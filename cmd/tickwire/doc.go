@@ -7,10 +7,13 @@
 //	tickwire demo                 a whole relay match of bots over loopback UDP through netsim
 //	tickwire relay                the relay server, with admin HTTP (/healthz, /readyz, /metrics)
 //	tickwire bot                  bot clients that play a match against a relay
+//	tickwire demo|bot --mode predict
+//	                              the same for client prediction (demo --local: no sockets)
 //	tickwire bench codec|sim|transport|relay
 //	                              the measured figures of BENCHMARKS.md
 //	tickwire netsim               an impairing UDP proxy
 //
 // Run "tickwire help" for the list. Exit status: 0 on success, 2 on a usage
-// error, 1 on any other failure (for demo and bot: clients not in sync).
+// error, 1 on any other failure (for demo and bot: clients not in sync; with
+// --mode predict: prediction parity does not hold).
 package main

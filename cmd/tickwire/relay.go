@@ -14,6 +14,7 @@ import (
 	"github.com/tickwire/tickwire/fogauth/fogserver"
 	"github.com/tickwire/tickwire/relay"
 	"github.com/tickwire/tickwire/relay/admin"
+	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/relay/server"
 	"github.com/tickwire/tickwire/relay/server/room"
 	"github.com/tickwire/tickwire/transport"
@@ -38,6 +39,7 @@ type relayFlags struct {
 	matchTypes     map[string]string
 	allowRequested bool
 	fogAuth        fogAuthFile
+	prediction     predictionFile
 }
 
 func parseRelayFlags(args []string, stderr io.Writer) (relayFlags, error) {
@@ -128,16 +130,18 @@ func (f *relayFlags) merge(fc *fileConfig, set map[string]bool) {
 		f.allowRequested = *r.AllowRequestedNetworkModel
 	}
 	f.fogAuth = r.FogAuth
+	f.prediction = r.Prediction
 }
 
 // hostedModels are the network models this binary hosts.
-func hostedModels() []string { return []string{room.Lockstep, room.FogAuthoritative} }
+func hostedModels() []string { return []string{room.Lockstep, room.FogAuthoritative, room.Prediction} }
 
 // serverConfig is the relay server's configuration from the options.
 func (f *relayFlags) serverConfig(log *slog.Logger) server.Config {
 	cfg := server.Config{TickRate: f.tps, MaxGames: f.maxGames, MaxRoomSize: f.maxRoomSize, WaitingTimeout: f.waitingTimeout,
 		MaxWaitingPerAddr: f.maxWaiting, MessageRate: f.messageRate, MessageBurst: f.messageBurst,
-		DefaultModel: f.defaultModel, MatchTypes: f.matchTypes, AllowRequestedModel: f.allowRequested, Logger: log}
+		DefaultModel: f.defaultModel, MatchTypes: f.matchTypes, AllowRequestedModel: f.allowRequested, Logger: log,
+		Models: []room.Model{f.prediction.model()}}
 	if cfg.WaitingTimeout == 0 {
 		cfg.WaitingTimeout = -1 // the flag's 0 means never
 	}
@@ -150,7 +154,7 @@ func (f *relayFlags) serverConfig(log *slog.Logger) server.Config {
 // tick_rate is unset).
 func (f *relayFlags) fogConfig() fogserver.Config {
 	fa := f.fogAuth
-	c := fogserver.Config{MaxConcurrentGames: fa.MaxConcurrentGames}
+	c := fogserver.Config{Channels: lanes.Channels(), MaxConcurrentGames: fa.MaxConcurrentGames}
 	c.Room.BandwidthPerClientKbps = fa.BandwidthPerClientKbps
 	c.Room.MaxEntitiesPerUpdate = fa.MaxEntitiesPerUpdate
 	c.Room.StalenessBonus = fa.PriorityStalenessBonus
@@ -246,6 +250,10 @@ func listenRelay(ctx context.Context, addr string, tcfg transport.Config) (*tran
 func adminSource(srv *server.Server) admin.Source {
 	return admin.SourceFunc(func() admin.Stats {
 		st := srv.Stats()
+		sendErrors := make(map[string]uint64, server.NumSendCauses)
+		for c := range server.NumSendCauses {
+			sendErrors[c.String()] = st.SendErrors[c]
+		}
 		return admin.Stats{
 			ActiveGames:    st.ActiveGames,
 			Players:        st.Players,
@@ -257,6 +265,7 @@ func adminSource(srv *server.Server) admin.Source {
 			HostStalls:     st.HostStalls,
 			BytesIn:        st.BytesIn,
 			BytesOut:       st.BytesOut,
+			SendErrors:     sendErrors,
 			Extra:          st.AdminMetrics(),
 		}
 	})

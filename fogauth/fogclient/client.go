@@ -11,6 +11,7 @@ import (
 	"github.com/tickwire/tickwire/fogauth"
 	"github.com/tickwire/tickwire/lockstep"
 	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/relay/msg"
 	"github.com/tickwire/tickwire/relay/server/room"
 	"github.com/tickwire/tickwire/sim"
@@ -18,10 +19,10 @@ import (
 	"github.com/tickwire/tickwire/transport"
 )
 
-// The lanes of a fog-authoritative connection (package fogserver's).
+// The lanes of a fog-authoritative connection.
 const (
-	laneReliable = transport.LaneOrders // orders up; MatchStart, Rejection, MatchEnd down
-	laneState    = transport.LaneVoice  // StateUpdates down, Acks up: unreliable
+	laneReliable = lanes.Orders  // orders, Done up; MatchStart, Rejection, MatchEnd down
+	laneAck      = lanes.Control // Acks up
 )
 
 // ErrProtocol reports a server that broke the fog-authoritative protocol.
@@ -107,7 +108,7 @@ func join(ctx context.Context, conn *transport.Conn, roomName string, roomSize i
 	if err != nil {
 		return nil, err
 	}
-	if err := conn.Send(transport.LaneOrders, b); err != nil {
+	if err := conn.Send(laneReliable, b); err != nil {
 		return nil, err
 	}
 	conn.Flush()
@@ -247,7 +248,7 @@ func (c *Client) Flush() {
 		}
 	}
 	if ack != nil {
-		c.conn.Send(laneState, ack)
+		c.conn.Send(laneAck, ack)
 	}
 	c.mu.Unlock()
 	if len(orders) > 0 || ack != nil {

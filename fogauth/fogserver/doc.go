@@ -8,14 +8,14 @@
 //	seats joined ─ MatchStart (map and tick rate) to every seat, reliable
 //	each tick:  Inbox (orders, acks; a seat's end) ─ Room.Step / RemoveClient
 //	            Simulate ─ Publish ─ EndTick (timed: tick time, cost excluding the simulation)
-//	            Ready ─ StateUpdates on the voice lane (unreliable), Rejections on the
+//	            Ready ─ StateUpdates on the state lane (unreliable), Rejections on the
 //	            orders lane (reliable-ordered) ─ one flush for the room ─ Advance
 //	after Config.MatchTicks, or once every player sent Done: Finish (the simulation stops), keep sending until every
 //	            seat has acknowledged its whole view (or SettleTimeout), then a
 //	            MatchEnd to each seat, and Run returns: the server closes the seats
 //
-// Channels are the relay's lanes (transport.Lanes): orders and the
-// reliable messages on LaneOrders, StateUpdates and acknowledgements on
-// LaneVoice (unreliable; the client drops a StateUpdate older than one it
-// applied, which makes it sequenced by tick).
+// Channels are the server's lanes (relay/lanes): orders and the reliable
+// messages on Orders, acknowledgements on Control (unreliable sequenced),
+// StateUpdates on State (unreliable; the client drops a StateUpdate older
+// than one it applied, which makes it sequenced by tick).
 package fogserver

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,28 +16,22 @@ import (
 	"github.com/tickwire/tickwire/transport"
 )
 
-// Lanes of a fog-authoritative connection.
+// Lanes of a fog-authoritative connection: the ids of the server's lanes
+// (relay/lanes, which this package does not import: it links no lockstep
+// code; the tests check the ids agree).
 const (
-	LaneReliable = transport.LaneOrders // orders up; MatchStart, Rejection, MatchEnd down
-	LaneState    = transport.LaneVoice  // StateUpdates down, Acks up: unreliable
+	LaneReliable transport.ChannelID = 1 // lanes.Orders: orders up; MatchStart, Rejection, MatchEnd down
+	LaneAck      transport.ChannelID = 2 // lanes.Control: Acks up (unreliable sequenced)
+	LaneState    transport.ChannelID = 3 // lanes.State: StateUpdates down (unreliable)
 )
 
-// Channels returns the channels of a fog-authoritative connection, taken
-// verbatim from transport.Lanes.
-func Channels() []transport.ChannelConfig {
-	var out []transport.ChannelConfig
-	for _, c := range transport.Lanes() {
-		if c.ID == LaneReliable || c.ID == LaneState {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 // Config configures the fog-authoritative rooms of a server. The zero
-// value is the seed's defaults, with 50-unit armies and matches that last
-// until every player has left.
+// value (with Channels set) is the seed's defaults, with 50-unit armies
+// and matches that last until every player is done.
 type Config struct {
+	// Channels are the server's lanes, relay/lanes.Channels() (required:
+	// every client dials with the same channel set).
+	Channels []transport.ChannelConfig
 	// Room is the [relay.fogauth] settings of every room.
 	Room fogauth.Config
 	// MaxConcurrentGames is max_concurrent_games: beyond it a join that
@@ -78,6 +73,11 @@ func (c Config) Check() error {
 	if err := c.Room.Validate(); err != nil {
 		return err
 	}
+	for _, id := range []transport.ChannelID{LaneReliable, LaneAck, LaneState} {
+		if !slices.ContainsFunc(c.Channels, func(ch transport.ChannelConfig) bool { return ch.ID == id }) {
+			return fmt.Errorf("%w: the server's lanes lack channel %d (Config.Channels must be relay/lanes.Channels())", fogauth.ErrConfig, id)
+		}
+	}
 	switch {
 	case c.MaxConcurrentGames < 0:
 		return fmt.Errorf("%w: max_concurrent_games %d (at least 0)", fogauth.ErrConfig, c.MaxConcurrentGames)
@@ -99,7 +99,7 @@ func Model(cfg Config) room.Model {
 		MaxRoomSize: cfg.MaxRoomSize,
 		MaxRooms:    cfg.MaxConcurrentGames,
 		TickRate:    cfg.Room.TickRate,
-		Channels:    Channels(),
+		Channels:    cfg.Channels,
 		New:         func(p room.Params) (room.Room, error) { return newRoom(cfg, m, p) },
 		Metrics:     m.snapshot,
 	}

@@ -5,26 +5,18 @@ import (
 	"testing"
 
 	"github.com/tickwire/tickwire/fogauth"
+	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/relay/server/room"
-	"github.com/tickwire/tickwire/transport"
 )
 
 func TestModel(t *testing.T) {
-	m := Model(Config{MaxConcurrentGames: 3})
+	m := Model(Config{Channels: lanes.Channels(), MaxConcurrentGames: 3})
 	if m.Name != room.FogAuthoritative || m.MaxRooms != 3 || m.TickRate != 30 || m.MaxRoomSize != 8 || m.New == nil {
 		t.Fatalf("model %+v", m)
 	}
-	// The channels are relay lanes verbatim, so lockstep and fog clients
-	// share one handshake digest.
-	lanes := transport.Lanes()
-	for _, c := range m.Channels {
-		found := false
-		for _, l := range lanes {
-			found = found || l == c
-		}
-		if !found {
-			t.Errorf("channel %d is not a relay lane", c.ID)
-		}
+	// The lane ids are relay/lanes', which the package does not import.
+	if LaneReliable != lanes.Orders || LaneAck != lanes.Control || LaneState != lanes.State {
+		t.Error("lane ids differ from relay/lanes'")
 	}
 	names := map[string]bool{}
 	for _, x := range m.Metrics() {
@@ -48,12 +40,16 @@ func TestConfigCheck(t *testing.T) {
 		{Config{Room: fogauth.Config{StalenessBonus: -1}}, "priority_staleness_bonus"},
 		{Config{Room: fogauth.Config{TickRate: 5000}}, "tick_rate"},
 		{Config{MaxConcurrentGames: -1}, "max_concurrent_games"},
+		{Config{}, "lanes"},
 	} {
+		if tc.want != "lanes" {
+			tc.c.Channels = lanes.Channels()
+		}
 		if err := tc.c.Check(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: %v, want an error naming %s", tc.c, err, tc.want)
 		}
 	}
-	if err := (Config{}).Check(); err != nil {
+	if err := (Config{Channels: lanes.Channels()}).Check(); err != nil {
 		t.Errorf("defaults: %v", err)
 	}
 }

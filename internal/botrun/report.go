@@ -31,6 +31,14 @@ type PlayerReport struct {
 	// the played span (first to last confirmed tick).
 	BytesUpPerS   float64 `json:"bytes_up_per_s"`
 	BytesDownPerS float64 `json:"bytes_down_per_s"`
+	// ClockCorrectionMS is how far the client's estimate of the relay
+	// clock moved from its calibration during the match, ClockDriftPPM
+	// the measured rate error of the client's clock (positive: it runs
+	// fast) and ClockSteps how often the estimate stepped because the
+	// clock jumped (lockstep.Diagnostics).
+	ClockCorrectionMS float64 `json:"clock_correction_ms"`
+	ClockDriftPPM     float64 `json:"clock_drift_ppm"`
+	ClockSteps        int     `json:"clock_steps"`
 	// Error is why the bot stopped early, if it did.
 	Error string `json:"error,omitempty"`
 }

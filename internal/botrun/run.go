@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -276,6 +277,9 @@ func (r *runner) play(ctx context.Context, c Client) error {
 	r.report.RunAhead = d.RunAhead
 	r.report.BytesUpPerS = perSecond(d.BytesSent-first.BytesSent, span)
 	r.report.BytesDownPerS = perSecond(d.BytesReceived-first.BytesReceived, span)
+	r.report.ClockCorrectionMS = ms(d.ClockCorrection)
+	r.report.ClockDriftPPM = math.Round(d.ClockDriftPPM)
+	r.report.ClockSteps = d.ClockSteps
 	return err
 }
 

@@ -123,6 +123,44 @@ func rules() []rule {
 			}
 			return true, ""
 		}},
+		// The client does not link the server: what both need (the lane
+		// table) lives below both, in relay/lanes. A listen server
+		// imports lockstep/hostrelay.
+		{pkg: "lockstep", exact: true, allowed: func(d dep) (bool, string) {
+			if under(d.path, "relay/server") {
+				return false, "the lockstep client does not link the relay server"
+			}
+			return true, ""
+		}},
+		// The prediction core is pure and game-agnostic: the game plugs in
+		// through predict.Game, sockets live in predict/netlayer.
+		{pkg: "predict", exact: true, allowed: func(d dep) (bool, string) {
+			switch {
+			case d.standard && networking(d.path):
+				return false, "the prediction core is pure: no networking code"
+			case d.standard, under(d.path, "wire", "protocol"):
+				return true, ""
+			}
+			return false, "the prediction core may import only wire, protocol and the standard library"
+		}},
+		// A prediction room plugs into the server through the seam only.
+		{pkg: "predict/predictserver", allowed: func(d dep) (bool, string) {
+			if d.path == module+"/relay" || under(d.path, "relay/server", "lockstep", "relay/msg", "sim") && !under(d.path, "relay/server/room") {
+				return false, "a prediction room links no lockstep code and no game"
+			}
+			return true, ""
+		}},
+		// The game adapter is simulation code: no networking either.
+		{pkg: "predict/actiongame", exact: true, allowed: func(d dep) (bool, string) {
+			switch {
+			case d.standard && networking(d.path):
+				return false, "a game adapter never imports networking code"
+			case d.standard, d.path == module+"/predict", under(d.path, "sim", "protocol", "wire"),
+				strings.HasPrefix(d.path, "github.com/cespare/xxhash/"):
+				return true, ""
+			}
+			return false, "a game adapter may import only predict, sim, protocol, wire, xxHash and the standard library"
+		}},
 	}
 }
 
@@ -199,19 +237,30 @@ func TestLayering(t *testing.T) {
 // forbid, so TestLayering cannot pass vacuously.
 func TestRulesCatchForbiddenImports(t *testing.T) {
 	forbidden := map[string][]dep{
-		"wire":              {{path: "github.com/klauspost/compress/zstd"}, {path: "net", standard: true}},
-		"protocol":          {{path: module + "/wire"}, {path: "net/netip", standard: true}},
-		"netsim":            {{path: module + "/transport"}},
-		"sim":               {{path: module + "/transport"}, {path: module + "/netsim"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
-		"transport":         {{path: module + "/protocol"}, {path: module + "/sim"}, {path: module + "/relay/core"}},
-		"relay":             {{path: module + "/transport"}, {path: module + "/relay/server"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
+		"wire":                  {{path: "github.com/klauspost/compress/zstd"}, {path: "net", standard: true}},
+		"protocol":              {{path: module + "/wire"}, {path: "net/netip", standard: true}},
+		"netsim":                {{path: module + "/transport"}},
+		"sim":                   {{path: module + "/transport"}, {path: module + "/netsim"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
+		"transport":             {{path: module + "/protocol"}, {path: module + "/sim"}, {path: module + "/relay/core"}},
+		"relay":                 {{path: module + "/transport"}, {path: module + "/relay/server"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
+		"predict":               {{path: module + "/sim/action"}, {path: module + "/sim"}, {path: module + "/transport"}, {path: module + "/predict/netlayer"}, {path: "net", standard: true}},
+		"predict/predictserver": {{path: module + "/relay/msg"}, {path: module + "/relay/server"}, {path: module + "/sim/action"}},
+		"predict/actiongame":    {{path: module + "/transport"}, {path: module + "/predict/netlayer"}, {path: "net/netip", standard: true}},
+		"relay/server/room": {{path: module + "/relay"}, {path: module + "/relay/server"}, {path: module + "/relay/msg"},
+			{path: module + "/lockstep"}},
+		"lockstep":          {{path: module + "/relay/server"}},
 		"fogauth":           {{path: module + "/transport"}, {path: module + "/netsim"}, {path: module + "/relay/server/room"}, {path: "net", standard: true}},
 		"fogauth/fogserver": {{path: module + "/relay"}, {path: module + "/relay/server"}, {path: module + "/lockstep"}, {path: module + "/relay/msg"}},
 	}
 	allowed := map[string][]dep{
-		"sim":               {{path: module + "/protocol"}, {path: module + "/wire"}, {path: "github.com/cespare/xxhash/v2"}, {path: "sort", standard: true}},
-		"transport":         {{path: module + "/wire"}, {path: "github.com/klauspost/compress/zstd"}, {path: "net", standard: true}},
-		"relay":             {{path: module + "/protocol"}, {path: module + "/relay/msg"}, {path: "crypto/sha256", standard: true}},
+		"sim":                {{path: module + "/protocol"}, {path: module + "/wire"}, {path: "github.com/cespare/xxhash/v2"}, {path: "sort", standard: true}},
+		"transport":          {{path: module + "/wire"}, {path: "github.com/klauspost/compress/zstd"}, {path: "net", standard: true}},
+		"relay":              {{path: module + "/protocol"}, {path: module + "/relay/msg"}, {path: "crypto/sha256", standard: true}},
+		"predict":            {{path: module + "/wire"}, {path: "time", standard: true}},
+		"predict/actiongame": {{path: module + "/predict"}, {path: module + "/sim/action"}, {path: module + "/sim"}},
+		"relay/server/room": {{path: module + "/transport"}, {path: module + "/protocol"}, {path: module + "/relay/admin"},
+			{path: "net", standard: true}},
+		"lockstep":          {{path: module + "/relay/lanes"}, {path: module + "/relay"}, {path: module + "/transport"}},
 		"fogauth":           {{path: module + "/sim"}, {path: module + "/protocol"}, {path: "github.com/cespare/xxhash/v2"}, {path: "encoding/binary", standard: true}},
 		"fogauth/fogserver": {{path: module + "/relay/server/room"}, {path: module + "/transport"}, {path: module + "/fogauth"}, {path: module + "/sim/scenario"}},
 	}

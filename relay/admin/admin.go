@@ -30,6 +30,9 @@ type Stats struct {
 	// network model, refused joins by reason, …) and the network models'
 	// own metrics.
 	Extra []Metric
+	// SendErrors counts messages the relay could not send, by cause
+	// (the label of tickwire_relay_send_errors_total).
+	SendErrors map[string]uint64
 }
 
 // Source supplies the snapshot a scrape exposes. It is called from HTTP

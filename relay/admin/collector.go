@@ -1,6 +1,11 @@
 package admin
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"maps"
+	"slices"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
 
 // collector turns one Source snapshot per scrape into metrics.
 type collector struct {
@@ -10,6 +15,7 @@ type collector struct {
 	late, strikes, qos, desyncs *prometheus.Desc
 	removals, hostStalls        *prometheus.Desc
 	bytesIn, bytesOut           *prometheus.Desc
+	sendErrors                  *prometheus.Desc
 }
 
 func newCollector(src Source) *collector {
@@ -28,12 +34,14 @@ func newCollector(src Source) *collector {
 		hostStalls: d("host_stalls_total", "Times a game found the relay itself had stalled (CPU starvation, GC, a paused VM)."),
 		bytesIn:    d("bytes_received_total", "UDP payload bytes received."),
 		bytesOut:   d("bytes_sent_total", "UDP payload bytes sent."),
+		sendErrors: prometheus.NewDesc("tickwire_relay_send_errors_total",
+			"Messages the relay could not send, by cause (backpressure, too_large, closed, encode, other).", []string{"cause"}, nil),
 	}
 }
 
 // Describe implements prometheus.Collector.
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.games, c.players, c.late, c.strikes, c.qos, c.desyncs, c.removals, c.hostStalls, c.bytesIn, c.bytesOut} {
+	for _, d := range []*prometheus.Desc{c.games, c.players, c.late, c.strikes, c.qos, c.desyncs, c.removals, c.hostStalls, c.bytesIn, c.bytesOut, c.sendErrors} {
 		ch <- d
 	}
 }
@@ -57,4 +65,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	counter(c.hostStalls, s.HostStalls)
 	counter(c.bytesIn, s.BytesIn)
 	counter(c.bytesOut, s.BytesOut)
+	for _, cause := range slices.Sorted(maps.Keys(s.SendErrors)) {
+		ch <- prometheus.MustNewConstMetric(c.sendErrors, prometheus.CounterValue, float64(s.SendErrors[cause]), cause)
+	}
 }

@@ -37,11 +37,11 @@ func (c extraCollector) Collect(ch chan<- prometheus.Metric) {
 		if m.Counter {
 			kind = prometheus.CounterValue
 		}
+		// A malformed series (a bad name) is left out rather than failing
+		// the whole scrape.
 		d := prometheus.NewDesc(m.Name, m.Help, names, nil)
 		if pm, err := prometheus.NewConstMetric(d, kind, m.Value, values...); err == nil {
 			ch <- pm
-		} else {
-			ch <- prometheus.NewInvalidMetric(d, err)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package msg
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 
@@ -32,6 +33,9 @@ func (c Codec) Append(dst []byte, m Message) ([]byte, error) {
 			err = ErrRange
 			break
 		}
+		// A busy tick of a large match exceeds the builder's default
+		// limit; the codec's limits bound it instead.
+		b.SetMaxSize(c.maxEncodedTickFrame(len(m.Removals)))
 		b.Uvarint(m.Tick).U32(m.Token).U8(m.Flags).U8(m.RunAhead)
 		b.ArrayHeader(uint32(len(m.Removals)))
 		for _, r := range m.Removals {
@@ -48,7 +52,7 @@ func (c Codec) Append(dst []byte, m Message) ([]byte, error) {
 		b.Uvarint(m.Tick).U64(m.Hash)
 	case *TimingFeedback:
 		b.Varint(int64(m.AvgArrivalDeltaUs)).Uvarint(uint64(m.LateCount)).
-			Uvarint(uint64(m.JitterUs)).Varint(int64(m.RecommendedOffsetUs))
+			Uvarint(uint64(m.JitterUs)).Varint(int64(m.RecommendedOffsetUs)).Uvarint(uint64(m.DeadlineUs))
 	case *ClientMetrics:
 		b.Uvarint(uint64(m.AvgLatencyUs)).U16(m.AvgFPS).I16(m.ArrivalCushion).Uvarint(uint64(m.TickProcessingUs))
 	case *DesyncDetected:
@@ -200,6 +204,7 @@ func (c Codec) Decode(b []byte) (Message, error) {
 		fb.LateCount = u16(r, &err)
 		fb.JitterUs = u32(r, &err)
 		fb.RecommendedOffsetUs = i32(r, &err)
+		fb.DeadlineUs = u32(r, &err)
 		m = fb
 	case TypeClientMetrics:
 		cm := &ClientMetrics{AvgLatencyUs: u32(r, &err)}
@@ -294,7 +299,13 @@ func (c Codec) decodeOrders(r *wire.Reader, tick uint64, errp *error) []protocol
 	if n == 0 || !r.Valid() || *errp != nil {
 		return nil
 	}
+	// The per-player ceiling is checked once for the whole tick below:
+	// NativeCodec.Decode, seeing one packet at a time, would recount a
+	// continued tick's orders at every packet, quadratic in the packets.
 	codec := c.orders()
+	lim := codec.Limits.WithDefaults()
+	codec.Limits = lim
+	codec.Limits.MaxOrdersPerPlayerPerTick = lim.MaxOrdersPerTick
 	var ticks []protocol.TickOrders
 	for range n {
 		p := r.Bytes()
@@ -311,7 +322,26 @@ func (c Codec) decodeOrders(r *wire.Reader, tick uint64, errp *error) []protocol
 		*errp = ErrOrders
 		return nil
 	}
+	if err := perPlayerCeiling(ticks[0].Orders, lim.MaxOrdersPerPlayerPerTick); err != nil {
+		*errp = err
+		return nil
+	}
 	return ticks[0].Orders
+}
+
+// perPlayerCeiling checks that no player has more than ceiling orders.
+func perPlayerCeiling(orders []protocol.TimestampedOrder, ceiling int) error {
+	if len(orders) <= ceiling {
+		return nil
+	}
+	counts := make(map[protocol.PlayerID]int)
+	for i := range orders {
+		p := orders[i].Player
+		if counts[p]++; counts[p] > ceiling {
+			return fmt.Errorf("%w: player %d has more than %d orders in the tick", protocol.ErrLimit, p, ceiling)
+		}
+	}
+	return nil
 }
 
 func readRemoval(r *wire.Reader, errp *error) Removal {

@@ -30,7 +30,7 @@ func samples() []msg.Message {
 			Orders:   []protocol.TimestampedOrder{{Player: 1, SubTickTime: 0, Order: protocol.Idle{}}, {Player: 2, SubTickTime: 17, Order: protocol.Sell{Building: 1}}}},
 		&msg.TickFrame{Tick: 0, Token: 1},
 		&msg.SyncHash{Tick: 90, Hash: 0x0123456789ABCDEF},
-		&msg.TimingFeedback{AvgArrivalDeltaUs: -4100, LateCount: 3, JitterUs: 2200, RecommendedOffsetUs: 8500},
+		&msg.TimingFeedback{AvgArrivalDeltaUs: -4100, LateCount: 3, JitterUs: 2200, RecommendedOffsetUs: 8500, DeadlineUs: 45_000},
 		&msg.ClientMetrics{AvgLatencyUs: 81000, AvgFPS: 144, ArrivalCushion: -2, TickProcessingUs: 950},
 		&msg.DesyncDetected{Tick: 1800},
 		&msg.PlayerRemoved{msg.Removal{Player: 4, AtTick: 0, Reason: msg.ReasonNoReveal}},
@@ -231,5 +231,35 @@ func TestRefusalNames(t *testing.T) {
 	}
 	if got := msg.NumRefusalReasons.String(); got != "refusal?" {
 		t.Errorf("out-of-range reason named %q", got)
+	}
+}
+
+// TestTickFramePerPlayerCeiling: the per-player ceiling holds over a
+// tick continued across many packets, checked once per message.
+func TestTickFramePerPlayerCeiling(t *testing.T) {
+	frame := func(players, each int) *msg.TickFrame {
+		f := &msg.TickFrame{Tick: 3}
+		for p := range players {
+			for i := range each {
+				f.Orders = append(f.Orders, protocol.TimestampedOrder{Player: protocol.PlayerID(p + 1), SubTickTime: uint32(i),
+					Order: protocol.Move{Units: []protocol.EntityID{protocol.EntityID(i), 1 << 31}, Target: protocol.WorldPos{X: protocol.SimCoord(i)}}})
+			}
+		}
+		return f
+	}
+	loose := msg.Codec{Limits: protocol.ProtocolLimits{MaxOrdersPerPlayerPerTick: 1000}}
+	b, err := loose.Append(nil, frame(2, 257))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (msg.Codec{}).Decode(b); !errors.Is(err, msg.ErrOrders) || !errors.Is(err, protocol.ErrLimit) {
+		t.Errorf("257 orders of one player: %v", err)
+	}
+	if b, err = (msg.Codec{}).Append(nil, frame(64, 256)); err != nil {
+		t.Fatal(err)
+	}
+	m, err := msg.Codec{}.Decode(b)
+	if err != nil || len(m.(*msg.TickFrame).Orders) != 64*256 {
+		t.Fatalf("64 players × 256 orders: %v", err)
 	}
 }

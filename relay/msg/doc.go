@@ -51,7 +51,8 @@
 // # Control (two-byte types)
 //
 //	TimingFeedback 0x80 0x40  relay → one client, every 30 ticks
-//	  avgArrivalDeltaUs zz | lateCount uv (≤ 65535) | jitterUs uv | recommendedOffsetUs zz
+//	  avgArrivalDeltaUs zz | lateCount uv (≤ 65535) | jitterUs uv | recommendedOffsetUs zz |
+//	  deadlineUs uv (≤ 2³²-1; the tick deadline of the frames that follow)
 //	ClientMetrics  0x80 0x41  client → relay
 //	  avgLatencyUs uv | avgFPS u16 | arrivalCushion i16 | tickProcessingUs uv
 //	DesyncDetected 0x80 0x42  relay → all

@@ -149,6 +149,10 @@ type TimingFeedback struct {
 	// RecommendedOffsetUs is how much earlier (positive) or later
 	// (negative) the client should send to keep a safe margin.
 	RecommendedOffsetUs int32
+	// DeadlineUs is the tick deadline in force for the frames that follow
+	// (QoS adaptation moves it): the client times the frames' arrival
+	// against it to track its clock offset.
+	DeadlineUs uint32
 }
 
 // ClientMetrics is a client's periodic report of its own performance.

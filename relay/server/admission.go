@@ -11,6 +11,9 @@ import (
 // requested model is honoured or the join refused, never silently
 // replaced.
 func (s *Server) pickModel(j *msg.JoinRoom) (*hostedModel, refusal, bool) {
+	if j.NetworkModel != "" && s.models[j.NetworkModel] == nil {
+		return nil, refuse(msg.RefuseModelUnavailable, "this server does not host the %q network model", j.NetworkModel), false
+	}
 	name, ok := s.cfg.MatchTypes[j.MatchType]
 	switch {
 	case ok:
@@ -20,16 +23,12 @@ func (s *Server) pickModel(j *msg.JoinRoom) (*hostedModel, refusal, bool) {
 		name = s.cfg.DefaultModel
 	}
 	m := s.models[name]
-	if m == nil {
-		if name == j.NetworkModel {
-			return nil, refuse(msg.RefuseModelUnavailable, "this server does not host the %q network model", name), false
-		}
+	switch {
+	case m == nil:
 		return nil, refuse(msg.RefuseModelUnavailable, "network model %q is not hosted", name), false
-	}
-	if j.NetworkModel != "" && j.NetworkModel != name {
-		if j.MatchType != "" && ok {
-			return nil, refuse(msg.RefuseModelMismatch, "match type %q plays %s, not %s", j.MatchType, name, j.NetworkModel), false
-		}
+	case j.NetworkModel != "" && j.NetworkModel != name && ok:
+		return nil, refuse(msg.RefuseModelMismatch, "match type %q plays %s, not %s", j.MatchType, name, j.NetworkModel), false
+	case j.NetworkModel != "" && j.NetworkModel != name:
 		return nil, refuse(msg.RefuseModelMismatch, "this server plays %s, not %s", name, j.NetworkModel), false
 	}
 	return m, refusal{}, true

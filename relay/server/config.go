@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/relay"
+	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/relay/msg"
 	"github.com/tickwire/tickwire/relay/server/room"
 	"github.com/tickwire/tickwire/transport"
@@ -17,20 +18,6 @@ import (
 const (
 	// DefaultJoinTimeout bounds the wait for a new connection's JoinRoom.
 	DefaultJoinTimeout = 10 * time.Second
-	// DefaultFlushInterval is the transport's Nagle-style flush interval
-	// in TransportConfig. The relay and the client flush explicitly after
-	// each batch of messages; the interval only catches stragglers.
-	DefaultFlushInterval = 5 * time.Millisecond
-	// DefaultAckDelay is the transport's acknowledgement delay in
-	// TransportConfig. Relay traffic flows both ways at the tick rate (a
-	// tick frame down, an order submission up), so a delay just longer
-	// than a tick lets each acknowledgement ride on the next datagram the
-	// other way instead of a datagram of its own: at 30 ticks per second
-	// this halves the datagrams of a game. 50 ms covers the tick interval
-	// up to 20 ticks per second; it also lengthens the retransmission
-	// timeout by as much, which matters little as orders ride in two
-	// datagrams from their first transmission on.
-	DefaultAckDelay = 50 * time.Millisecond
 	// DefaultMaxGames bounds the rooms (waiting or playing) of a server.
 	// A lockstep room costs the server about 2.5–3 ms of CPU per game
 	// second at 30 ticks per second (BENCHMARKS.md), so a thousand rooms
@@ -41,7 +28,7 @@ const (
 	DefaultWaitingTimeout = 2 * time.Minute
 	// DefaultMaxWaitingPerAddr bounds the waiting rooms that connections
 	// from one IP address may have created and not yet filled.
-	DefaultMaxWaitingPerAddr = 8
+	DefaultMaxWaitingPerAddr = 16
 	// statsInterval is how often a room refreshes its published figures.
 	statsInterval = time.Second
 )
@@ -104,30 +91,11 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// TransportConfig is the transport configuration of relay connections on
-// both sides: the lane channel set, the flush interval and the
-// acknowledgement delay. Both ends must use the same channels.
-func TransportConfig() transport.Config {
-	return transport.Config{Channels: transport.Lanes(), FlushInterval: DefaultFlushInterval, AckDelay: DefaultAckDelay}
-}
-
-// Lane is the transport channel a relay message travels on: calibration
-// pings and pongs and client metrics on the control lane (unreliable,
-// sequenced: a stale sample is worthless), everything else on the orders
-// lane (reliable, ordered).
-func Lane(m msg.Message) transport.ChannelID {
-	switch m.(type) {
-	case *msg.CalibrationPing, *msg.CalibrationPong, *msg.ClientMetrics:
-		return transport.LaneControl
-	}
-	return transport.LaneOrders
-}
-
 // Transport is the transport configuration of a server with c's models:
-// TransportConfig with the union of the models' channels. It fails if two
+// lanes.TransportConfig with the union of the models' channels. It fails if two
 // models configure one channel id differently.
 func (c Config) Transport() (transport.Config, error) {
-	tc := TransportConfig()
+	tc := lanes.TransportConfig()
 	for _, m := range c.Models {
 		for _, ch := range m.Channels {
 			i := slices.IndexFunc(tc.Channels, func(o transport.ChannelConfig) bool { return o.ID == ch.ID })

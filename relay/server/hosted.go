@@ -112,6 +112,7 @@ func (s *Server) expireLocked(h *hostedRoom) {
 	for _, st := range h.seats {
 		if st != nil && !st.ended {
 			st.ended = true
+			s.countBytes(st.conn)
 			s.closeConn(st.conn, reason)
 		}
 	}

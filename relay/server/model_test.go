@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/relay/admin"
+	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/relay/msg"
 	"github.com/tickwire/tickwire/relay/server"
 	"github.com/tickwire/tickwire/relay/server/room"
@@ -175,7 +177,7 @@ func TestConfigCheck(t *testing.T) {
 		t.Fatalf("valid config: %v", err)
 	}
 	tc, err := ok.Transport()
-	if err != nil || len(tc.Channels) != len(transport.Lanes())+1 {
+	if err != nil || len(tc.Channels) != len(lanes.Channels())+1 {
 		t.Fatalf("transport: %d channels, %v", len(tc.Channels), err)
 	}
 	clash := echoModel(&echoed)
@@ -198,6 +200,94 @@ func TestConfigCheck(t *testing.T) {
 	} {
 		if err := tc.cfg.Check(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error with %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestModelChoice: without AllowRequestedModel a request other than the
+// default is refused as a mismatch, one the server does not host as
+// unavailable, and the default is what an empty request gets.
+func TestModelChoice(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var echoed atomic.Uint64
+		cfg := modelConfig(&echoed)
+		cfg.AllowRequestedModel = false
+		cfg.DefaultModel = "echo"
+		h := newModelHarness(t, cfg)
+		defer h.close()
+		_, m := h.joinWith(&msg.JoinRoom{Room: "a", RoomSize: 2, NetworkModel: "lockstep"})
+		wantRefused(t, m, msg.RefuseModelMismatch)
+		_, m = h.joinWith(&msg.JoinRoom{Room: "a", RoomSize: 2, NetworkModel: "prediction"})
+		wantRefused(t, m, msg.RefuseModelUnavailable)
+		_, m = h.joinWith(&msg.JoinRoom{Room: "a", RoomSize: 2, MatchType: "ranked", NetworkModel: "lockstep"})
+		if acc, ok := m.(*msg.JoinAccepted); !ok || acc.NetworkModel != "lockstep" {
+			t.Fatalf("ranked lockstep join: %+v", m)
+		}
+		_, m = h.joinWith(&msg.JoinRoom{Room: "b", RoomSize: 2})
+		if acc, ok := m.(*msg.JoinAccepted); !ok || acc.NetworkModel != "echo" {
+			t.Fatalf("join with no request: %+v", m)
+		}
+	})
+}
+
+// TestModelRoomLifecycle: a model whose room cannot start has its seats
+// closed; a room that closes a seat (CloseSeat) learns of the seat's end
+// from its Inbox; when Run returns the server closes the seats left.
+func TestModelRoomLifecycle(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ended := make(chan room.Inbound, 1)
+		models := []room.Model{
+			{Name: "broken", MaxRoomSize: 2, New: func(room.Params) (room.Room, error) { return nil, errors.New("no map") }},
+			{Name: "kicker", MaxRoomSize: 2, New: func(p room.Params) (room.Room, error) { return &kickRoom{p: p, ended: ended}, nil }},
+		}
+		h := newModelHarness(t, server.Config{Models: models, AllowRequestedModel: true})
+		defer h.close()
+		a, m := h.joinWith(&msg.JoinRoom{Room: "b", RoomSize: 1, NetworkModel: "broken"})
+		if _, ok := m.(*msg.JoinAccepted); !ok {
+			t.Fatalf("broken join: %+v", m)
+		}
+		time.Sleep(time.Second)
+		if !closed(t, a) {
+			t.Error("a seat of a room that could not start is still open")
+		}
+		k1, _ := h.joinWith(&msg.JoinRoom{Room: "k", RoomSize: 2, NetworkModel: "kicker"})
+		k2, _ := h.joinWith(&msg.JoinRoom{Room: "k", RoomSize: 2, NetworkModel: "kicker"})
+		in := <-ended
+		time.Sleep(time.Second)
+		if in.Seat != 0 || in.Err == nil || !closed(t, k1) {
+			t.Fatalf("the kicked seat: %+v", in)
+		}
+		// Run returned: the other seat is closed by the server.
+		if !closed(t, k2) {
+			t.Error("the seat left open when Run returned is still open")
+		}
+		if st := h.srv.Stats(); st.GamesStarted != 1 || st.GamesEnded != 1 || len(st.Rooms) != 0 || st.Players != 0 {
+			t.Errorf("stats %+v", st)
+		}
+	})
+}
+
+// kickRoom closes seat 0, waits for its end and returns.
+type kickRoom struct {
+	p     room.Params
+	ended chan room.Inbound
+}
+
+func (r *kickRoom) Status() room.Status { return room.Status{Phase: "kicking"} }
+
+func (r *kickRoom) Run(ctx context.Context) error {
+	r.p.CloseSeat(0, "kicked")
+	for {
+		select {
+		case <-r.p.Inbox.Ready():
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		for _, in := range r.p.Inbox.Take(nil) {
+			if in.Err != nil {
+				r.ended <- in
+				return nil
+			}
 		}
 	}
 }

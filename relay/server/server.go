@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/relay/msg"
 	"github.com/tickwire/tickwire/relay/server/room"
 	"github.com/tickwire/tickwire/transport"
@@ -33,6 +34,8 @@ type Server struct {
 	rooms   map[string]*hostedRoom
 	waiting map[string]int // waiting rooms by their creator's address
 	closed  bool
+
+	joinSends sendLog // failed answers to joins, logged once per cause
 }
 
 // hostedModel is a network model and its room count (guarded by
@@ -151,19 +154,24 @@ func (s *Server) refuse(c *transport.Conn, reason msg.RefusalReason, detail stri
 	if len(detail) > msg.MaxRefusalDetail {
 		detail = detail[:msg.MaxRefusalDetail]
 	}
-	s.send(c, &msg.JoinRefused{Reason: reason, Detail: detail})
+	s.send(c, &msg.JoinRefused{Reason: reason, Detail: detail}) // a failure is counted and logged
 	s.closeConn(c, "join refused: "+reason.String())
 	return fmt.Errorf("%w: %v: %s", ErrRefused, reason, detail)
 }
 
-// send encodes m and queues it on its lane.
+// send encodes a join answer and queues it on its lane; a failure is
+// counted and, the first of its cause, logged.
 func (s *Server) send(c *transport.Conn, m msg.Message) error {
 	b, err := s.codec.Append(nil, m)
+	if err == nil {
+		err = c.Send(lanes.Of(m), b)
+	}
 	if err != nil {
+		s.sendFailed(&s.joinSends, s.cfg.Logger, m, err, "peer", c.RemoteAddr())
 		return err
 	}
 	s.counters.messagesOut.Add(1)
-	return c.Send(Lane(m), b)
+	return nil
 }
 
 // closeConn closes c gracefully in the background (delivering what is

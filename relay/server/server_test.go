@@ -10,6 +10,7 @@ import (
 	"github.com/tickwire/tickwire/netsim"
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/relay"
+	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/relay/msg"
 	"github.com/tickwire/tickwire/relay/server"
 	"github.com/tickwire/tickwire/transport"
@@ -29,7 +30,7 @@ type harness struct {
 
 func newHarness(t *testing.T, cfg server.Config) *harness {
 	t.Helper()
-	return newHarnessTransport(t, cfg, server.TransportConfig())
+	return newHarnessTransport(t, cfg, lanes.TransportConfig())
 }
 
 func newHarnessTransport(t *testing.T, cfg server.Config, tc transport.Config) *harness {
@@ -81,7 +82,7 @@ func send(t *testing.T, c *transport.Conn, m msg.Message) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Send(server.Lane(m), b); err != nil {
+	if err := c.Send(lanes.Of(m), b); err != nil {
 		t.Fatal(err)
 	}
 	c.Flush()
@@ -174,7 +175,7 @@ func TestRoomLifecycle(t *testing.T) {
 		wantRefused(t, m, msg.RefuseRoomFull)
 
 		// Garbage and a message no client may send are counted, not fatal.
-		if err := a2.Send(transport.LaneOrders, []byte{0xFF, 1, 2}); err != nil {
+		if err := a2.Send(lanes.Orders, []byte{0xFF, 1, 2}); err != nil {
 			t.Fatal(err)
 		}
 		send(t, a2, &msg.TickFrame{Tick: 1})

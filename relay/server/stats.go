@@ -10,6 +10,7 @@ import (
 	"github.com/tickwire/tickwire/relay"
 	"github.com/tickwire/tickwire/relay/admin"
 	"github.com/tickwire/tickwire/relay/msg"
+	"github.com/tickwire/tickwire/transport"
 )
 
 // Stats is a snapshot of the server's figures. Counters are cumulative
@@ -26,16 +27,20 @@ type Stats struct {
 	RoomsExpired uint64 // waiting rooms that did not fill in time
 	// RateLimited counts messages dropped by the per-connection inbound
 	// rate limit before they reached a room.
-	RateLimited               uint64
-	LateOrders                uint64 // submissions that missed their tick
-	Strikes                   uint64 // anti-lag-switch strikes
-	Removals                  uint64 // players removed from a match
-	QosAdjustments            uint64 // run-ahead/deadline changes
-	Desyncs                   uint64 // sync checks whose hashes disagreed
-	HostStalls                uint64 // times a game's relay core found the relay itself had stalled
-	MessagesIn, MessagesOut   uint64 // messages queued for rooms; relay messages sent
-	Malformed                 uint64 // messages that did not decode (join and lockstep)
-	Rejected                  uint64 // messages the relay core refused
+	RateLimited             uint64
+	LateOrders              uint64 // submissions that missed their tick
+	Strikes                 uint64 // anti-lag-switch strikes
+	Removals                uint64 // players removed from a match
+	QosAdjustments          uint64 // run-ahead/deadline changes
+	Desyncs                 uint64 // sync checks whose hashes disagreed
+	HostStalls              uint64 // times a game's relay core found the relay itself had stalled
+	MessagesIn, MessagesOut uint64 // messages queued for rooms; relay messages sent
+	Malformed               uint64 // messages that did not decode (join and lockstep)
+	Rejected                uint64 // messages the relay core refused
+	// SendErrors counts the messages that could not be sent, by cause;
+	// the first of each cause is logged once per room (and once for the
+	// server's answers to joins).
+	SendErrors                [NumSendCauses]uint64
 	BytesIn, BytesOut         uint64 // datagram bytes of room connections
 	DatagramsIn, DatagramsOut uint64 // datagrams of room connections
 
@@ -148,6 +153,7 @@ type counters struct {
 	malformed, rejected                 atomic.Uint64
 	bytesIn, bytesOut                   atomic.Uint64
 	datagramsIn, datagramsOut           atomic.Uint64
+	sendErrors                          [NumSendCauses]atomic.Uint64
 	lateness                            histogram
 }
 
@@ -170,8 +176,8 @@ func (c *counters) count(ev relay.Event) {
 }
 
 // Stats returns a snapshot of the server's figures. It is safe to call
-// from any goroutine at any rate; it takes the server's lock to list the
-// rooms and read their open connections' byte counts.
+// from any goroutine; it takes the server's lock to list the rooms, and
+// reads each open connection's byte counts.
 func (s *Server) Stats() Stats {
 	c := &s.counters
 	st := Stats{
@@ -196,6 +202,9 @@ func (s *Server) Stats() Stats {
 
 		BroadcastLateness: c.lateness.snapshot(),
 	}
+	for i := range c.sendErrors {
+		st.SendErrors[i] = c.sendErrors[i].Load()
+	}
 	for i := range c.refused {
 		st.Refused[i] = c.refused[i].Load()
 		st.JoinsRefused += st.Refused[i]
@@ -204,6 +213,7 @@ func (s *Server) Stats() Stats {
 	for name := range s.models {
 		byModel[name] = &ModelStats{Name: name}
 	}
+	var open []*transport.Conn // seated connections, whose bytes are counted when they end
 	s.mu.Lock()
 	for _, h := range s.rooms {
 		rs := RoomStats{Name: h.name, NetworkModel: h.model.Name, MatchType: h.matchType, Size: h.size, Players: h.seated, Phase: "waiting"}
@@ -228,16 +238,19 @@ func (s *Server) Stats() Stats {
 		ms.Players += h.seated
 		for _, seat := range h.seats {
 			if seat != nil && !seat.ended {
-				cs := seat.conn.Stats()
-				st.BytesIn += cs.BytesReceived
-				st.BytesOut += cs.BytesSent
-				st.DatagramsIn += cs.PacketsReceived
-				st.DatagramsOut += cs.PacketsSent
+				open = append(open, seat.conn)
 			}
 		}
 		st.Rooms = append(st.Rooms, rs)
 	}
 	s.mu.Unlock()
+	for _, c := range open {
+		cs := c.Stats()
+		st.BytesIn += cs.BytesReceived
+		st.BytesOut += cs.BytesSent
+		st.DatagramsIn += cs.PacketsReceived
+		st.DatagramsOut += cs.PacketsSent
+	}
 	slices.SortFunc(st.Rooms, func(a, b RoomStats) int { return strings.Compare(a.Name, b.Name) })
 	for _, ms := range byModel {
 		if m := s.models[ms.Name]; m.Metrics != nil {

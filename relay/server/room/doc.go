@@ -15,8 +15,9 @@
 //
 // A model lives in a package of its own and imports this package, never
 // the lockstep relay. It declares the transport channels it uses
-// (Model.Channels, taken from transport.Lanes() so every model keeps the
-// same lane ids); every connection of a server shares one transport
+// (Model.Channels, taken from relay/lanes.Channels() so every model keeps
+// the same lanes and every client dials with lanes.TransportConfig());
+// every connection of a server shares one transport
 // configuration, the union of its models' channels.
 //
 // A model's room decodes its own messages (Inbound.Msg is the raw

@@ -38,9 +38,11 @@ type Model struct {
 	// are dropped before the Inbox and counted.
 	MessageRate, MessageBurst int
 	// Channels are the transport channels the model's rooms send and
-	// receive on. Take them from transport.Lanes() (by lane id): a server
-	// offers the union of its models' channels, and two models naming
-	// the same id must configure it identically.
+	// receive on. Take them from relay/lanes.Channels() (by lane id:
+	// lanes.Orders, lanes.Control, lanes.State), which every client of a
+	// tickwire server dials with; a server offers the union of its models'
+	// channels, and two models naming the same id must configure it
+	// identically.
 	Channels []transport.ChannelConfig
 	// New starts a room once all its seats are taken. An error ends the
 	// room: the server closes the seats.

@@ -1,8 +1,10 @@
+// The lockstep network model: its room.Model and its room, a relay.Core
+// driven by one goroutine (the relay server before it hosted other models).
+
 package server
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"math"
 	"sync/atomic"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/relay"
+	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/relay/msg"
 	"github.com/tickwire/tickwire/relay/server/room"
 	"github.com/tickwire/tickwire/transport"
@@ -22,7 +25,7 @@ func (s *Server) lockstepModel() room.Model {
 		Name:        room.Lockstep,
 		MaxRoomSize: s.cfg.MaxRoomSize,
 		TickRate:    s.cfg.TickRate,
-		Channels:    TransportConfig().Channels,
+		Channels:    lanes.Channels(),
 		New:         func(p room.Params) (room.Room, error) { return s.newLockstepRoom(p) },
 	}
 }
@@ -52,6 +55,7 @@ type lockstepRoom struct {
 	flushing  []*transport.Conn
 	flusher   transport.FlushGroup
 	nextStats time.Duration
+	sends     sendLog // failed sends, logged once per cause
 }
 
 // lockstepStatus is a lockstep room's published figures.
@@ -168,13 +172,19 @@ func (r *lockstepRoom) disconnected(m *member, err error) {
 	r.core.Leave(r.s.clock(), m.id)
 }
 
-// output sends what the core produced, records its events, flushes the
-// connections written to together (one batch write for the room), and
-// acknowledges the core's Ready.
+// output sends what the core produced until it has nothing more: a Leave
+// while a Ready is sent (a player that cannot keep up) produces output
+// for the next.
 func (r *lockstepRoom) output(now time.Duration) {
-	if !r.core.HasReady() {
-		return
+	for r.core.HasReady() {
+		r.outputReady(now)
 	}
+}
+
+// outputReady sends one Ready's messages, records its events, flushes the
+// connections written to together (one batch write for the room), and
+// acknowledges the Ready.
+func (r *lockstepRoom) outputReady(now time.Duration) {
 	rd := r.core.Ready()
 	for _, ev := range rd.Events {
 		r.event(ev)
@@ -183,7 +193,7 @@ func (r *lockstepRoom) output(now time.Duration) {
 		var err error
 		r.buf, err = r.s.codec.Append(r.buf[:0], e.Msg)
 		if err != nil {
-			r.log.Error("relay: cannot encode", "type", e.Msg.Type(), "err", err)
+			r.s.sendFailed(&r.sends, r.log, e.Msg, err)
 			continue
 		}
 		if f, ok := e.Msg.(*msg.TickFrame); ok {
@@ -229,9 +239,11 @@ func (r *lockstepRoom) sendNotices() {
 			n.Strikes = uint16(min(p.Strikes, math.MaxUint16))
 		}
 		var err error
-		if r.buf, err = r.s.codec.Append(r.buf[:0], n); err == nil {
-			r.deliver(r.members[i], n)
+		if r.buf, err = r.s.codec.Append(r.buf[:0], n); err != nil {
+			r.s.sendFailed(&r.sends, r.log, n, err, "player", i+1)
+			continue
 		}
+		r.deliver(r.members[i], n)
 	}
 }
 
@@ -246,20 +258,24 @@ func (r *lockstepRoom) deliver(m *member, dm msg.Message) {
 	if m.gone {
 		return
 	}
-	err := m.conn.Send(Lane(dm), r.buf)
-	switch {
-	case err == nil:
+	err := m.conn.Send(lanes.Of(dm), r.buf)
+	if err == nil {
 		r.s.counters.messagesOut.Add(1)
 		if !m.flush {
 			m.flush = true
 			r.touched = append(r.touched, m)
 		}
-	case errors.Is(err, transport.ErrBackpressure):
-		// A peer that does not take the relay's reliable stream fast
-		// enough cannot keep up with the game.
-		r.log.Warn("relay: player cannot keep up, removing", "player", m.id)
-		r.core.Leave(r.s.clock(), m.id)
+		return
 	}
+	if r.s.sendFailed(&r.sends, r.log, dm, err, "player", m.id) != SendBackpressure || r.core == nil {
+		return
+	}
+	// A peer that does not take the relay's reliable stream fast enough
+	// cannot keep up with the game.
+	if p, ok := r.core.Player(m.id); ok && p.Status == relay.StatusActive {
+		r.log.Warn("relay: player cannot keep up, removing", "player", m.id)
+	}
+	r.core.Leave(r.s.clock(), m.id)
 }
 
 // event counts, logs and forwards a core event.

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/tickwire/tickwire/relay/lanes"
+	"github.com/tickwire/tickwire/relay/server"
+	"github.com/tickwire/tickwire/relay/server/room"
+)
+
+func TestSplitMode(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		mode string
+		rest string
+	}{
+		{[]string{"--mode", "predict", "--local"}, "predict", "--local"},
+		{[]string{"--players", "2", "--mode=predict"}, "predict", "--players 2"},
+		{[]string{"--players", "2"}, "", "--players 2"},
+	} {
+		mode, rest := splitMode(tc.args)
+		if mode != tc.mode || strings.Join(rest, " ") != tc.rest {
+			t.Errorf("%v: mode %q rest %v", tc.args, mode, rest)
+		}
+	}
+}
+
+func TestDemoPredictFlags(t *testing.T) {
+	f, err := parseDemoPredictFlags(nil, io.Discard)
+	if err != nil || f.players != 4 || f.ticks != 900 || f.tps != 60 || f.loss != 0.02 || f.local {
+		t.Fatalf("defaults %+v, %v", f, err)
+	}
+	if f, _ := parseDemoPredictFlags([]string{"--local", "--players", "3"}, io.Discard); f.players != 1 {
+		t.Fatalf("--local plays one bot, not %d", f.players)
+	}
+	for _, bad := range [][]string{{"--players", "0"}, {"--loss", "2"}, {"--ticks", "0"}, {"x"}} {
+		if _, err := parseDemoPredictFlags(bad, io.Discard); !errors.Is(err, errUsage) {
+			t.Errorf("%v: %v, want a usage error", bad, err)
+		}
+	}
+}
+
+// checkPredictJSON decodes a predict summary and checks every client
+// played and the issue's fields are present.
+func checkPredictJSON(t *testing.T, out string, players int) predictReport {
+	t.Helper()
+	for _, field := range []string{`"id"`, `"ticks"`, `"inputs_sent"`, `"inputs_acked"`, `"corrections"`, `"corrections_per_s"`,
+		`"hard_snaps"`, `"mean_error"`, `"p99_error"`, `"replay_depth_p99"`, `"input_to_ack_p50_ms"`, `"input_to_ack_p99_ms"`,
+		`"provisional_spawns"`, `"provisional_mapped"`, `"provisional_discarded"`, `"bytes_up_per_s"`, `"bytes_down_per_s"`, `"parity_ok"`} {
+		if !strings.Contains(out, field) {
+			t.Errorf("JSON lacks %s", field)
+		}
+	}
+	var r predictReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(r.Players) != players {
+		t.Fatalf("%d players in the summary", len(r.Players))
+	}
+	for _, p := range r.Players {
+		if p.Error != "" || p.InputsSent == 0 || p.InputsAcked == 0 || p.ParityChecks == 0 {
+			t.Fatalf("player %+v did not play", p)
+		}
+	}
+	return r
+}
+
+// TestDemoPredictLocal plays one bot through the loopback layer: no
+// corrections, parity holds. The verdict depends on no timing.
+func TestDemoPredictLocal(t *testing.T) {
+	code, out, errOut := runCmd(t, "demo", "--mode", "predict", "--local", "--ticks", "120", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+	}
+	r := checkPredictJSON(t, out, 1)
+	if !r.ParityOK || r.Players[0].Corrections != 0 {
+		t.Fatalf("%+v", r)
+	}
+}
+
+// TestDemoPredictEndToEnd plays bots over loopback UDP with impairment
+// through a server hosting the prediction model.
+func TestDemoPredictEndToEnd(t *testing.T) {
+	code, out, errOut := runCmd(t, "demo", "--mode", "predict", "--players", "2", "--ticks", "120", "--latency", "10ms",
+		"--jitter", "3ms", "--loss", "0.02", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+	}
+	checkPredictJSON(t, out, 2)
+}
+
+// TestBotPredictAgainstServer runs "tickwire bot --mode predict" against a
+// server hosting the prediction model, and a join a lockstep-only server
+// refuses.
+func TestBotPredictAgainstServer(t *testing.T) {
+	scfg := server.Config{TickRate: 60, Models: []room.Model{predictionModel(0)}, DefaultModel: room.Prediction}
+	tcfg, err := scfg.Transport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := startLocalRelay(t.Context(), tcfg, scfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.stop()
+	code, out, errOut := runCmd(t, "bot", "--mode", "predict", "--server", d.addr.String(), "--room", "r1",
+		"--players", "2", "--ticks", "90", "--insecure", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+	}
+	checkPredictJSON(t, out, 2)
+
+	lockstepOnly, err := startLocalRelay(t.Context(), lanes.TransportConfig(), server.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lockstepOnly.stop()
+	code, out, _ = runCmd(t, "bot", "--mode", "predict", "--server", lockstepOnly.addr.String(), "--room", "r1",
+		"--players", "1", "--ticks", "30", "--insecure", "--json")
+	if code != 1 || !strings.Contains(out, "refused") || !strings.Contains(out, `"parity_ok":false`) {
+		t.Fatalf("a lockstep-only server: exit %d, %s", code, out)
+	}
+}
+
+func TestUnknownMode(t *testing.T) {
+	for _, cmd := range []string{"demo", "bot"} {
+		if code, _, errOut := runCmd(t, cmd, "--mode", "nope"); code != 2 || !strings.Contains(errOut, "unknown --mode") {
+			t.Errorf("%s --mode nope: exit %d, %s", cmd, code, errOut)
+		}
+	}
+}

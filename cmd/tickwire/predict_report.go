@@ -1,0 +1,129 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/tickwire/tickwire/predict"
+)
+
+// predictPlayer is one prediction client's summary (bot and demo --json).
+type predictPlayer struct {
+	ID                   int       `json:"id"`
+	Ticks                uint64    `json:"ticks"`
+	InputsSent           uint64    `json:"inputs_sent"`
+	InputsAcked          uint64    `json:"inputs_acked"`
+	Corrections          uint64    `json:"corrections"`
+	CorrectionsPerS      float64   `json:"corrections_per_s"`
+	CorrectionsByCause   [3]uint64 `json:"corrections_by_cause"` // late input, interaction, unexplained
+	HardSnaps            uint64    `json:"hard_snaps"`
+	MeanError            float64   `json:"mean_error"`
+	P99Error             float64   `json:"p99_error"`
+	ReplayDepthP99       float64   `json:"replay_depth_p99"`
+	InputToAckP50MS      float64   `json:"input_to_ack_p50_ms"`
+	InputToAckP99MS      float64   `json:"input_to_ack_p99_ms"`
+	ProvisionalSpawns    uint64    `json:"provisional_spawns"`
+	ProvisionalMapped    uint64    `json:"provisional_mapped"`
+	ProvisionalDiscarded uint64    `json:"provisional_discarded"`
+	BytesUpPerS          float64   `json:"bytes_up_per_s"`
+	BytesDownPerS        float64   `json:"bytes_down_per_s"`
+	ParityChecks         uint64    `json:"parity_checks"`
+	RTTMS                float64   `json:"rtt_ms"`
+	ServerTickLag        float64   `json:"server_tick_lag"` // predicted tick minus estimated server tick, at the end
+	// The two distributions: positional error at each correction (world
+	// units) and inputs replayed per snapshot, as non-empty buckets.
+	CorrectionErrorHist []histBucket `json:"correction_error_hist"`
+	ReplayDepthHist     []histBucket `json:"replay_depth_hist"`
+	Error               string       `json:"error,omitempty"`
+}
+
+// histBucket is one bucket of a published distribution: Count samples at
+// most LE (and above the previous bucket's LE).
+type histBucket struct {
+	LE    float64 `json:"le"`
+	Count uint64  `json:"count"`
+}
+
+func buckets(h *predict.Histogram) []histBucket {
+	out := []histBucket{}
+	for i, c := range h.Counts {
+		if c == 0 {
+			continue
+		}
+		le := 0.0
+		if i > 0 {
+			le = predict.Bound(i)
+		}
+		out = append(out, histBucket{LE: le, Count: c})
+	}
+	return out
+}
+
+// predictReport is the summary of bot --mode predict and demo --mode
+// predict. ParityOK holds when every client checked its prediction
+// against the authoritative state and every correction has a cause (with
+// --local, a lone client without loss: no correction at all).
+type predictReport struct {
+	NetworkModel string          `json:"network_model"`
+	Players      []predictPlayer `json:"players"`
+	ParityOK     bool            `json:"parity_ok"`
+}
+
+// summarise turns a client's telemetry over d of play into its summary;
+// up and down are the bytes it sent and received.
+func summarise(id int, t predict.Telemetry, d time.Duration, up, down uint64) predictPlayer {
+	s := max(d.Seconds(), 1e-9)
+	return predictPlayer{
+		ID: id, Ticks: t.Ticks, InputsSent: t.InputsSent, InputsAcked: t.InputsAcked,
+		Corrections: t.Corrections, CorrectionsPerS: float64(t.Corrections) / s, CorrectionsByCause: t.ByCause,
+		HardSnaps: t.HardSnaps, MeanError: t.CorrectionError.Mean(), P99Error: t.CorrectionError.Quantile(0.99),
+		ReplayDepthP99:  t.ReplayDepth.Quantile(0.99),
+		InputToAckP50MS: t.InputToAck.Quantile(0.5), InputToAckP99MS: t.InputToAck.Quantile(0.99),
+		ProvisionalSpawns: t.ProvisionalSpawns, ProvisionalMapped: t.ProvisionalMapped, ProvisionalDiscarded: t.ProvisionalDiscarded,
+		BytesUpPerS: float64(up) / s, BytesDownPerS: float64(down) / s,
+		ParityChecks: t.ParityChecks, RTTMS: float64(t.RTT) / float64(time.Millisecond), ServerTickLag: t.ServerTickLag,
+		CorrectionErrorHist: buckets(&t.CorrectionError), ReplayDepthHist: buckets(&t.ReplayDepth),
+	}
+}
+
+// parityHolds is the verdict on one client: it checked its prediction and
+// has no correction without a cause (lone: no correction at all).
+func parityHolds(t predict.Telemetry, lone bool) bool {
+	if t.ParityChecks == 0 || t.ByCause[predict.CauseUnexplained] != 0 {
+		return false
+	}
+	return !lone || t.Corrections == 0
+}
+
+func printPredictReport(w io.Writer, r *predictReport, asJSON bool, header func(io.Writer)) error {
+	if asJSON {
+		if err := json.NewEncoder(w).Encode(r); err != nil {
+			return err
+		}
+	} else {
+		header(w)
+		fmt.Fprintf(w, "%4s %6s %6s %6s %6s %7s %5s %8s %8s %6s %8s %8s %9s %8s %8s\n", "id", "ticks", "inputs", "acked",
+			"corr", "corr/s", "snaps", "err mean", "err p99", "replay", "ack p50", "ack p99", "prov m/d", "up B/s", "down B/s")
+		for _, p := range r.Players {
+			fmt.Fprintf(w, "%4d %6d %6d %6d %6d %7.2f %5d %8.3f %8.3f %6.0f %6.1fms %6.1fms %4d/%-4d %8.0f %8.0f\n", p.ID, p.Ticks,
+				p.InputsSent, p.InputsAcked, p.Corrections, p.CorrectionsPerS, p.HardSnaps, p.MeanError, p.P99Error, p.ReplayDepthP99,
+				p.InputToAckP50MS, p.InputToAckP99MS, p.ProvisionalMapped, p.ProvisionalDiscarded, p.BytesUpPerS, p.BytesDownPerS)
+			fmt.Fprintf(w, "     corrections: %d late input, %d interaction, %d unexplained\n",
+				p.CorrectionsByCause[0], p.CorrectionsByCause[1], p.CorrectionsByCause[2])
+			if p.Error != "" {
+				fmt.Fprintf(w, "     stopped: %s\n", p.Error)
+			}
+		}
+		verdict := "yes: every correction explained"
+		if !r.ParityOK {
+			verdict = "NO"
+		}
+		fmt.Fprintf(w, "parity: %s\n", verdict)
+	}
+	if !r.ParityOK {
+		return errParity
+	}
+	return nil
+}

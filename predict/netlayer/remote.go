@@ -1,0 +1,147 @@
+package netlayer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/tickwire/tickwire/predict"
+	"github.com/tickwire/tickwire/predict/lanes"
+	"github.com/tickwire/tickwire/relay/msg"
+	"github.com/tickwire/tickwire/relay/server/room"
+	"github.com/tickwire/tickwire/transport"
+)
+
+// ErrJoinRefused is the error of a refused join; JoinError says why.
+var ErrJoinRefused = errors.New("netlayer: join refused")
+
+// JoinError is the server's refusal.
+type JoinError struct {
+	Reason msg.RefusalReason
+	Detail string
+}
+
+func (e *JoinError) Error() string {
+	return fmt.Sprintf("netlayer: join refused (%v): %s", e.Reason, e.Detail)
+}
+
+// Unwrap returns ErrJoinRefused.
+func (e *JoinError) Unwrap() error { return ErrJoinRefused }
+
+// Remote is a predict.Network over a transport connection. A reader
+// goroutine queues what arrives; Poll hands it over.
+type Remote struct {
+	conn   *transport.Conn
+	player predict.PlayerID
+	tick   int
+
+	mu     sync.Mutex
+	queue  [][]byte
+	err    error
+	notify chan struct{}
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// Join joins room (of roomSize players) over conn as a prediction client
+// and returns the connection once seated. On failure conn is closed.
+func Join(ctx context.Context, conn *transport.Conn, roomName string, roomSize int) (*Remote, error) {
+	var codec msg.Codec
+	b, err := codec.Append(nil, &msg.JoinRoom{Room: roomName, RoomSize: uint8(roomSize), NetworkModel: room.Prediction})
+	if err == nil {
+		err = conn.Send(transport.LaneOrders, b)
+	}
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	conn.Flush()
+	for {
+		tm, err := conn.Receive(ctx)
+		if err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("netlayer: joining room %q: %w", roomName, err)
+		}
+		m, err := codec.Decode(tm.Data)
+		if err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("netlayer: joining room %q: %w", roomName, err)
+		}
+		switch m := m.(type) {
+		case *msg.JoinRefused:
+			conn.Close()
+			return nil, &JoinError{Reason: m.Reason, Detail: m.Detail}
+		case *msg.JoinAccepted:
+			if m.NetworkModel != room.Prediction {
+				conn.Close()
+				return nil, fmt.Errorf("netlayer: seated in a %q room", m.NetworkModel)
+			}
+			rctx, cancel := context.WithCancel(context.Background())
+			r := &Remote{conn: conn, player: predict.PlayerID(m.Player), tick: int(m.TickRate), notify: make(chan struct{}, 1), cancel: cancel}
+			r.wg.Go(func() { r.read(rctx) })
+			return r, nil
+		}
+	}
+}
+
+// Player is the seat the server gave.
+func (r *Remote) Player() predict.PlayerID { return r.player }
+
+// Conn is the underlying connection (for its statistics).
+func (r *Remote) Conn() *transport.Conn { return r.conn }
+
+// read queues every message until the connection ends.
+func (r *Remote) read(ctx context.Context) {
+	for {
+		m, err := r.conn.Receive(ctx)
+		r.mu.Lock()
+		if err != nil {
+			r.err = err
+		} else if len(r.queue) < 4096 {
+			r.queue = append(r.queue, m.Data)
+		}
+		r.mu.Unlock()
+		select {
+		case r.notify <- struct{}{}:
+		default:
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// Arrived is signalled when messages are waiting for Poll.
+func (r *Remote) Arrived() <-chan struct{} { return r.notify }
+
+// Send queues msg on its lane's channel and flushes.
+func (r *Remote) Send(_ time.Duration, lane predict.Lane, m []byte) error {
+	if err := r.conn.Send(lanes.Channel(lane), m); err != nil {
+		return err
+	}
+	r.conn.Flush()
+	return nil
+}
+
+// Poll delivers the queued messages; after they are delivered it returns
+// the error that ended the connection, if any.
+func (r *Remote) Poll(_ time.Duration, deliver func([]byte)) error {
+	r.mu.Lock()
+	q, err := r.queue, r.err
+	r.queue = nil
+	r.mu.Unlock()
+	for _, m := range q {
+		deliver(m)
+	}
+	return err
+}
+
+// Close closes the connection and waits for the reader.
+func (r *Remote) Close() error {
+	err := r.conn.Close()
+	r.cancel()
+	r.wg.Wait()
+	return err
+}

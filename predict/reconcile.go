@@ -1,0 +1,213 @@
+package predict
+
+import (
+	"bytes"
+	"math"
+)
+
+// reconcile applies an authoritative snapshot:
+//
+//  1. a snapshot at or before the anchor is stale and ignored;
+//  2. a delta is rebuilt on the baseline it names (dropped if that
+//     baseline is no longer held), and the result kept as a baseline;
+//  3. the authoritative record of the client's entity is compared with
+//     the prediction of the same tick (the parity check);
+//  4. the predicted state is replaced by the anchor and the inputs the
+//     server has not applied are replayed, each at its tick, up to the
+//     predicted tick;
+//  5. if the present changed, that is a correction: measured, explained,
+//     and either snapped (above HardSnapThreshold) or blended into the view
+//     over CorrectionSmoothing.
+func (c *Client) reconcile(m *SnapshotMessage) error {
+	t := m.ServerTick
+	if t <= c.anchorTick {
+		c.stats.SnapsStale++
+		return nil
+	}
+	snap, recs, err := c.rebuild(m)
+	if err != nil {
+		return err
+	}
+	for i := range m.Events {
+		c.serverEvent(&m.Events[i], false)
+	}
+	acked := c.acked
+	for _, a := range m.Acked {
+		if a.Player == c.player {
+			acked = max(acked, a.Sequence)
+		}
+	}
+	c.acknowledge(acked)
+
+	own, _ := c.game.PlayerEntity(c.player)
+	before, hadBefore := c.game.View(own)
+	beforeRec := append(c.scratch.rec[:0], c.history[c.predTick%uint64(len(c.history))].data...)
+	predicted := c.history[t%uint64(len(c.history))]
+
+	prevAnchor := c.anchorTick
+	if err := c.core.Restore(snap, prevAnchor); err != nil {
+		return err
+	}
+	c.anchorTick, c.acked = t, acked
+	c.interp.push(t, c.game, c.player)
+	own, _ = c.game.PlayerEntity(c.player)
+	if c.anchored && predicted.tick == t {
+		if auth := findRecord(recs, own); auth != nil {
+			c.stats.ParityChecks++
+			if !bytes.Equal(auth, predicted.data) {
+				c.stats.ParityFails++
+			}
+		}
+	}
+	c.dropAcked(acked)
+	c.stats.Snapshots++
+	if !c.anchored || t >= c.predTick {
+		// Nothing predicted beyond the anchor: adopt it.
+		c.anchored = true
+		c.predTick = t
+		c.pending = c.pending[:0]
+		c.unsent = 0
+		h := &c.history[t%uint64(len(c.history))]
+		h.tick = t
+		h.data, _ = c.game.AppendRecord(h.data[:0], own)
+		c.lateSince = false
+		return nil
+	}
+	depth, late := c.replay(t)
+	c.stats.ReplayDepth.Observe(float64(depth))
+	cause := c.explain(m, prevAnchor, late > 0)
+	c.lateSince = false
+
+	after := c.history[c.predTick%uint64(len(c.history))].data
+	if bytes.Equal(beforeRec, after) {
+		return nil
+	}
+	c.stats.Corrections++
+	c.stats.ByCause[cause]++
+	now, ok := c.game.View(own)
+	if !ok || !hadBefore {
+		return nil
+	}
+	dx, dy, dz := before.Pos[0]-now.Pos[0], before.Pos[1]-now.Pos[1], before.Pos[2]-now.Pos[2]
+	e := math.Sqrt(dx*dx + dy*dy + dz*dz)
+	c.stats.CorrectionError.Observe(e)
+	if e > c.cfg.HardSnapThreshold {
+		c.stats.HardSnaps++
+		c.smooth.snap(own)
+	} else {
+		c.smooth.add(own, c.now, [3]float64{dx, dy, dz})
+	}
+	return nil
+}
+
+// explain names the cause of a correction found by the snapshot after
+// prev: an input of the client's applied late (as the snapshot, an
+// InputAck or the replay shows), else another player acting on the
+// client's entity (in the authoritative world or in the prediction).
+func (c *Client) explain(m *SnapshotMessage, prev uint64, lateReplayed bool) Cause {
+	if c.lateSince || lateReplayed || m.LateTick > prev {
+		return CauseLateInput
+	}
+	if m.InteractedTick > prev || c.predInteracted > prev {
+		return CauseInteraction
+	}
+	return CauseUnexplained
+}
+
+// rebuild returns the full snapshot m stands for, keeping it as a
+// baseline.
+func (c *Client) rebuild(m *SnapshotMessage) ([]byte, []Record, error) {
+	b := &c.baselines[m.ServerTick%uint64(len(c.baselines))]
+	var err error
+	if m.BaselineTick == 0 {
+		b.snap = c.game.Assemble(b.snap[:0], m.Header, m.Records)
+	} else {
+		base := &c.baselines[m.BaselineTick%uint64(len(c.baselines))]
+		if base.tick != m.BaselineTick || base == b {
+			c.stats.SnapsNoBase++
+			return nil, nil, ErrNoBaseline
+		}
+		c.scratch.recs, c.scratch.patch, err = applyDelta(base.recs, m.Removed, m.Records, c.scratch.recs[:0], c.scratch.patch)
+		if err != nil {
+			return nil, nil, err
+		}
+		c.scratch.asm = c.game.Assemble(c.scratch.asm[:0], m.Header, c.scratch.recs)
+		b.snap, c.scratch.asm = c.scratch.asm, b.snap
+	}
+	_, b.recs, err = c.game.Split(b.snap, b.recs[:0])
+	if err != nil {
+		b.tick = 0
+		return nil, nil, err
+	}
+	b.tick = m.ServerTick
+	c.ackedSnap = m.ServerTick
+	return b.snap, b.recs, nil
+}
+
+func findRecord(recs []Record, id EntityID) []byte {
+	lo, hi := 0, len(recs)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		switch {
+		case recs[mid].ID == id:
+			return recs[mid].Data
+		case recs[mid].ID < id:
+			lo = mid + 1
+		default:
+			hi = mid
+		}
+	}
+	return nil
+}
+
+// dropAcked forgets the inputs the anchor includes and starts the
+// provisional-spawn timeout of their actions.
+func (c *Client) dropAcked(acked uint32) {
+	n := 0
+	for n < len(c.pending) && c.pending[n].in.Sequence <= acked {
+		for _, a := range c.pending[n].in.Actions {
+			for _, p := range c.provisional {
+				if p.actionSeq == a.Sequence && p.ackedAt == 0 {
+					p.ackedAt = max(c.now, 1)
+				}
+			}
+		}
+		n++
+	}
+	c.unsent = min(c.unsent, len(c.pending)-n)
+	c.pending = append(c.pending[:0], c.pending[n:]...)
+}
+
+// replay re-simulates from the anchor at tick t to the predicted tick,
+// each pending input at the tick it was predicted for, and returns the
+// number of inputs replayed and of late ones among them. Inputs meant
+// for a tick the anchor already includes, but which the server has not
+// applied, are late: they are merged into the input of tick t+1, as the
+// server will apply them.
+func (c *Client) replay(t uint64) (depth, late int) {
+	end := c.predTick
+	i := 0
+	for i < len(c.pending) && c.pending[i].in.ClientTick <= t+1 {
+		if c.pending[i].in.ClientTick <= t {
+			late++
+		}
+		i++
+	}
+	if i > 0 {
+		in := mergeDue(i, func(k int) *Input { return &c.pending[k].in })
+		c.step(&in, false)
+		depth = i
+	} else {
+		c.step(nil, false)
+	}
+	for tick := t + 2; tick <= end; tick++ {
+		if i < len(c.pending) && c.pending[i].in.ClientTick == tick {
+			c.step(&c.pending[i].in, false)
+			depth++
+			i++
+			continue
+		}
+		c.step(nil, false)
+	}
+	return depth, late
+}
