@@ -249,7 +249,7 @@ func TestRelayWorstCaseTick(t *testing.T) {
 				}
 				b, err := msg.Codec{}.Append(nil, s)
 				if err == nil {
-					err = conn.Send(lanes.Of(s), b)
+					err = conn.Send(lanes.Of(msg.IsSample(s)), b)
 					conn.Flush()
 				}
 				if err != nil {

@@ -99,7 +99,7 @@ func inject(ctx context.Context, conn *transport.Conn, rng *rand.Rand) {
 	for ctx.Err() == nil {
 		m := hostileMessage(rng)
 		if b, err := c.Append(nil, m); err == nil {
-			conn.Send(lanes.Of(m), b)
+			conn.Send(lanes.Of(msg.IsSample(m)), b)
 		}
 		time.Sleep(time.Duration(10+rng.IntN(11)) * time.Millisecond)
 	}

@@ -212,7 +212,7 @@ func (c *RelayClient) send(m msg.Message) error {
 	if err != nil {
 		return err
 	}
-	return c.conn.Send(lanes.Of(m), b)
+	return c.conn.Send(lanes.Of(msg.IsSample(m)), b)
 }
 
 // read decodes the relay's messages for run.

@@ -11,7 +11,6 @@ import (
 
 	"github.com/tickwire/tickwire/fogauth/fogserver"
 	"github.com/tickwire/tickwire/netsim"
-	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/relay/server"
 	"github.com/tickwire/tickwire/relay/server/room"
 	"github.com/tickwire/tickwire/sim"
@@ -79,7 +78,7 @@ func runFogDemo(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	fog := fogserver.Config{Channels: lanes.Channels(), UnitsPerPlayer: f.units, Seed: func() uint64 { return f.seed }}
+	fog := fogserver.Config{UnitsPerPlayer: f.units, Seed: func() uint64 { return f.seed }}
 	fog.Room.TickRate, fog.Room.BandwidthPerClientKbps = f.tps, f.kbps
 	scfg := server.Config{TickRate: f.tps, Models: []room.Model{fogserver.Model(fog)}, DefaultModel: room.FogAuthoritative}
 	if err := scfg.Check(); err != nil {

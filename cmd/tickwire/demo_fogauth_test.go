@@ -6,8 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tickwire/tickwire/relay/server/room"
 )
 
 func TestFogFlags(t *testing.T) {
@@ -95,8 +98,9 @@ func TestRelayFogConfig(t *testing.T) {
 	if c := f.fogConfig(); c.Room.BandwidthPerClientKbps != 32 || c.MaxConcurrentGames != 3 || c.Room.TickRate != 30 {
 		t.Fatalf("fog config %+v", c)
 	}
-	if m := f.serverConfig(nil).Models; len(m) != 1 || m[0].Name != "fog_authoritative" || m[0].MaxRooms != 3 {
-		t.Fatalf("models %+v", m)
+	fog := slices.IndexFunc(f.serverConfig(nil).Models, func(m room.Model) bool { return m.Name == room.FogAuthoritative })
+	if fog < 0 || f.serverConfig(nil).Models[fog].MaxRooms != 3 {
+		t.Fatalf("no fog model with max_concurrent_games 3 in %+v", f.serverConfig(nil).Models)
 	}
 	_, err = parseRelayFlags([]string{"--config", write("[relay.fogauth]\nbandwidth_per_client_kbps = 1\n")}, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "bandwidth_per_client_kbps") {

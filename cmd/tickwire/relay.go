@@ -14,7 +14,6 @@ import (
 	"github.com/tickwire/tickwire/fogauth/fogserver"
 	"github.com/tickwire/tickwire/relay"
 	"github.com/tickwire/tickwire/relay/admin"
-	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/relay/server"
 	"github.com/tickwire/tickwire/relay/server/room"
 	"github.com/tickwire/tickwire/transport"
@@ -154,7 +153,7 @@ func (f *relayFlags) serverConfig(log *slog.Logger) server.Config {
 // tick_rate is unset).
 func (f *relayFlags) fogConfig() fogserver.Config {
 	fa := f.fogAuth
-	c := fogserver.Config{Channels: lanes.Channels(), MaxConcurrentGames: fa.MaxConcurrentGames}
+	c := fogserver.Config{MaxConcurrentGames: fa.MaxConcurrentGames}
 	c.Room.BandwidthPerClientKbps = fa.BandwidthPerClientKbps
 	c.Room.MaxEntitiesPerUpdate = fa.MaxEntitiesPerUpdate
 	c.Room.StalenessBonus = fa.PriorityStalenessBonus

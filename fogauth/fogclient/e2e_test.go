@@ -13,7 +13,6 @@ import (
 	"github.com/tickwire/tickwire/fogauth/fogclient"
 	"github.com/tickwire/tickwire/fogauth/fogserver"
 	"github.com/tickwire/tickwire/netsim"
-	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/relay/msg"
 	"github.com/tickwire/tickwire/relay/server"
 	"github.com/tickwire/tickwire/relay/server/room"
@@ -29,10 +28,7 @@ import (
 // "server at capacity".
 func TestMatchOverServer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		if fogserver.LaneReliable != lanes.Orders || fogserver.LaneAck != lanes.Control || fogserver.LaneState != lanes.State {
-			t.Fatal("fogserver's lane ids are not relay/lanes'")
-		}
-		fog := fogserver.Config{Channels: lanes.Channels(), MaxConcurrentGames: 1, UnitsPerPlayer: 20, MatchTicks: 300, Seed: func() uint64 { return 5 }}
+		fog := fogserver.Config{MaxConcurrentGames: 1, UnitsPerPlayer: 20, MatchTicks: 300, Seed: func() uint64 { return 5 }}
 		cfg := server.Config{Models: []room.Model{fogserver.Model(fog)}, DefaultModel: room.FogAuthoritative}
 		if err := cfg.Check(); err != nil {
 			t.Fatal(err)

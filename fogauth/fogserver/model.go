@@ -4,34 +4,28 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"fmt"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/tickwire/tickwire/fogauth"
 	"github.com/tickwire/tickwire/relay/admin"
+	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/relay/server/room"
 	"github.com/tickwire/tickwire/sim"
-	"github.com/tickwire/tickwire/transport"
 )
 
-// Lanes of a fog-authoritative connection: the ids of the server's lanes
-// (relay/lanes, which this package does not import: it links no lockstep
-// code; the tests check the ids agree).
+// Lanes of a fog-authoritative connection: the server's lanes.
 const (
-	LaneReliable transport.ChannelID = 1 // lanes.Orders: orders up; MatchStart, Rejection, MatchEnd down
-	LaneAck      transport.ChannelID = 2 // lanes.Control: Acks up (unreliable sequenced)
-	LaneState    transport.ChannelID = 3 // lanes.State: StateUpdates down (unreliable)
+	LaneReliable = lanes.Orders  // orders and Done up; MatchStart, Rejection, MatchEnd down
+	LaneAck      = lanes.Control // Acks up (unreliable sequenced; each names a StateUpdate several times)
+	LaneState    = lanes.State   // StateUpdates down (unreliable)
 )
 
 // Config configures the fog-authoritative rooms of a server. The zero
-// value (with Channels set) is the seed's defaults, with 50-unit armies
-// and matches that last until every player is done.
+// value is the seed's defaults, with 50-unit armies and matches that last
+// until every player is done.
 type Config struct {
-	// Channels are the server's lanes, relay/lanes.Channels() (required:
-	// every client dials with the same channel set).
-	Channels []transport.ChannelConfig
 	// Room is the [relay.fogauth] settings of every room.
 	Room fogauth.Config
 	// MaxConcurrentGames is max_concurrent_games: beyond it a join that
@@ -73,11 +67,6 @@ func (c Config) Check() error {
 	if err := c.Room.Validate(); err != nil {
 		return err
 	}
-	for _, id := range []transport.ChannelID{LaneReliable, LaneAck, LaneState} {
-		if !slices.ContainsFunc(c.Channels, func(ch transport.ChannelConfig) bool { return ch.ID == id }) {
-			return fmt.Errorf("%w: the server's lanes lack channel %d (Config.Channels must be relay/lanes.Channels())", fogauth.ErrConfig, id)
-		}
-	}
 	switch {
 	case c.MaxConcurrentGames < 0:
 		return fmt.Errorf("%w: max_concurrent_games %d (at least 0)", fogauth.ErrConfig, c.MaxConcurrentGames)
@@ -99,7 +88,7 @@ func Model(cfg Config) room.Model {
 		MaxRoomSize: cfg.MaxRoomSize,
 		MaxRooms:    cfg.MaxConcurrentGames,
 		TickRate:    cfg.Room.TickRate,
-		Channels:    cfg.Channels,
+		Channels:    lanes.Channels(),
 		New:         func(p room.Params) (room.Room, error) { return newRoom(cfg, m, p) },
 		Metrics:     m.snapshot,
 	}

@@ -1,6 +1,7 @@
 package fogserver
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -10,13 +11,14 @@ import (
 )
 
 func TestModel(t *testing.T) {
-	m := Model(Config{Channels: lanes.Channels(), MaxConcurrentGames: 3})
+	m := Model(Config{MaxConcurrentGames: 3})
 	if m.Name != room.FogAuthoritative || m.MaxRooms != 3 || m.TickRate != 30 || m.MaxRoomSize != 8 || m.New == nil {
 		t.Fatalf("model %+v", m)
 	}
-	// The lane ids are relay/lanes', which the package does not import.
-	if LaneReliable != lanes.Orders || LaneAck != lanes.Control || LaneState != lanes.State {
-		t.Error("lane ids differ from relay/lanes'")
+	// The channels are the server's lanes verbatim: one handshake for
+	// every model's clients.
+	if !reflect.DeepEqual(m.Channels, lanes.Channels()) {
+		t.Errorf("channels %+v", m.Channels)
 	}
 	names := map[string]bool{}
 	for _, x := range m.Metrics() {
@@ -40,16 +42,12 @@ func TestConfigCheck(t *testing.T) {
 		{Config{Room: fogauth.Config{StalenessBonus: -1}}, "priority_staleness_bonus"},
 		{Config{Room: fogauth.Config{TickRate: 5000}}, "tick_rate"},
 		{Config{MaxConcurrentGames: -1}, "max_concurrent_games"},
-		{Config{}, "lanes"},
 	} {
-		if tc.want != "lanes" {
-			tc.c.Channels = lanes.Channels()
-		}
 		if err := tc.c.Check(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: %v, want an error naming %s", tc.c, err, tc.want)
 		}
 	}
-	if err := (Config{Channels: lanes.Channels()}).Check(); err != nil {
+	if err := (Config{}).Check(); err != nil {
 		t.Errorf("defaults: %v", err)
 	}
 }

@@ -132,6 +132,14 @@ func rules() []rule {
 			}
 			return true, ""
 		}},
+		// The lane table is shared by every network model, so it links no
+		// lockstep code.
+		{pkg: "relay/lanes", exact: true, allowed: func(d dep) (bool, string) {
+			if d.path == module+"/relay" || under(d.path, "relay/msg", "relay/server", "lockstep") {
+				return false, "the lane table links no lockstep code: every network model uses it"
+			}
+			return true, ""
+		}},
 		// The prediction core is pure and game-agnostic: the game plugs in
 		// through predict.Game, sockets live in predict/netlayer.
 		{pkg: "predict", exact: true, allowed: func(d dep) (bool, string) {
@@ -249,6 +257,7 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"relay/server/room": {{path: module + "/relay"}, {path: module + "/relay/server"}, {path: module + "/relay/msg"},
 			{path: module + "/lockstep"}},
 		"lockstep":          {{path: module + "/relay/server"}},
+		"relay/lanes":       {{path: module + "/relay"}, {path: module + "/relay/msg"}},
 		"fogauth":           {{path: module + "/transport"}, {path: module + "/netsim"}, {path: module + "/relay/server/room"}, {path: "net", standard: true}},
 		"fogauth/fogserver": {{path: module + "/relay"}, {path: module + "/relay/server"}, {path: module + "/lockstep"}, {path: module + "/relay/msg"}},
 	}
@@ -261,6 +270,7 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"relay/server/room": {{path: module + "/transport"}, {path: module + "/protocol"}, {path: module + "/relay/admin"},
 			{path: "net", standard: true}},
 		"lockstep":          {{path: module + "/relay/lanes"}, {path: module + "/relay"}, {path: module + "/transport"}},
+		"relay/lanes":       {{path: module + "/transport"}},
 		"fogauth":           {{path: module + "/sim"}, {path: module + "/protocol"}, {path: "github.com/cespare/xxhash/v2"}, {path: "encoding/binary", standard: true}},
 		"fogauth/fogserver": {{path: module + "/relay/server/room"}, {path: module + "/transport"}, {path: module + "/fogauth"}, {path: module + "/sim/scenario"}},
 	}

@@ -1,14 +1,16 @@
-// Package lanes maps package predict's lanes onto tickwire transport
-// channels, for the client's network layer and the server's rooms alike:
+// Package lanes maps package predict's lanes onto the lanes of a
+// connection to a tickwire server (relay/lanes), for the client's network
+// layer and the server's rooms alike:
 //
-//	predict lane     transport channel (transport.Lanes())   carries
-//	LaneReliable     LaneOrders  reliable ordered, Critical   hello, events
-//	LaneSequenced    LaneControl unreliable sequenced, Critical  inputs (redundant), pings, pongs, input acks
-//	LaneUnreliable   LaneBulk    unreliable, fragmenting      snapshots
+//	predict lane     server lane (relay/lanes)           carries
+//	LaneReliable     Orders   reliable ordered, Critical   hello, events
+//	LaneSequenced    Control  unreliable sequenced, Critical  inputs (redundant), pings, pongs, input acks
+//	LaneUnreliable   State    unreliable, fragmenting      snapshots
 package lanes
 
 import (
 	"github.com/tickwire/tickwire/predict"
+	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/transport"
 )
 
@@ -16,22 +18,13 @@ import (
 func Channel(l predict.Lane) transport.ChannelID {
 	switch l {
 	case predict.LaneSequenced:
-		return transport.LaneControl
+		return lanes.Control
 	case predict.LaneUnreliable:
-		return transport.LaneBulk
+		return lanes.State
 	}
-	return transport.LaneOrders
+	return lanes.Orders
 }
 
-// Channels are the transport channels a prediction connection uses,
-// verbatim from transport.Lanes().
-func Channels() []transport.ChannelConfig {
-	var out []transport.ChannelConfig
-	for _, c := range transport.Lanes() {
-		switch c.ID {
-		case transport.LaneOrders, transport.LaneControl, transport.LaneBulk:
-			out = append(out, c)
-		}
-	}
-	return out
-}
+// Channels are the transport channels a prediction connection uses: the
+// server's lanes.
+func Channels() []transport.ChannelConfig { return lanes.Channels() }

@@ -6,7 +6,7 @@
 //
 // # Lanes
 //
-// Package lanes maps predict's lanes onto transport.Lanes() channels.
+// Package lanes maps predict's lanes onto the server's lanes (relay/lanes).
 // Inputs travel on the unreliable sequenced Critical lane, each message
 // repeating every input the server has not acknowledged, so a lost
 // datagram is repaired by the next one instead of a retransmission round

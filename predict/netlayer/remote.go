@@ -51,7 +51,7 @@ func Join(ctx context.Context, conn *transport.Conn, roomName string, roomSize i
 	var codec msg.Codec
 	b, err := codec.Append(nil, &msg.JoinRoom{Room: roomName, RoomSize: uint8(roomSize), NetworkModel: room.Prediction})
 	if err == nil {
-		err = conn.Send(transport.LaneOrders, b)
+		err = conn.Send(lanes.Channel(predict.LaneReliable), b)
 	}
 	if err != nil {
 		conn.Close()

@@ -45,7 +45,7 @@ func TestRoomServesThroughTheSeam(t *testing.T) {
 	go func() { done <- r.Run(context.Background()) }()
 
 	ping, _ := (&predict.Ping{ClientTimeUs: 7}).Append(nil)
-	inbox.Post(room.Inbound{Seat: 0, At: time.Since(epoch), Msg: transport.Message{Channel: transport.LaneControl, Data: ping}})
+	inbox.Post(room.Inbound{Seat: 0, At: time.Since(epoch), Msg: transport.Message{Channel: lanes.Channel(predict.LaneSequenced), Data: ping}})
 	seen := map[string]bool{}
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
@@ -56,11 +56,11 @@ func TestRoomServesThroughTheSeam(t *testing.T) {
 		}
 		typ, _ := predict.TypeOf(m.Data)
 		switch {
-		case typ == predict.TypeHello && m.Channel == transport.LaneOrders:
+		case typ == predict.TypeHello && m.Channel == lanes.Channel(predict.LaneReliable):
 			seen["hello"] = true
-		case typ == predict.TypePong && m.Channel == transport.LaneControl:
+		case typ == predict.TypePong && m.Channel == lanes.Channel(predict.LaneSequenced):
 			seen["pong"] = true
-		case typ == predict.TypeSnapshot && m.Channel == transport.LaneBulk:
+		case typ == predict.TypeSnapshot && m.Channel == lanes.Channel(predict.LaneUnreliable):
 			seen["snapshot"] = true
 		}
 	}

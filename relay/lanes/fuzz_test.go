@@ -83,8 +83,8 @@ func checkTick(t *testing.T, prog []byte) (*msg.TickFrame, int) {
 	if bound := (msg.Codec{}).MaxTickFrameSize(n); len(b) > bound {
 		t.Fatalf("frame of %d players, %d orders: %d bytes > bound %d", n, len(frame.Orders), len(b), bound)
 	}
-	if !fits(lanes.Of(frame), len(b)) {
-		t.Fatalf("frame of %d bytes does not fit lane %d", len(b), lanes.Of(frame))
+	if !fits(lanes.Of(msg.IsSample(frame)), len(b)) {
+		t.Fatalf("frame of %d bytes does not fit lane %d", len(b), lanes.Of(msg.IsSample(frame)))
 	}
 	m, err := msg.Codec{}.Decode(b)
 	if err != nil || len(m.(*msg.TickFrame).Orders) != len(frame.Orders) {

@@ -3,8 +3,6 @@ package lanes
 import (
 	"time"
 
-	"github.com/tickwire/tickwire/relay"
-	"github.com/tickwire/tickwire/relay/msg"
 	"github.com/tickwire/tickwire/transport"
 )
 
@@ -42,8 +40,10 @@ const (
 
 // MaxMessageSize is the largest message of the orders lane: the largest
 // TickFrame of a match of relay.MaxPlayers under the default protocol
-// limits (7,881,627 bytes).
-func MaxMessageSize() int { return msg.Codec{}.MaxTickFrameSize(relay.MaxPlayers) }
+// limits, relay/msg's Codec.MaxTickFrameSize(relay.MaxPlayers) (a test
+// keeps the two equal; the table does not import the relay, so that every
+// network model can use it without linking lockstep code).
+func MaxMessageSize() int { return 7_881_627 }
 
 // Channels returns the three lanes. The orders lane queues and keeps
 // unacknowledged up to two of the largest frames, so a busy tick never
@@ -71,12 +71,11 @@ func TransportConfig() transport.Config {
 		MaxReassemblyBytes: transport.ReassemblyCost(MaxMessageSize())}
 }
 
-// Of is the lane a relay message travels on: calibration pings and pongs
-// and client metrics on the control lane (a stale sample is worthless),
-// everything else on the orders lane.
-func Of(m msg.Message) transport.ChannelID {
-	switch m.(type) {
-	case *msg.CalibrationPing, *msg.CalibrationPong, *msg.ClientMetrics:
+// Of is the lane a relay message travels on: samples (msg.IsSample:
+// calibration pings and pongs, client metrics) on the control lane, where
+// a stale copy is dropped, everything else on the orders lane.
+func Of(sample bool) transport.ChannelID {
+	if sample {
 		return Control
 	}
 	return Orders

@@ -3,6 +3,7 @@ package lanes_test
 import (
 	"testing"
 
+	"github.com/tickwire/tickwire/relay"
 	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/relay/msg"
 	"github.com/tickwire/tickwire/transport"
@@ -11,6 +12,9 @@ import (
 // TestLanes: a server configures its three lanes and nothing else, the
 // orders lane takes the largest frame, and every message has its lane.
 func TestLanes(t *testing.T) {
+	if got, want := lanes.MaxMessageSize(), (msg.Codec{}).MaxTickFrameSize(relay.MaxPlayers); got != want {
+		t.Errorf("MaxMessageSize() = %d, relay/msg's bound is %d", got, want)
+	}
 	if got := lanes.MaxMessageSize(); got != 7_881_627 {
 		t.Errorf("MaxMessageSize() = %d, want 7,881,627 (64 players × 256 orders, one 476-byte packet each)", got)
 	}
@@ -39,8 +43,8 @@ func TestLanes(t *testing.T) {
 	control := map[msg.Message]bool{&msg.CalibrationPing{}: true, &msg.CalibrationPong{}: true, &msg.ClientMetrics{}: true,
 		&msg.TickFrame{}: false, &msg.OrderSubmit{}: false, &msg.PlayerRemoved{}: false, &msg.SeedResult{}: false, &msg.JoinRoom{}: false}
 	for m, isControl := range control {
-		if want := map[bool]transport.ChannelID{true: lanes.Control, false: lanes.Orders}[isControl]; lanes.Of(m) != want {
-			t.Errorf("%T on lane %d, want %d", m, lanes.Of(m), want)
+		if want := map[bool]transport.ChannelID{true: lanes.Control, false: lanes.Orders}[isControl]; lanes.Of(msg.IsSample(m)) != want {
+			t.Errorf("%T on lane %d, want %d", m, lanes.Of(msg.IsSample(m)), want)
 		}
 	}
 }

@@ -327,3 +327,14 @@ func (*SeedResult) Type() wire.MessageType      { return TypeSeedResult }
 func (*JoinRoom) Type() wire.MessageType        { return TypeJoinRoom }
 func (*JoinAccepted) Type() wire.MessageType    { return TypeJoinAccepted }
 func (*JoinRefused) Type() wire.MessageType     { return TypeJoinRefused }
+
+// IsSample reports whether m is a sample whose stale copies are
+// worthless (calibration pings and pongs, client metrics): it travels on
+// an unreliable, sequenced lane (relay/lanes.Of).
+func IsSample(m Message) bool {
+	switch m.(type) {
+	case *CalibrationPing, *CalibrationPong, *ClientMetrics:
+		return true
+	}
+	return false
+}

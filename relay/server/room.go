@@ -258,7 +258,7 @@ func (r *lockstepRoom) deliver(m *member, dm msg.Message) {
 	if m.gone {
 		return
 	}
-	err := m.conn.Send(lanes.Of(dm), r.buf)
+	err := m.conn.Send(lanes.Of(msg.IsSample(dm)), r.buf)
 	if err == nil {
 		r.s.counters.messagesOut.Add(1)
 		if !m.flush {

@@ -164,7 +164,7 @@ func (s *Server) refuse(c *transport.Conn, reason msg.RefusalReason, detail stri
 func (s *Server) send(c *transport.Conn, m msg.Message) error {
 	b, err := s.codec.Append(nil, m)
 	if err == nil {
-		err = c.Send(lanes.Of(m), b)
+		err = c.Send(lanes.Of(msg.IsSample(m)), b)
 	}
 	if err != nil {
 		s.sendFailed(&s.joinSends, s.cfg.Logger, m, err, "peer", c.RemoteAddr())

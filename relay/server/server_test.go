@@ -82,7 +82,7 @@ func send(t *testing.T, c *transport.Conn, m msg.Message) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Send(lanes.Of(m), b); err != nil {
+	if err := c.Send(lanes.Of(msg.IsSample(m)), b); err != nil {
 		t.Fatal(err)
 	}
 	c.Flush()
