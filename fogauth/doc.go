@@ -61,7 +61,8 @@
 // that needs more sends several, each self-contained. A tick with nothing
 // to send still sends one empty StateUpdate, so the client sees time pass.
 //
-// Client → server and server → client control messages, reliable-ordered:
+// Control messages: Orders and Rejection reliable-ordered, Ack unreliable
+// (each names a StateUpdate in several consecutive Acks):
 //
 //	Orders                      Ack (3 + 12·n bytes)        Rejection (11 bytes)
 //	0 1 type 0x21               0 1  type 0x22              0 1 type 0x23
