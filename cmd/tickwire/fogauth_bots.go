@@ -119,24 +119,7 @@ func playFogBot(ctx context.Context, r fogRun, i int, dump *dumper) (p fogPlayer
 	p.ID = int(c.Player())
 	b := bot.New(c.Player(), uint64(c.Player())*7919)
 	began := time.Now()
-	playCtx, stop := context.WithCancel(ctx)
-	played := make(chan struct{})
-	go func() {
-		defer close(played)
-		fogclient.PlayBot(playCtx, c, b)
-	}()
-wait:
-	for c.Diagnostics().Tick < r.ticks {
-		select {
-		case <-c.Ticked():
-		case <-c.Ended():
-			break wait
-		case <-ctx.Done():
-			break wait
-		}
-	}
-	stop()
-	<-played
+	fogclient.PlayBot(ctx, c, b, r.ticks)
 	if err := c.Done(); err != nil {
 		p.Error = err.Error()
 	}

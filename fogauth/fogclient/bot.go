@@ -9,9 +9,12 @@ import (
 )
 
 // PlayBot lets b play the client's player from the partial world only:
-// at every new tick it reads the world the client received and submits
-// the bot's orders. It returns when the connection ends or ctx is done.
-func PlayBot(ctx context.Context, c *Client, b *bot.Bot) {
+// for every tick whose StateUpdate arrived (PollTick, in order) it reads
+// the world the client received and submits the bot's orders. It returns
+// once it has played tick ticks (0: until the connection ends), or when
+// ctx is done. It consumes PollTick: nothing else may poll the client
+// meanwhile.
+func PlayBot(ctx context.Context, c *Client, b *bot.Bot, ticks uint64) {
 	var orders []protocol.TimestampedOrder
 	for {
 		select {
@@ -21,13 +24,34 @@ func PlayBot(ctx context.Context, c *Client, b *bot.Bot) {
 		case <-ctx.Done():
 			return
 		}
+		done := false
 		c.mu.Lock()
-		orders = b.Orders(c.core.World(), orders[:0])
-		for _, o := range orders {
-			c.core.SubmitOrder(o)
+		for {
+			t, ok := c.core.PollTick()
+			if !ok {
+				break
+			}
+			orders = b.Orders(atTick{c.core.World(), t.Tick}, orders[:0])
+			for _, o := range orders {
+				c.core.SubmitOrder(o)
+			}
+			done = done || (ticks > 0 && t.Tick >= ticks)
 		}
 		c.mu.Unlock()
+		if done {
+			return
+		}
 	}
 }
 
-var _ bot.World = (*fogauth.PartialWorld)(nil)
+// atTick is the partial world as the bot sees it at one polled tick (the
+// bot thinks on some ticks only; each tick received gets its turn even
+// when several arrived together).
+type atTick struct {
+	*fogauth.PartialWorld
+	tick uint64
+}
+
+func (w atTick) Tick() uint64 { return w.tick }
+
+var _ bot.World = atTick{}

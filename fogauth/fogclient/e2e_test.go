@@ -70,7 +70,7 @@ func TestMatchOverServer(t *testing.T) {
 					return
 				}
 				clients[i] = c
-				fogclient.PlayBot(t.Context(), c, bot.New(c.Player(), 9))
+				fogclient.PlayBot(t.Context(), c, bot.New(c.Player(), 9), 0)
 			}()
 		}
 		time.Sleep(2 * time.Second) // the room is full and playing
