@@ -14,6 +14,19 @@ type FogProvider interface {
 	VisibleEntities(player protocol.PlayerID) []protocol.EntityID
 }
 
+// BatchFogProvider is a FogProvider that can update many players at
+// once, as a server does every tick: UpdateCells recomputes the cells a
+// player sees, and ListVisible lists the visible entities of players
+// 1..players in one pass over the world. UpdateCells may be skipped for a
+// player whose sight sources stand in the same cells with the same ranges
+// in whole cells as last time (the cells seen cannot have changed, though
+// the entities in them may have).
+type BatchFogProvider interface {
+	FogProvider
+	UpdateCells(player protocol.PlayerID, sources []SightSource, terrain *Terrain)
+	ListVisible(players int)
+}
+
 // EntityReader is the read access a fog provider needs to the world; *Sim
 // implements it.
 type EntityReader interface {
@@ -33,6 +46,7 @@ type EntityReader interface {
 type RadiusFogProvider struct {
 	world   EntityReader
 	players []*playerFog // index = PlayerID
+	batch   []*playerFog // scratch of ListVisible
 }
 
 type playerFog struct {
@@ -64,11 +78,51 @@ func (f *RadiusFogProvider) fog(player protocol.PlayerID, t *Terrain) *playerFog
 
 // UpdateVisibility implements FogProvider.
 func (f *RadiusFogProvider) UpdateVisibility(player protocol.PlayerID, sources []SightSource, t *Terrain) {
+	f.UpdateCells(player, sources, t)
+	f.list(player, f.players[player])
+}
+
+// UpdateCells implements BatchFogProvider.
+func (f *RadiusFogProvider) UpdateCells(player protocol.PlayerID, sources []SightSource, t *Terrain) {
 	pf := f.fog(player, t)
 	if h := hashSources(sources); h != pf.sourcesHash || pf.gen == 0 {
 		pf.sourcesHash = h
 		pf.stamp(sources)
 	}
+}
+
+// ListVisible implements BatchFogProvider: one pass over the entities,
+// each entity's cell checked against every player's cells. Players never
+// updated are left out.
+func (f *RadiusFogProvider) ListVisible(players int) {
+	f.batch = f.batch[:0]
+	for p := 1; p <= players; p++ {
+		var pf *playerFog
+		if p < len(f.players) {
+			pf = f.players[p]
+		}
+		if pf != nil {
+			pf.visible = pf.visible[:0]
+		}
+		f.batch = append(f.batch, pf)
+	}
+	ents := f.world.Entities()
+	for i := range ents {
+		e := &ents[i]
+		x, y := CellOf(e.Pos)
+		for p, pf := range f.batch {
+			switch {
+			case pf == nil:
+			case e.Owner == protocol.PlayerID(p+1):
+				pf.visible = append(pf.visible, e.ID)
+			case x >= 0 && y >= 0 && x < pf.width && y < pf.height && pf.seen[y*pf.width+x] == pf.gen:
+				pf.visible = append(pf.visible, e.ID)
+			}
+		}
+	}
+}
+
+func (f *RadiusFogProvider) list(player protocol.PlayerID, pf *playerFog) {
 	pf.visible = pf.visible[:0]
 	for _, e := range f.world.Entities() {
 		if e.Owner == player {

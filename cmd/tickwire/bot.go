@@ -70,12 +70,14 @@ func parseBotFlags(args []string, stderr io.Writer) (botFlags, error) {
 // runBot plays bot clients against a relay: "tickwire bot".
 func runBot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch mode, rest := splitMode(args); mode {
+	case "fogauth":
+		return runFogBot(ctx, rest, stdout, stderr)
 	case "predict":
 		return runBotPredict(ctx, rest, stdout, stderr)
 	case "", "lockstep":
 		args = rest
 	default:
-		return fmt.Errorf("%w: unknown --mode %q (lockstep, predict)", errUsage, mode)
+		return fmt.Errorf("%w: unknown --mode %q (lockstep, fogauth, predict)", errUsage, mode)
 	}
 	f, err := parseBotFlags(args, stderr)
 	if err != nil {

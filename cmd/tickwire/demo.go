@@ -71,12 +71,14 @@ func parseDemoFlags(args []string, stderr io.Writer) (demoFlags, error) {
 // every client ends with the same state hash and no desync.
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch mode, rest := splitMode(args); mode {
+	case "fogauth":
+		return runFogDemo(ctx, rest, stdout, stderr)
 	case "predict":
 		return runDemoPredict(ctx, rest, stdout, stderr)
 	case "", "lockstep":
 		args = rest
 	default:
-		return fmt.Errorf("%w: unknown --mode %q (lockstep, predict)", errUsage, mode)
+		return fmt.Errorf("%w: unknown --mode %q (lockstep, fogauth, predict)", errUsage, mode)
 	}
 	f, err := parseDemoFlags(args, stderr)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tickwire/tickwire/fogauth/fogserver"
 	"github.com/tickwire/tickwire/relay"
 	"github.com/tickwire/tickwire/relay/admin"
 	"github.com/tickwire/tickwire/relay/server"
@@ -85,6 +86,9 @@ func parseRelayFlags(args []string, stderr io.Writer) (relayFlags, error) {
 	if err := checkModel("--default-network-model", f.defaultModel, hostedModels()); err != nil {
 		return f, fmt.Errorf("%w: %v", errUsage, err)
 	}
+	if err := f.fogConfig().Check(); err != nil {
+		return f, fmt.Errorf("%w: relay.fogauth: %v", errUsage, err)
+	}
 	return f, nil
 }
 
@@ -129,7 +133,7 @@ func (f *relayFlags) merge(fc *fileConfig, set map[string]bool) {
 }
 
 // hostedModels are the network models this binary hosts.
-func hostedModels() []string { return []string{room.Lockstep, room.Prediction} }
+func hostedModels() []string { return []string{room.Lockstep, room.FogAuthoritative, room.Prediction} }
 
 // serverConfig is the relay server's configuration from the options.
 func (f *relayFlags) serverConfig(log *slog.Logger) server.Config {
@@ -140,7 +144,24 @@ func (f *relayFlags) serverConfig(log *slog.Logger) server.Config {
 	if cfg.WaitingTimeout == 0 {
 		cfg.WaitingTimeout = -1 // the flag's 0 means never
 	}
+	cfg.Models = append(cfg.Models, fogserver.Model(f.fogConfig()))
 	return cfg
+}
+
+// fogConfig is the fog-authoritative model's configuration: the
+// [relay.fogauth] keys (0 = the seed's default; the relay's tick rate when
+// tick_rate is unset).
+func (f *relayFlags) fogConfig() fogserver.Config {
+	fa := f.fogAuth
+	c := fogserver.Config{MaxConcurrentGames: fa.MaxConcurrentGames}
+	c.Room.BandwidthPerClientKbps = fa.BandwidthPerClientKbps
+	c.Room.MaxEntitiesPerUpdate = fa.MaxEntitiesPerUpdate
+	c.Room.StalenessBonus = fa.PriorityStalenessBonus
+	c.Room.TickRate = fa.TickRate
+	if c.Room.TickRate == 0 {
+		c.Room.TickRate = f.tps
+	}
+	return c
 }
 
 // runRelay hosts games until ctx ends (SIGINT or SIGTERM): "tickwire relay".

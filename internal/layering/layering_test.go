@@ -93,6 +93,28 @@ func rules() []rule {
 			}
 			return false, "RelayCore may import only protocol, wire, relay/msg and the standard library"
 		}},
+		// The fog-authoritative room and client cores are pure: no
+		// sockets, no transport; the simulation only through its public
+		// API.
+		{pkg: "fogauth", exact: true, allowed: func(d dep) (bool, string) {
+			switch {
+			case d.standard && networking(d.path):
+				return false, "the fog-authoritative core is pure: no networking code"
+			case d.standard, under(d.path, "protocol", "wire", "sim"):
+				return true, ""
+			case strings.HasPrefix(d.path, "github.com/cespare/xxhash/"):
+				return true, ""
+			}
+			return false, "the fog-authoritative core may import only sim, protocol, wire, xxHash and the standard library"
+		}},
+		// The fog-authoritative server shell is a model behind the seam:
+		// it links no lockstep code.
+		{pkg: "fogauth/fogserver", allowed: func(d dep) (bool, string) {
+			if d.path == module+"/relay" || under(d.path, "relay/server", "lockstep", "relay/msg") && !under(d.path, "relay/server/room") {
+				return false, "a network model behind the seam links no lockstep code"
+			}
+			return true, ""
+		}},
 		// The network model seam: a model's package imports it without
 		// linking the lockstep relay.
 		{pkg: "relay/server/room", allowed: func(d dep) (bool, string) {
@@ -234,8 +256,10 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"predict/actiongame":    {{path: module + "/transport"}, {path: module + "/predict/netlayer"}, {path: "net/netip", standard: true}},
 		"relay/server/room": {{path: module + "/relay"}, {path: module + "/relay/server"}, {path: module + "/relay/msg"},
 			{path: module + "/lockstep"}},
-		"lockstep":    {{path: module + "/relay/server"}},
-		"relay/lanes": {{path: module + "/relay"}, {path: module + "/relay/msg"}},
+		"lockstep":          {{path: module + "/relay/server"}},
+		"relay/lanes":       {{path: module + "/relay"}, {path: module + "/relay/msg"}},
+		"fogauth":           {{path: module + "/transport"}, {path: module + "/netsim"}, {path: module + "/relay/server/room"}, {path: "net", standard: true}},
+		"fogauth/fogserver": {{path: module + "/relay"}, {path: module + "/relay/server"}, {path: module + "/lockstep"}, {path: module + "/relay/msg"}},
 	}
 	allowed := map[string][]dep{
 		"sim":                {{path: module + "/protocol"}, {path: module + "/wire"}, {path: "github.com/cespare/xxhash/v2"}, {path: "sort", standard: true}},
@@ -245,8 +269,10 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"predict/actiongame": {{path: module + "/predict"}, {path: module + "/sim/action"}, {path: module + "/sim"}},
 		"relay/server/room": {{path: module + "/transport"}, {path: module + "/protocol"}, {path: module + "/relay/admin"},
 			{path: "net", standard: true}},
-		"lockstep":    {{path: module + "/relay/lanes"}, {path: module + "/relay"}, {path: module + "/transport"}},
-		"relay/lanes": {{path: module + "/transport"}},
+		"lockstep":          {{path: module + "/relay/lanes"}, {path: module + "/relay"}, {path: module + "/transport"}},
+		"relay/lanes":       {{path: module + "/transport"}},
+		"fogauth":           {{path: module + "/sim"}, {path: module + "/protocol"}, {path: "github.com/cespare/xxhash/v2"}, {path: "encoding/binary", standard: true}},
+		"fogauth/fogserver": {{path: module + "/relay/server/room"}, {path: module + "/transport"}, {path: module + "/fogauth"}, {path: module + "/sim/scenario"}},
 	}
 	for _, r := range rules() {
 		for _, d := range forbidden[r.pkg] {

@@ -42,15 +42,31 @@ func New(player protocol.PlayerID, seed uint64) *Bot {
 // Player is the player the bot plays.
 func (b *Bot) Player() protocol.PlayerID { return b.player }
 
+// World is what a bot reads: the public state of a *sim.Sim, or the
+// partial world of a client that receives only what its player sees (a
+// fog-authoritative client). The bot never reads anything else, so it
+// plays from exactly what the world shows it.
+type World interface {
+	// Tick is the tick the world is at.
+	Tick() uint64
+	// Entities lists the entities the world holds, in ascending ID order.
+	Entities() []sim.EntityState
+	// Credits is a player's balance (a client that cannot know it may
+	// report a large one; the simulation rejects what is unaffordable).
+	Credits(protocol.PlayerID) int32
+	// Terrain is the static map.
+	Terrain() *sim.Terrain
+}
+
 // Orders appends the bot's orders for the tick s is about to simulate.
-func (b *Bot) Orders(s *sim.Sim, dst []protocol.TimestampedOrder) []protocol.TimestampedOrder {
+func (b *Bot) Orders(s World, dst []protocol.TimestampedOrder) []protocol.TimestampedOrder {
 	if (s.Tick()+uint64(b.player))%DecisionPeriod != 0 {
 		return dst
 	}
 	b.decide++
 	b.observe(s)
 	if len(b.enemies) == 0 {
-		return dst
+		return b.scout(s, dst)
 	}
 	aim := b.pickTarget()
 	for len(b.idle) > 0 {
@@ -93,8 +109,23 @@ func (b *Bot) Orders(s *sim.Sim, dst []protocol.TimestampedOrder) []protocol.Tim
 	return dst
 }
 
+// scout sends one group of idle units to attack-move to a random point:
+// what a bot does when it sees no enemy (under fog of war, or when every
+// enemy is gone).
+func (b *Bot) scout(s World, dst []protocol.TimestampedOrder) []protocol.TimestampedOrder {
+	if len(b.idle) == 0 {
+		return dst
+	}
+	t := s.Terrain()
+	centre := protocol.WorldPos{X: protocol.SimCoord(t.Width()) * protocol.CellSize / 2, Y: protocol.SimCoord(t.Height()) * protocol.CellSize / 2}
+	n := min(len(b.idle), groupSize)
+	group := append([]protocol.EntityID(nil), b.idle[:n]...)
+	aim := b.near(s, centre, max(t.Width(), t.Height())/2)
+	return b.emit(dst, protocol.Attack{Units: group, Target: protocol.Target{Kind: protocol.TargetGround, Pos: aim}})
+}
+
 // observe collects idle own units, own structures and enemies.
-func (b *Bot) observe(s *sim.Sim) {
+func (b *Bot) observe(s World) {
 	b.idle, b.enemies, b.mine = b.idle[:0], b.enemies[:0], b.mine[:0]
 	for _, e := range s.Entities() {
 		switch {
@@ -131,7 +162,7 @@ func (b *Bot) pickTarget() sim.EntityState {
 }
 
 // near returns a random point on the map within r cells of p.
-func (b *Bot) near(s *sim.Sim, p protocol.WorldPos, r int) protocol.WorldPos {
+func (b *Bot) near(s World, p protocol.WorldPos, r int) protocol.WorldPos {
 	t := s.Terrain()
 	span := uint64(2*r+1) * uint64(protocol.CellSize)
 	q := protocol.WorldPos{

@@ -1,0 +1,226 @@
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/tickwire/tickwire/fogauth/fogclient"
+	"github.com/tickwire/tickwire/sim/bot"
+	"github.com/tickwire/tickwire/transport"
+)
+
+// errInconsistent makes "bot --mode fogauth" and "demo --mode fogauth"
+// exit non-zero after a summary in which a client's partial world did
+// not match the server's truth of its view.
+var errInconsistent = errors.New("a client's partial world differs from the server's truth")
+
+// fogPlayer is one fog-authoritative bot's line of the summary.
+type fogPlayer struct {
+	ID              int     `json:"id"`
+	Ticks           uint64  `json:"ticks"`
+	EntitiesTracked int     `json:"entities_tracked"`
+	UpdatesReceived uint64  `json:"updates_received"`
+	BytesDownPerS   float64 `json:"bytes_down_per_s"`
+	BytesUpPerS     float64 `json:"bytes_up_per_s"`
+	Enters          uint64  `json:"enters"`
+	Updates         uint64  `json:"updates"`
+	Leaves          uint64  `json:"leaves"`
+	Snaps           uint64  `json:"snaps"`
+	Rejections      uint64  `json:"rejections"`
+	MaxStaleTicks   uint32  `json:"max_stale_ticks"`
+	Consistent      bool    `json:"consistent"`
+	Error           string  `json:"error,omitempty"`
+}
+
+// fogReport is the summary of a fog-authoritative bot run.
+type fogReport struct {
+	Players                []fogPlayer `json:"players"`
+	ServerTickP99MS        float64     `json:"server_tick_p99_ms"`
+	ServerCostExclSimP99US float64     `json:"server_cost_excl_sim_p99_us"`
+	NetworkModel           string      `json:"network_model"`
+	AllConsistent          bool        `json:"all_consistent"`
+}
+
+// fogRun is what runFogBots needs.
+type fogRun struct {
+	players int
+	ticks   uint64
+	room    string
+	size    int
+	dial    func(ctx context.Context, i int) (*transport.Conn, error)
+	dump    string // file of every StateUpdate received, "" for none
+	// matchType is asked for in the join.
+	matchType string
+	// settle bounds the wait for the MatchEnd after the last tick.
+	settle time.Duration
+}
+
+// runFogBots joins r.players bot clients to a fog-authoritative room;
+// each plays r.ticks ticks from its partial world, tells the server it is
+// done, and waits for its final view and the MatchEnd.
+func runFogBots(ctx context.Context, r fogRun) (fogReport, error) {
+	dump, err := newDumper(r.dump)
+	if err != nil {
+		return fogReport{}, err
+	}
+	rep := fogReport{Players: make([]fogPlayer, r.players), AllConsistent: true}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i := range r.players {
+		wg.Go(func() {
+			p, model, tickP99, costP99 := playFogBot(ctx, r, i, dump)
+			mu.Lock()
+			defer mu.Unlock()
+			rep.Players[i] = p
+			rep.AllConsistent = rep.AllConsistent && p.Consistent
+			if model != "" {
+				rep.NetworkModel = model
+			}
+			rep.ServerTickP99MS = max(rep.ServerTickP99MS, float64(tickP99)/1000)
+			rep.ServerCostExclSimP99US = max(rep.ServerCostExclSimP99US, float64(costP99))
+		})
+	}
+	wg.Wait()
+	if err := dump.close(); err != nil {
+		return rep, err
+	}
+	return rep, nil
+}
+
+// playFogBot is one bot's whole match.
+func playFogBot(ctx context.Context, r fogRun, i int, dump *dumper) (p fogPlayer, model string, tickP99, costP99 uint32) {
+	p.ID = i + 1
+	conn, err := r.dial(ctx, i)
+	if err != nil {
+		p.Error = err.Error()
+		return
+	}
+	cfg := fogclient.Config{MatchType: r.matchType}
+	if dump != nil {
+		cfg.OnStateUpdate = func(tick uint64, data []byte) {
+			dump.write(int(binary.LittleEndian.Uint16(data[9:])), tick, data) // the recipient, from the header
+		}
+	}
+	c, err := fogclient.Join(ctx, conn, r.room, r.size, cfg)
+	if err != nil {
+		p.Error = err.Error()
+		return
+	}
+	defer c.Close()
+	p.ID = int(c.Player())
+	b := bot.New(c.Player(), uint64(c.Player())*7919)
+	began := time.Now()
+	fogclient.PlayBot(ctx, c, b, r.ticks)
+	if err := c.Done(); err != nil {
+		p.Error = err.Error()
+	}
+	select {
+	case <-c.Ended():
+	case <-time.After(r.settle):
+		p.Error = "no match end from the server"
+	case <-ctx.Done():
+	}
+	secs := time.Since(began).Seconds()
+	d, fd := c.Diagnostics(), c.FogDiagnostics()
+	end, consistent, ok := c.End()
+	p.Ticks = d.Tick
+	p.EntitiesTracked = fd.EntitiesTracked
+	p.UpdatesReceived = fd.UpdatesReceived
+	p.BytesDownPerS, p.BytesUpPerS = float64(d.BytesReceived)/secs, float64(d.BytesSent)/secs
+	w := fd.Counters.World
+	p.Enters, p.Updates, p.Leaves, p.Snaps, p.Rejections = w.Enters, w.Updates, w.Leaves, w.Snaps, fd.Counters.Rejections
+	p.MaxStaleTicks, p.Consistent = end.MaxStaleTicks, ok && consistent
+	if !ok && p.Error == "" {
+		p.Error = "the connection ended without a match end"
+	}
+	return p, c.NetworkModel(), end.TickP99Us, end.CostP99Us
+}
+
+// printFogSummary prints the report as JSON or a table and returns
+// errInconsistent unless every client ended consistent.
+func printFogSummary(w io.Writer, r *fogReport, asJSON bool, header func(io.Writer)) error {
+	if asJSON {
+		if err := json.NewEncoder(w).Encode(r); err != nil {
+			return err
+		}
+	} else {
+		if header != nil {
+			header(w)
+		}
+		fmt.Fprintf(w, "%4s %6s %8s %8s %9s %9s %7s %8s %6s %5s %6s %9s  %s\n", "id", "ticks", "entities", "updates",
+			"down B/s", "up B/s", "enters", "updated", "leaves", "snaps", "reject", "max stale", "consistent")
+		for _, p := range r.Players {
+			fmt.Fprintf(w, "%4d %6d %8d %8d %9.0f %9.0f %7d %8d %6d %5d %6d %9d  %v\n", p.ID, p.Ticks, p.EntitiesTracked,
+				p.UpdatesReceived, p.BytesDownPerS, p.BytesUpPerS, p.Enters, p.Updates, p.Leaves, p.Snaps, p.Rejections, p.MaxStaleTicks, p.Consistent)
+			if p.Error != "" {
+				fmt.Fprintf(w, "     stopped: %s\n", p.Error)
+			}
+		}
+		fmt.Fprintf(w, "network model %s; server tick p99 %.3f ms, cost excluding the simulation p99 %.0f µs\n",
+			r.NetworkModel, r.ServerTickP99MS, r.ServerCostExclSimP99US)
+		fmt.Fprintf(w, "consistent: %v\n", r.AllConsistent)
+	}
+	if !r.AllConsistent {
+		return errInconsistent
+	}
+	return nil
+}
+
+// dumper writes every StateUpdate received, one JSON object per line, to
+// a temporary file renamed into place when the run ends.
+type dumper struct {
+	mu   sync.Mutex
+	f    *os.File
+	path string
+	enc  *json.Encoder
+	err  error
+}
+
+func newDumper(path string) (*dumper, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return nil, err
+	}
+	return &dumper{f: f, path: path, enc: json.NewEncoder(f)}, nil
+}
+
+type dumpLine struct {
+	Player int    `json:"player"`
+	Tick   uint64 `json:"tick"`
+	Hex    string `json:"hex"`
+}
+
+func (d *dumper) write(player int, tick uint64, data []byte) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.err == nil {
+		d.err = d.enc.Encode(dumpLine{Player: player, Tick: tick, Hex: hex.EncodeToString(data)})
+	}
+}
+
+func (d *dumper) close() error {
+	if d == nil {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	err := errors.Join(d.err, d.f.Sync(), d.f.Close())
+	if err == nil {
+		err = os.Rename(d.f.Name(), d.path)
+	} else {
+		os.Remove(d.f.Name())
+	}
+	return err
+}

@@ -1,0 +1,353 @@
+package fogclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/tickwire/tickwire/fogauth"
+	"github.com/tickwire/tickwire/lockstep"
+	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/relay/lanes"
+	"github.com/tickwire/tickwire/relay/msg"
+	"github.com/tickwire/tickwire/relay/server/room"
+	"github.com/tickwire/tickwire/sim"
+	"github.com/tickwire/tickwire/sim/scenario"
+	"github.com/tickwire/tickwire/transport"
+)
+
+// The lanes of a fog-authoritative connection.
+const (
+	laneReliable = lanes.Orders  // orders, Done up; MatchStart, Rejection, MatchEnd down
+	laneAck      = lanes.Control // Acks up
+)
+
+// ErrProtocol reports a server that broke the fog-authoritative protocol.
+var ErrProtocol = errors.New("fogclient: protocol error")
+
+// Config configures a client. The zero value is usable.
+type Config struct {
+	// MatchType is the match type asked for in the join.
+	MatchType string
+	// Logger receives the client's logs; nil discards them.
+	Logger *slog.Logger
+	// OnStateUpdate, if set, sees every StateUpdate as it arrives, before
+	// it is applied (for dumps). It runs on the reader goroutine; data is
+	// valid only during the call.
+	OnStateUpdate func(tick uint64, data []byte)
+	// Clock measures the time to apply a StateUpdate; nil means
+	// time.Now.
+	Clock func() time.Time
+}
+
+// FogDiagnostics are the fog-specific figures of the seed's
+// diagnostics map.
+type FogDiagnostics struct {
+	EntitiesTracked       int
+	UpdatesReceived       uint64
+	BandwidthKbps         float64 // StateUpdate bytes received per second since the match started, in KiB/s
+	VisibilityRecomputeUs int64   // time to apply the last StateUpdate to the partial world
+	Counters              fogauth.ClientCounters
+}
+
+// Client is a fog-authoritative client over one transport connection.
+type Client struct {
+	conn    *transport.Conn
+	cfg     Config
+	log     *slog.Logger
+	player  protocol.PlayerID
+	model   string
+	start   fogauth.MatchStart
+	terrain *sim.Terrain
+	began   time.Time
+
+	mu        sync.Mutex
+	core      *fogauth.Client
+	status    lockstep.Status
+	applyUs   int64
+	lastTick  uint64
+	ticked    chan struct{} // a value after a new tick arrived
+	done      chan struct{} // closed when the connection ended
+	endErr    error
+	ctx       context.Context
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+	bytesDown uint64
+}
+
+// JoinError is a refused join.
+type JoinError = lockstep.JoinError
+
+// Join asks the server on conn for a seat in the fog-authoritative room
+// named room of roomSize players and waits for the match to start
+// (MatchStart). On error conn is closed.
+func Join(ctx context.Context, conn *transport.Conn, roomName string, roomSize int, cfg Config) (*Client, error) {
+	c, err := join(ctx, conn, roomName, roomSize, cfg)
+	if err != nil {
+		conn.Close()
+	}
+	return c, err
+}
+
+func join(ctx context.Context, conn *transport.Conn, roomName string, roomSize int, cfg Config) (*Client, error) {
+	if roomSize < 1 || roomSize > sim.MaxPlayers {
+		return nil, fmt.Errorf("fogclient: room size %d outside 1..%d", roomSize, sim.MaxPlayers)
+	}
+	c := &Client{conn: conn, cfg: cfg, log: cfg.Logger, ticked: make(chan struct{}, 1), done: make(chan struct{})}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	if c.cfg.Clock == nil {
+		c.cfg.Clock = time.Now
+	}
+	var codec msg.Codec
+	b, err := codec.Append(nil, &msg.JoinRoom{Room: roomName, RoomSize: uint8(roomSize), NetworkModel: room.FogAuthoritative, MatchType: cfg.MatchType})
+	if err != nil {
+		return nil, err
+	}
+	if err := conn.Send(laneReliable, b); err != nil {
+		return nil, err
+	}
+	conn.Flush()
+	for c.terrain == nil {
+		tm, err := conn.Receive(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("fogclient: joining room %q: %w", roomName, err)
+		}
+		if c.model == "" {
+			m, err := codec.Decode(tm.Data)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %v", ErrProtocol, err)
+			}
+			switch m := m.(type) {
+			case *msg.JoinRefused:
+				return nil, &JoinError{Reason: m.Reason, Detail: m.Detail}
+			case *msg.JoinAccepted:
+				if m.NetworkModel != room.FogAuthoritative {
+					return nil, fmt.Errorf("%w: the server seated the client in a %q room", ErrProtocol, m.NetworkModel)
+				}
+				c.player, c.model = m.Player, m.NetworkModel
+			default:
+				return nil, fmt.Errorf("%w: %T before the join answer", ErrProtocol, m)
+			}
+			continue
+		}
+		if len(tm.Data) == 0 || tm.Data[0] != fogauth.TypeMatchStart {
+			continue // a StateUpdate overtaking the MatchStart: the next ones will do
+		}
+		if c.start, err = fogauth.ParseMatchStart(tm.Data); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrProtocol, err)
+		}
+		if c.terrain, err = terrainOf(c.start); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrProtocol, err)
+		}
+	}
+	c.core = fogauth.NewClient(c.player, c.terrain)
+	c.status = lockstep.StatusPlaying
+	c.began = c.cfg.Clock()
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.wg.Add(2)
+	go c.read()
+	go c.flushLoop()
+	return c, nil
+}
+
+// terrainOf builds the match's map as the server did.
+func terrainOf(m fogauth.MatchStart) (*sim.Terrain, error) {
+	md, rules, err := scenario.Generate(scenario.Params{Players: int(m.Players), UnitsPerPlayer: int(m.UnitsPerPlayer), MapSize: int(m.MapSize), Seed: m.MapSeed})
+	if err != nil {
+		return nil, err
+	}
+	s, err := sim.New(md, rules, m.MapSeed)
+	if err != nil {
+		return nil, err
+	}
+	return s.Terrain(), nil
+}
+
+// read applies every message until the connection ends.
+func (c *Client) read() {
+	defer c.wg.Done()
+	defer close(c.done)
+	for {
+		tm, err := c.conn.Receive(c.ctx)
+		if err != nil {
+			c.mu.Lock()
+			c.endErr = err
+			if _, _, ended := c.core.End(); ended {
+				c.status = lockstep.StatusEnded
+			} else {
+				c.status = lockstep.StatusDisconnected
+			}
+			c.mu.Unlock()
+			return
+		}
+		isState := len(tm.Data) > 0 && tm.Data[0] == fogauth.TypeStateUpdate
+		if isState && c.cfg.OnStateUpdate != nil && len(tm.Data) >= fogauth.HeaderSize {
+			c.cfg.OnStateUpdate(leUint64(tm.Data[1:]), tm.Data)
+		}
+		c.mu.Lock()
+		t0 := c.cfg.Clock()
+		if err := c.core.Receive(tm.Data); err != nil {
+			c.log.Warn("fogclient: bad message", "err", err)
+		}
+		if isState {
+			c.applyUs = c.cfg.Clock().Sub(t0).Microseconds()
+			c.bytesDown += uint64(len(tm.Data))
+		}
+		tick := c.core.World().Tick()
+		newTick := tick > c.lastTick
+		c.lastTick = tick
+		c.mu.Unlock()
+		if newTick {
+			select {
+			case c.ticked <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+func leUint64(b []byte) uint64 {
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// flushLoop sends the acknowledgement and queued orders twice per tick.
+func (c *Client) flushLoop() {
+	defer c.wg.Done()
+	rate := max(int(c.start.TickRate), 1)
+	t := time.NewTicker(time.Second / time.Duration(2*rate))
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			c.Flush()
+		case <-c.done:
+			return
+		case <-c.ctx.Done():
+			return
+		}
+	}
+}
+
+// Flush sends the acknowledgement of the StateUpdates applied and the
+// queued orders now.
+func (c *Client) Flush() {
+	c.mu.Lock()
+	orders, ack, err := c.core.Flush()
+	if err != nil {
+		c.log.Warn("fogclient: orders not encodable", "err", err)
+	}
+	for _, o := range orders {
+		if err := c.conn.Send(laneReliable, o); err != nil {
+			c.log.Warn("fogclient: orders not sent", "err", err)
+		}
+	}
+	if ack != nil {
+		c.conn.Send(laneAck, ack)
+	}
+	c.mu.Unlock()
+	if len(orders) > 0 || ack != nil {
+		c.conn.Flush()
+	}
+}
+
+// Done tells the server the player has played the ticks it meant to;
+// once every player has, the server ends the match (each client then
+// receives its final view and a MatchEnd, and the connection closes).
+func (c *Client) Done() error {
+	err := c.conn.Send(laneReliable, []byte{fogauth.TypeDone})
+	c.conn.Flush()
+	return err
+}
+
+// Player is the client's player.
+func (c *Client) Player() protocol.PlayerID { return c.player }
+
+// NetworkModel is the model the server asserted for the room.
+func (c *Client) NetworkModel() string { return c.model }
+
+// Match is the match's public set-up.
+func (c *Client) Match() fogauth.MatchStart { return c.start }
+
+// SubmitOrder queues an order for the server (sent at the next flush).
+func (c *Client) SubmitOrder(o protocol.TimestampedOrder) {
+	c.mu.Lock()
+	c.core.SubmitOrder(o)
+	c.mu.Unlock()
+}
+
+// PollTick returns the next tick whose StateUpdate arrived.
+func (c *Client) PollTick() (protocol.TickOrders, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.core.PollTick()
+}
+
+// ReportSyncHash does nothing: the server is authoritative, and the
+// MatchEnd carries the hash of each client's view instead.
+func (c *Client) ReportSyncHash(tick, hash uint64) {}
+
+// Status reports where the client is in the match.
+func (c *Client) Status() lockstep.Status {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.status
+}
+
+// Diagnostics reports the transport figures in lockstep's shape.
+func (c *Client) Diagnostics() lockstep.Diagnostics {
+	st := c.conn.Stats()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := c.core.Counters()
+	return lockstep.Diagnostics{Tick: c.lastTick, RTT: st.RTT, Loss: st.LossPercent / 100, OrdersSent: int(k.OrdersSent),
+		BytesSent: st.BytesSent, BytesReceived: st.BytesReceived}
+}
+
+// FogDiagnostics reports the fog-specific figures.
+func (c *Client) FogDiagnostics() FogDiagnostics {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := c.core.Counters()
+	d := FogDiagnostics{EntitiesTracked: k.EntitiesTracked, UpdatesReceived: k.UpdatesReceived, VisibilityRecomputeUs: c.applyUs, Counters: k}
+	if s := c.cfg.Clock().Sub(c.began).Seconds(); s > 0 {
+		d.BandwidthKbps = float64(c.bytesDown) / 1024 / s
+	}
+	return d
+}
+
+// Ticked returns a channel that receives a value after a new tick
+// arrived.
+func (c *Client) Ticked() <-chan struct{} { return c.ticked }
+
+// Ended is closed when the connection has ended (after the MatchEnd, or
+// lost).
+func (c *Client) Ended() <-chan struct{} { return c.done }
+
+// End returns the MatchEnd and whether the partial world equalled the
+// server's truth of the view when it arrived.
+func (c *Client) End() (end fogauth.MatchEnd, consistent, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.core.End()
+}
+
+// WithWorld calls f with the partial world under the client's lock.
+func (c *Client) WithWorld(f func(w *fogauth.PartialWorld)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f(c.core.World())
+}
+
+// Close closes the connection and waits for the goroutines.
+func (c *Client) Close() error {
+	err := c.conn.Close()
+	c.cancel()
+	c.wg.Wait()
+	return err
+}

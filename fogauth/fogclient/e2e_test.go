@@ -1,0 +1,102 @@
+package fogclient_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/tickwire/tickwire/fogauth"
+	"github.com/tickwire/tickwire/fogauth/fogclient"
+	"github.com/tickwire/tickwire/fogauth/fogserver"
+	"github.com/tickwire/tickwire/netsim"
+	"github.com/tickwire/tickwire/relay/msg"
+	"github.com/tickwire/tickwire/relay/server"
+	"github.com/tickwire/tickwire/relay/server/room"
+	"github.com/tickwire/tickwire/sim/bot"
+	"github.com/tickwire/tickwire/transport"
+)
+
+// TestMatchOverServer plays a fog-authoritative match through the relay
+// server: three bot clients over an in-memory network with 10% loss and
+// jitter each way, in virtual time. Each client ends consistent (its
+// partial world hashes as the server's truth of its view in the
+// MatchEnd), and a fourth join beyond max_concurrent_games is refused as
+// "server at capacity".
+func TestMatchOverServer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fog := fogserver.Config{MaxConcurrentGames: 1, UnitsPerPlayer: 20, MatchTicks: 300, Seed: func() uint64 { return 5 }}
+		cfg := server.Config{Models: []room.Model{fogserver.Model(fog)}, DefaultModel: room.FogAuthoritative}
+		if err := cfg.Check(); err != nil {
+			t.Fatal(err)
+		}
+		tc, err := cfg.Transport()
+		if err != nil {
+			t.Fatal(err)
+		}
+		mn := netsim.NewMemNetwork()
+		pc, _ := mn.ListenPacket("")
+		l, err := transport.Listen(t.Context(), pc, tc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := server.New(cfg)
+		go srv.Serve(context.Background(), l)
+		defer srv.Close()
+		defer l.Close()
+
+		link := netsim.Link{Latency: 30 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.10}
+		dial := func(seed uint64) *transport.Conn {
+			raw, _ := mn.ListenPacket("")
+			c, err := transport.Dial(t.Context(), netsim.Wrap(raw, netsim.Config{Seed: seed, Out: link, In: link}), l.Addr(), tc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c
+		}
+		const players = 3
+		clients := make([]*fogclient.Client, players)
+		var wg sync.WaitGroup
+		for i := range players {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c, err := fogclient.Join(t.Context(), dial(uint64(i+1)), "cup", players, fogclient.Config{})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				clients[i] = c
+				fogclient.PlayBot(t.Context(), c, bot.New(c.Player(), 9), 0)
+			}()
+		}
+		time.Sleep(2 * time.Second) // the room is full and playing
+		_, err = fogclient.Join(t.Context(), dial(99), "other", 2, fogclient.Config{})
+		var je *fogclient.JoinError
+		if !errors.As(err, &je) || je.Reason != msg.RefuseServerFull || !strings.Contains(je.Detail, "server at capacity") {
+			t.Errorf("join beyond max_concurrent_games: %v", err)
+		}
+		wg.Wait()
+		for i, c := range clients {
+			if c == nil {
+				continue
+			}
+			end, consistent, ok := c.End()
+			d := c.FogDiagnostics()
+			t.Logf("player %d: %d entities, %d updates, %d enters %d updates %d leaves, %d rejections, max stale %d, view %d entities, tick p99 %dus cost p99 %dus",
+				c.Player(), d.EntitiesTracked, d.UpdatesReceived, d.Counters.World.Enters, d.Counters.World.Updates, d.Counters.World.Leaves,
+				d.Counters.Rejections, end.MaxStaleTicks, end.Entities, end.TickP99Us, end.CostP99Us)
+			if !ok || !consistent {
+				t.Errorf("client %d: match end received %v, consistent %v", i, ok, consistent)
+			}
+			if c.NetworkModel() != room.FogAuthoritative {
+				t.Errorf("network model %q", c.NetworkModel())
+			}
+			var _ fogauth.MatchEnd = end
+			c.Close()
+		}
+	})
+}

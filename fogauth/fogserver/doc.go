@@ -1,0 +1,21 @@
+// Package fogserver hosts fog-authoritative games in the tickwire relay
+// server: Model returns the room.Model the server registers, and each
+// room is a thin shell (one goroutine) driving a pure fogauth.Room over
+// the seats' transport connections.
+//
+// # A room's life
+//
+//	seats joined ─ MatchStart (map and tick rate) to every seat, reliable
+//	each tick:  Inbox (orders, acks; a seat's end) ─ Room.Step / RemoveClient
+//	            Simulate ─ Publish ─ EndTick (timed: tick time, cost excluding the simulation)
+//	            Ready ─ StateUpdates on the state lane (unreliable), Rejections on the
+//	            orders lane (reliable-ordered) ─ one flush for the room ─ Advance
+//	after Config.MatchTicks, or once every player sent Done: Finish (the simulation stops), keep sending until every
+//	            seat has acknowledged its whole view (or SettleTimeout), then a
+//	            MatchEnd to each seat, and Run returns: the server closes the seats
+//
+// Channels are the server's lanes (relay/lanes.Channels()): orders and the reliable
+// messages on Orders, acknowledgements on Control (unreliable sequenced),
+// StateUpdates on State (unreliable; the client drops a StateUpdate older
+// than one it applied, which makes it sequenced by tick).
+package fogserver

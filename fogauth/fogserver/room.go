@@ -1,0 +1,286 @@
+package fogserver
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/tickwire/tickwire/fogauth"
+	"github.com/tickwire/tickwire/relay/server/room"
+	"github.com/tickwire/tickwire/sim"
+	"github.com/tickwire/tickwire/sim/scenario"
+	"github.com/tickwire/tickwire/transport"
+)
+
+// fogRoom is one fog-authoritative game: a fogauth.Room and its seats.
+// Run, its only goroutine, owns everything but published.
+type fogRoom struct {
+	cfg       Config
+	m         *metrics
+	log       *slog.Logger
+	inbox     *room.Inbox
+	clock     func() time.Duration
+	seats     []room.Seat
+	gone      []bool
+	core      *fogauth.Room
+	start     fogauth.MatchStart
+	published atomic.Pointer[status]
+
+	taken       []room.Inbound
+	touched     []bool
+	flushing    []*transport.Conn
+	flusher     transport.FlushGroup
+	tickTimes   timings
+	costTimes   timings
+	ticks       int
+	settleBy    time.Duration
+	lastBytes   uint64
+	lastRefresh time.Duration
+	nextStats   time.Duration
+	prev        fogauth.Stats // counters already added to the model's metrics
+	view        []sim.EntityState
+}
+
+// status is a room's published figures.
+type status struct {
+	room.Status
+	bytesPerClient   float64
+	tickP99, costP99 time.Duration
+}
+
+func newRoom(cfg Config, m *metrics, p room.Params) (*fogRoom, error) {
+	seed := cfg.seed()
+	sp := scenario.Params{Players: len(p.Seats), UnitsPerPlayer: cfg.UnitsPerPlayer, Seed: seed}.WithDefaults()
+	md, rules, err := scenario.Generate(sp)
+	if err != nil {
+		return nil, err
+	}
+	rc := cfg.Room
+	rc.TickRate = p.TickRate
+	core, err := fogauth.New(rc, md, rules, seed, p.Clock())
+	if err != nil {
+		return nil, err
+	}
+	r := &fogRoom{cfg: cfg, m: m, log: p.Logger, inbox: p.Inbox, clock: p.Clock, seats: p.Seats, core: core,
+		gone: make([]bool, len(p.Seats)), touched: make([]bool, len(p.Seats))}
+	r.start = fogauth.MatchStart{TickRate: uint16(p.TickRate), Players: uint8(sp.Players),
+		UnitsPerPlayer: uint16(sp.UnitsPerPlayer), MapSize: uint16(sp.MapSize), MapSeed: seed}
+	for i, st := range p.Seats {
+		if err := core.AddClient(clientID(i), st.Player); err != nil {
+			return nil, err
+		}
+	}
+	r.published.Store(&status{Status: room.Status{Phase: "playing"}})
+	return r, nil
+}
+
+func clientID(seat int) fogauth.ClientID { return fogauth.ClientID(seat + 1) }
+
+// Status implements room.Room.
+func (r *fogRoom) Status() room.Status { return r.published.Load().Status }
+
+// Run implements room.Room.
+func (r *fogRoom) Run(ctx context.Context) error {
+	r.m.add(r)
+	defer r.m.remove(r)
+	b := fogauth.AppendMatchStart(nil, r.start)
+	for i := range r.seats {
+		r.send(i, LaneReliable, b)
+	}
+	r.flush()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-r.inbox.Ready():
+		case <-timer.C:
+		case <-ctx.Done():
+			return nil
+		}
+		r.taken = r.inbox.Take(r.taken[:0])
+		for i := range r.taken {
+			r.handle(&r.taken[i])
+		}
+		clear(r.taken)
+		now := r.clock()
+		if r.core.Due(now) {
+			r.tick(now)
+		}
+		if !r.core.Finished() && r.core.AllDone() {
+			r.finish(now)
+		}
+		r.output()
+		if now >= r.nextStats {
+			r.refresh(now)
+		}
+		if !slices.Contains(r.gone, false) {
+			return nil
+		}
+		if r.core.Finished() && (r.settled() || now >= r.settleBy) {
+			r.end()
+			return nil
+		}
+		timer.Reset(max(r.core.NextDeadline()-r.clock(), 0))
+	}
+}
+
+func (r *fogRoom) handle(in *room.Inbound) {
+	if in.Err != nil {
+		if !r.gone[in.Seat] {
+			r.gone[in.Seat] = true
+			r.core.RemoveClient(clientID(in.Seat))
+			r.log.Info("fogauth: player disconnected", "player", r.seats[in.Seat].Player, "err", in.Err)
+		}
+		return
+	}
+	if r.gone[in.Seat] {
+		return
+	}
+	if err := r.core.Step(clientID(in.Seat), in.Msg.Data); err != nil {
+		r.log.Debug("fogauth: message refused", "player", r.seats[in.Seat].Player, "err", err)
+	}
+}
+
+// tick runs one tick, timing the simulation apart from the rest.
+func (r *fogRoom) tick(now time.Duration) {
+	t0 := r.clock()
+	if err := r.core.Simulate(); err != nil {
+		r.log.Error("fogauth: simulation", "err", err)
+	}
+	t1 := r.clock()
+	r.core.Publish()
+	t2 := r.clock()
+	before := r.core.Stats().SkippedTicks
+	r.core.EndTick(now)
+	r.m.skipped.Add(r.core.Stats().SkippedTicks - before)
+	r.tickTimes.add(t2 - t0)
+	r.costTimes.add(t2 - t1)
+	r.m.ticks.Add(1)
+	r.m.tickNs.Add(uint64(t2 - t0))
+	r.m.costNs.Add(uint64(t2 - t1))
+	r.ticks++
+	if r.cfg.MatchTicks > 0 && r.ticks == r.cfg.MatchTicks {
+		r.finish(now)
+	}
+}
+
+// finish stops the simulation: the last tick was played (MatchTicks, or
+// every player sent Done).
+func (r *fogRoom) finish(now time.Duration) {
+	r.core.Finish()
+	r.settleBy = now + r.cfg.SettleTimeout
+	r.log.Info("fogauth: last tick; settling", "tick", r.core.Tick())
+}
+
+// settled reports whether every seat still present acknowledged its whole
+// view.
+func (r *fogRoom) settled() bool {
+	for i := range r.seats {
+		if !r.gone[i] && !r.core.Converged(clientID(i)) {
+			return false
+		}
+	}
+	return true
+}
+
+// end sends every seat its MatchEnd.
+func (r *fogRoom) end() {
+	tp, cp := r.tickTimes.p99(), r.costTimes.p99()
+	for i := range r.seats {
+		if r.gone[i] {
+			continue
+		}
+		id := clientID(i)
+		r.view = r.core.View(id, r.view[:0])
+		st, _ := r.core.ClientStats(id)
+		e := fogauth.MatchEnd{Tick: r.core.Tick(), Entities: uint32(len(r.view)), ViewHash: fogauth.ViewHash(r.view),
+			MaxStaleTicks: uint32(min(st.MaxStaleTicks, 1<<32-1)), TickP99Us: uint32(tp / time.Microsecond), CostP99Us: uint32(cp / time.Microsecond)}
+		r.send(i, LaneReliable, fogauth.AppendMatchEnd(nil, e))
+		if !r.core.Converged(id) {
+			r.log.Warn("fogauth: seat did not acknowledge its final view in time", "player", r.seats[i].Player)
+		}
+	}
+	r.flush()
+	r.log.Info("fogauth: match over", "tick", r.core.Tick(), "tick_p99", tp, "cost_excl_sim_p99", cp)
+}
+
+// output sends what the core produced with one flush for the room.
+func (r *fogRoom) output() {
+	if !r.core.HasReady() {
+		return
+	}
+	rd := r.core.Ready()
+	for _, e := range rd.Messages {
+		i := int(e.To) - 1
+		lane := LaneState
+		if e.Reliable {
+			lane = LaneReliable
+		} else {
+			r.m.stateBytes.Add(uint64(len(e.Data)))
+		}
+		r.send(i, lane, e.Data)
+	}
+	r.core.Advance()
+	r.flush()
+}
+
+func (r *fogRoom) send(i int, lane transport.ChannelID, b []byte) {
+	if i < 0 || i >= len(r.seats) || r.gone[i] {
+		return
+	}
+	err := r.seats[i].Conn.Send(lane, b)
+	switch {
+	case err == nil:
+		r.touched[i] = true
+	case errors.Is(err, transport.ErrBackpressure):
+		// A client that does not take its reliable stream cannot play.
+		r.log.Warn("fogauth: player cannot keep up", "player", r.seats[i].Player)
+	}
+}
+
+func (r *fogRoom) flush() {
+	for i, t := range r.touched {
+		if t {
+			r.touched[i] = false
+			r.flushing = append(r.flushing, r.seats[i].Conn)
+		}
+	}
+	r.flusher.Flush(r.flushing...)
+	clear(r.flushing)
+	r.flushing = r.flushing[:0]
+}
+
+// statsInterval is how often a room publishes its figures.
+const statsInterval = time.Second
+
+func (r *fogRoom) refresh(now time.Duration) {
+	st := r.core.Stats()
+	r.m.saturated.Add(st.Saturated - r.prev.Saturated)
+	r.m.rejections.Add(st.Rejections - r.prev.Rejections)
+	r.m.fogSkips.Add(st.FogSkips - r.prev.FogSkips)
+	r.m.fogRecomputes.Add(st.FogRecomputes - r.prev.FogRecomputes)
+	r.prev.Saturated, r.prev.Rejections, r.prev.FogSkips, r.prev.FogRecomputes = st.Saturated, st.Rejections, st.FogSkips, st.FogRecomputes
+	var bytes uint64
+	clients := 0
+	for i := range r.seats {
+		if cs, ok := r.core.ClientStats(clientID(i)); ok {
+			bytes += cs.BytesSent
+			clients++
+		}
+	}
+	perClient := 0.0
+	if clients > 0 && now > r.lastRefresh {
+		perClient = float64(bytes-min(r.lastBytes, bytes)) / float64(clients) / (now - r.lastRefresh).Seconds()
+	}
+	r.lastBytes, r.lastRefresh = bytes, now
+	phase := "playing"
+	if r.core.Finished() {
+		phase = "settling"
+	}
+	r.published.Store(&status{Status: room.Status{Phase: phase, Tick: r.core.Tick()}, bytesPerClient: perClient,
+		tickP99: r.tickTimes.p99(), costP99: r.costTimes.p99()})
+	r.nextStats = now + statsInterval
+}

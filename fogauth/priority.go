@@ -1,0 +1,255 @@
+package fogauth
+
+import (
+	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/sim"
+)
+
+// Tier is an entity's priority class for one recipient.
+type Tier uint8
+
+// Priority tiers, most urgent first.
+const (
+	TierOwn        Tier = iota // the recipient's own entities
+	TierNear                   // enemies within NearCells (Chebyshev) of an own unit
+	TierFar                    // other enemies
+	TierNeutral                // neutral structures
+	TierDecoration             // trees, rocks, husks
+	NumTiers
+)
+
+var tierNames = [NumTiers]string{"own", "near", "far", "neutral", "decoration"}
+
+func (t Tier) String() string {
+	if t < NumTiers {
+		return tierNames[t]
+	}
+	return "tier?"
+}
+
+// TierBase is the base priority of each tier, at the seed's 256 scale.
+var TierBase = [NumTiers]uint32{256, 204, 102, 51, 26}
+
+// NearCells is the seed's "nearby" threshold: an enemy whose cell is fewer
+// than 15 cells away (Chebyshev) from an own unit's cell.
+const NearCells = 15
+
+// nearGrid answers "is cell (x, y) near one of player p's units": per
+// player, a bitmap of the cells holding its units, dilated by NearCells-1
+// cells along both axes (rows of 64-bit words; each axis in four doubling
+// steps, 1+2+4+7 = 14). All players' bitmaps are built in one pass over
+// the entities, once per tick and only when some client's budget is
+// saturated.
+type nearGrid struct {
+	w, h, words int        // cells, and words per row
+	built       uint64     // tick of the bitmaps, 0 = never
+	bits        [][]uint64 // per player (index PlayerID), h rows of words
+	tmp         []uint64
+}
+
+// dilateSteps sum to NearCells-1.
+var dilateSteps = [...]int{1, 2, 4, 7}
+
+func (g *nearGrid) build(ents []sim.EntityState, players int, t *sim.Terrain, tick uint64) {
+	if g.built == tick {
+		return
+	}
+	g.built, g.w, g.h = tick, t.Width(), t.Height()
+	g.words = (g.w + 63) / 64
+	n := g.words * g.h
+	for len(g.bits) <= players {
+		g.bits = append(g.bits, nil)
+	}
+	for p := 1; p <= players; p++ {
+		if cap(g.bits[p]) < n {
+			g.bits[p] = make([]uint64, n)
+		}
+		g.bits[p] = g.bits[p][:n]
+		clear(g.bits[p])
+	}
+	for i := range ents {
+		e := &ents[i]
+		if e.Owner == sim.Neutral || int(e.Owner) > players || e.Category() != sim.CategoryUnit {
+			continue
+		}
+		if x, y := sim.CellOf(e.Pos); x >= 0 && y >= 0 && x < g.w && y < g.h {
+			g.bits[e.Owner][y*g.words+x/64] |= 1 << (x % 64)
+		}
+	}
+	if cap(g.tmp) < n {
+		g.tmp = make([]uint64, n)
+	}
+	g.tmp = g.tmp[:n]
+	for p := 1; p <= players; p++ {
+		g.dilate(g.bits[p])
+	}
+}
+
+// dilate spreads every set bit of b over the cells within NearCells-1 of
+// it along x, then along y. Bits past the map's width are genuine
+// dilations of units on the map, so they never make a cell near wrongly.
+func (g *nearGrid) dilate(b []uint64) {
+	nw := g.words
+	for _, k := range dilateSteps {
+		copy(g.tmp, b)
+		for y := 0; y < g.h; y++ {
+			row, src := b[y*nw:(y+1)*nw], g.tmp[y*nw:(y+1)*nw]
+			for i := range row {
+				l := src[i] << k
+				r := src[i] >> k
+				if i > 0 {
+					l |= src[i-1] >> (64 - k)
+				}
+				if i+1 < nw {
+					r |= src[i+1] << (64 - k)
+				}
+				row[i] |= l | r
+			}
+		}
+	}
+	for _, k := range dilateSteps {
+		copy(g.tmp, b)
+		for y := 0; y < g.h; y++ {
+			row := b[y*nw : (y+1)*nw]
+			if y >= k {
+				for i, v := range g.tmp[(y-k)*nw : (y-k+1)*nw] {
+					row[i] |= v
+				}
+			}
+			if y+k < g.h {
+				for i, v := range g.tmp[(y+k)*nw : (y+k+1)*nw] {
+					row[i] |= v
+				}
+			}
+		}
+	}
+}
+
+func (g *nearGrid) near(player protocol.PlayerID, p protocol.WorldPos) bool {
+	x, y := sim.CellOf(p)
+	if x < 0 || y < 0 || x >= g.w || y >= g.h {
+		return false
+	}
+	return g.bits[player][y*g.words+x/64]&(1<<(x%64)) != 0
+}
+
+// tierOf classifies e for recipient player (0 for a spectator, to whom
+// every player's entity is combat-relevant).
+func tierOf(e *sim.EntityState, player protocol.PlayerID, g *nearGrid) Tier {
+	switch {
+	case e.Owner == sim.Neutral && e.Category() == sim.CategoryDecoration:
+		return TierDecoration
+	case e.Owner == sim.Neutral:
+		return TierNeutral
+	case player != 0 && e.Owner == player:
+		return TierOwn
+	case player == 0 || g.near(player, e.Pos):
+		return TierNear
+	}
+	return TierFar
+}
+
+// selector chooses which pending deltas fit a client's budget this tick
+// and packs them into StateUpdates.
+type selector struct {
+	budget, maxCount, maxMsg int
+	bonus                    uint32
+	order                    []int32 // indices into view.pend, in send order
+	keys                     []uint64
+}
+
+// plan fills s.order with the deltas to send, in order; it reports whether
+// the budget was saturated (something had to wait). Without saturation
+// every delta is sent in ID order and no priority is computed.
+func (s *selector) plan(v *view, ents []sim.EntityState, tick uint64, classify func(*sim.EntityState) Tier) bool {
+	s.order = s.order[:0]
+	if s.fits(v.pend) {
+		for i := range v.pend {
+			s.order = append(s.order, int32(i))
+		}
+		return false
+	}
+	// Keys: accumulated priority above, ^index below, so the largest key
+	// is the most urgent delta, ties going to the lower entity ID (pend
+	// is in ID order).
+	s.keys = s.keys[:0]
+	for i := range v.pend {
+		p := &v.pend[i]
+		e := &v.entries[p.entry]
+		base := TierBase[TierFar] // a leave carries no state to rank by
+		if p.kind != DeltaLeave {
+			base = TierBase[classify(&ents[p.ent])]
+		}
+		e.accum += base + uint32(tick-e.lastSent)*s.bonus
+		s.keys = append(s.keys, uint64(e.accum)<<32|uint64(^uint32(i)))
+	}
+	s.takeTop(v.pend)
+	return true
+}
+
+// fits reports whether every delta of pend fits the budget.
+func (s *selector) fits(pend []pending) bool {
+	if len(pend) > s.maxCount {
+		return false
+	}
+	used, room := 0, 0
+	for i := range pend {
+		used, room = s.add(used, room, int(pend[i].size))
+		if used > s.budget {
+			return false
+		}
+	}
+	return true
+}
+
+// add charges one delta of size n: used is the bytes so far (headers
+// included), room what is left in the current StateUpdate.
+func (s *selector) add(used, room, n int) (int, int) {
+	if n > room {
+		used += HeaderSize
+		room = s.maxMsg - HeaderSize
+	}
+	return used + n, room - n
+}
+
+// takeTop moves the deltas of s.keys into s.order, most urgent first,
+// until one does not fit (it keeps its priority for the next tick): a
+// heap, so only what is sent is ordered.
+func (s *selector) takeTop(pend []pending) {
+	h := s.keys
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		siftDown(h, i)
+	}
+	used, room := 0, 0
+	for len(h) > 0 && len(s.order) < s.maxCount {
+		idx := int32(^uint32(h[0]))
+		u, r := s.add(used, room, int(pend[idx].size))
+		if u > s.budget {
+			return
+		}
+		used, room = u, r
+		s.order = append(s.order, idx)
+		h[0] = h[len(h)-1]
+		h = h[:len(h)-1]
+		siftDown(h, 0)
+	}
+}
+
+// siftDown restores the max-heap property of h below i.
+func siftDown(h []uint64, i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		j := l
+		if r := l + 1; r < len(h) && h[r] > h[l] {
+			j = r
+		}
+		if h[j] <= h[i] {
+			return
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
+}

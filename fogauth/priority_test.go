@@ -1,0 +1,120 @@
+package fogauth
+
+import (
+	"testing"
+
+	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/sim"
+)
+
+// TestStarvationBound saturates every client's budget (8 KiB/s: about a
+// dozen deltas per tick against hundreds pending, a full-map spectator
+// included) for 900 ticks and bounds the longest wait of each tier. The
+// seed claims the lowest tier is updated within 300 ticks.
+func TestStarvationBound(t *testing.T) {
+	h := scenarioHarness(t, Config{BandwidthPerClientKbps: 8, FullMapSpectators: true}, 4, 40, 3)
+	h.loss = 20
+	for p := 1; p <= 4; p++ {
+		h.join(ClientID(p), protocol.PlayerID(p), true)
+	}
+	h.join(99, 0, false)
+	h.runTicks(900)
+	st := h.room.Stats()
+	if st.Saturated < 900 {
+		t.Fatalf("only %d saturated client-ticks: the budget is not the bottleneck", st.Saturated)
+	}
+	for tier := range NumTiers {
+		t.Logf("%-10s max wait %3d ticks, p99 %3d", tier, st.MaxWait[tier], h.room.WaitQuantile(tier, 0.99))
+		if st.MaxWait[tier] > 300 {
+			t.Errorf("%s waited %d ticks (bound 300)", tier, st.MaxWait[tier])
+		}
+	}
+	// A higher tier never waits longer at the 99th percentile than a lower
+	// one does at its worst.
+	if h.room.WaitQuantile(TierOwn, 0.99) > st.MaxWait[TierDecoration] {
+		t.Errorf("own units wait longer than decoration")
+	}
+	for _, c := range h.clients {
+		cs, _ := h.room.ClientStats(c.id)
+		if max := uint64(h.room.Config().BudgetBytes()) * (h.room.Tick()); cs.BytesSent > max {
+			t.Errorf("client %d: %d bytes, budget allows %d", c.id, cs.BytesSent, max)
+		}
+	}
+}
+
+// TestBudgetPerTick: no client ever receives more than the per-tick budget
+// in one tick, or more than MaxEntitiesPerUpdate deltas.
+func TestBudgetPerTick(t *testing.T) {
+	h := scenarioHarness(t, Config{BandwidthPerClientKbps: 16, MaxEntitiesPerUpdate: 40, FullMapSpectators: true}, 3, 40, 5)
+	perTick := map[ClientID]int{}
+	deltas := map[ClientID]map[protocol.EntityID]bool{}
+	tick := uint64(0)
+	h.check = func(c *hclient, data []byte) {
+		if h.room.Tick() != tick {
+			clear(perTick)
+			clear(deltas)
+			tick = h.room.Tick()
+		}
+		u, _ := ParseStateUpdate(data, nil)
+		perTick[c.id] += len(data)
+		if deltas[c.id] == nil {
+			deltas[c.id] = map[protocol.EntityID]bool{}
+		}
+		for _, d := range u.Deltas {
+			deltas[c.id][d.Entity.ID] = true // an Enter's trailing Update is the same entity
+		}
+		if perTick[c.id] > h.room.Config().BudgetBytes() {
+			t.Fatalf("tick %d client %d: %d bytes, budget %d", tick, c.id, perTick[c.id], h.room.Config().BudgetBytes())
+		}
+		if len(deltas[c.id]) > 40 {
+			t.Fatalf("tick %d client %d: %d entities", tick, c.id, len(deltas[c.id]))
+		}
+	}
+	for p := 1; p <= 3; p++ {
+		h.join(ClientID(p), protocol.PlayerID(p), true)
+	}
+	h.join(7, 0, false)
+	h.runTicks(300)
+}
+
+// TestNearGridMatchesBruteForce compares the dilated bitmaps with the
+// definition (an own unit's cell within NearCells-1 cells on both axes)
+// on random maps, some wider than one 64-bit word and not a multiple of
+// it.
+func TestNearGridMatchesBruteForce(t *testing.T) {
+	rng := sim.SplitMix64{S: 11}
+	for _, size := range []int{16, 64, 70, 130} {
+		md := sim.MapData{Width: size, Height: size - 3, Cells: make([]sim.Cell, size*(size-3)), Players: 3}
+		for range 12 {
+			owner := protocol.PlayerID(rng.Intn(3) + 1)
+			x, y := int(rng.Intn(uint64(size))), int(rng.Intn(uint64(size-3)))
+			typ := sim.TypeInfantry
+			if rng.Intn(4) == 0 {
+				typ = sim.TypeBarracks // structures do not count
+			}
+			md.Entities = append(md.Entities, sim.Placement{Type: typ, Owner: owner, Pos: cellPos(x, y)})
+		}
+		s, err := sim.New(md, sim.Config{}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var g nearGrid
+		g.build(s.Entities(), 3, s.Terrain(), 1)
+		for p := protocol.PlayerID(1); p <= 3; p++ {
+			for y := range size - 3 {
+				for x := range size {
+					want := false
+					for _, e := range s.Entities() {
+						ex, ey := sim.CellOf(e.Pos)
+						if e.Owner == p && e.Category() == sim.CategoryUnit && max(x-ex, ex-x) < NearCells && max(y-ey, ey-y) < NearCells {
+							want = true
+						}
+					}
+					if got := g.near(p, cellPos(x, y)); got != want {
+						t.Fatalf("map %d player %d cell %d,%d: near %v, brute force %v", size, p, x, y, got, want)
+					}
+				}
+			}
+		}
+	}
+}

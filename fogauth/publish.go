@@ -1,0 +1,208 @@
+package fogauth
+
+import (
+	"encoding/binary"
+	"math/bits"
+
+	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/sim"
+)
+
+// Publish runs the send phases of a tick: fog update per player (skipped
+// for a player whose sight sources hash as last tick), per-client deltas
+// against what the client acknowledged, priority accumulator and budget,
+// serialisation into StateUpdates of at most MaxMessageSize bytes.
+func (r *Room) Publish() {
+	r.updateFog()
+	ents := r.sim.Entities()
+	spectators := false
+	for _, c := range r.clients {
+		spectators = spectators || c.player == 0
+	}
+	if spectators {
+		r.spectatorSet(ents)
+	}
+	for _, c := range r.clients {
+		visible := r.specVis
+		if c.player != 0 {
+			visible = r.fog.VisibleEntities(c.player)
+		}
+		r.publishTo(c, visible, ents)
+	}
+	r.stats.Tick = r.tick
+}
+
+// updateFog recomputes each player's visible cells, skipping a player
+// whose sight sources hash as last tick (its cells cannot have changed),
+// then lists every player's visible entities (they may have moved) in one
+// pass.
+func (r *Room) updateFog() {
+	t := r.sim.Terrain()
+	for p := 1; p <= r.sim.Players(); p++ {
+		player := protocol.PlayerID(p)
+		r.sources = r.sim.AppendSightSources(r.sources[:0], player)
+		if r.batch == nil {
+			r.fog.UpdateVisibility(player, r.sources, t) // any FogProvider: no skip
+			r.stats.FogRecomputes++
+			continue
+		}
+		h := hashSources(r.sources)
+		if !r.cfg.AlwaysRecomputeFog && r.fogDone[p] && h == r.sightHash[p] {
+			r.stats.FogSkips++
+			continue
+		}
+		r.batch.UpdateCells(player, r.sources, t)
+		r.sightHash[p], r.fogDone[p] = h, true
+		r.stats.FogRecomputes++
+	}
+	if r.batch != nil {
+		r.batch.ListVisible(r.sim.Players())
+	}
+}
+
+// hashSources is FNV-1a over the sight sources' cells and ranges in
+// whole cells: what the visible cells depend on (RadiusFogProvider works
+// on cells), so a unit moving within its cell changes nothing.
+func hashSources(src []sim.SightSource) uint64 {
+	h := uint64(14695981039346656037)
+	for _, s := range src {
+		x, y := sim.CellOf(s.Pos)
+		for _, v := range [3]int{x, y, int(s.Range / protocol.CellSize)} {
+			h ^= uint64(uint32(v))
+			h *= 1099511628211
+		}
+	}
+	return h ^ uint64(len(src))
+}
+
+// spectatorSet lists what spectators see: every entity with
+// FullMapSpectators, otherwise the union of the players' visible sets.
+func (r *Room) spectatorSet(ents []sim.EntityState) {
+	r.specVis = r.specVis[:0]
+	if r.cfg.FullMapSpectators {
+		for i := range ents {
+			r.specVis = append(r.specVis, ents[i].ID)
+		}
+		return
+	}
+	clear(r.union)
+	for p := 1; p <= r.sim.Players(); p++ {
+		for _, id := range r.fog.VisibleEntities(protocol.PlayerID(p)) {
+			w := int(id / 64)
+			for w >= len(r.union) {
+				r.union = append(r.union, 0)
+			}
+			r.union[w] |= 1 << (id % 64)
+		}
+	}
+	for w, word := range r.union {
+		for word != 0 {
+			b := bits.TrailingZeros64(word)
+			r.specVis = append(r.specVis, protocol.EntityID(w*64+b))
+			word &= word - 1
+		}
+	}
+}
+
+// classifier ranks one client's pending deltas; the nearness grid is
+// built only when the budget is saturated.
+type classifier struct {
+	r      *Room
+	player protocol.PlayerID
+	ents   []sim.EntityState
+	built  bool
+}
+
+func (k *classifier) tier(e *sim.EntityState) Tier {
+	if !k.built && k.player != 0 {
+		k.r.grid.build(k.ents, k.r.sim.Players(), k.r.sim.Terrain(), k.r.tick)
+		k.built = true
+	}
+	return tierOf(e, k.player, &k.r.grid)
+}
+
+func (r *Room) publishTo(c *viewer, visible []protocol.EntityID, ents []sim.EntityState) {
+	c.expireOld(r.tick)
+	c.view.diff(visible, ents, r.tick, c.resendTicks())
+	c.converged = len(c.view.pend) == 0 && c.view.inFlight == 0 && c.unacked() == 0
+	c.stats.Pending = len(c.view.pend)
+	if c.unacked() >= r.cfg.MaxUnackedParts {
+		c.view.pend = c.view.pend[:0] // stalled: nothing new until it acknowledges
+		c.stats.Stalled++
+	}
+	k := classifier{r: r, player: c.player, ents: ents}
+	saturated := r.sel.plan(&c.view, ents, r.tick, k.tier)
+	if saturated {
+		c.stats.Saturated++
+		r.stats.Saturated++
+	}
+	r.serialize(c, ents, saturated, &k)
+}
+
+// serialize writes the planned deltas into StateUpdates (one empty
+// StateUpdate when there is nothing to send, so the client sees the tick),
+// records them for acknowledgement and resets the sent entities'
+// priority.
+func (r *Room) serialize(c *viewer, ents []sim.EntityState, saturated bool, k *classifier) {
+	v := &c.view
+	order := r.sel.order
+	start, count, firstItem := -1, 0, len(c.items)
+	closePart := func() {
+		if start < 0 {
+			return
+		}
+		binary.LittleEndian.PutUint16(r.arena[start+11:], uint16(count))
+		r.out = append(r.out, envelopeRec{to: c.id, start: start, end: len(r.arena)})
+		c.stats.BytesSent += uint64(len(r.arena) - start)
+		c.stats.StateUpdates++
+		if count > 0 {
+			id := PartID{Tick: r.tick, First: c.items[firstItem].Entity.ID}
+			c.parts = append(c.parts, sentPart{id: id, start: firstItem, end: len(c.items)})
+		}
+		start = -1
+	}
+	openPart := func() {
+		closePart()
+		start, count, firstItem = len(r.arena), 0, len(c.items)
+		r.arena = AppendStateUpdateHeader(r.arena, r.tick, c.player, 0)
+	}
+	if len(order) == 0 {
+		openPart()
+		closePart()
+		return
+	}
+	for _, idx := range order {
+		p := &v.pend[idx]
+		if start < 0 || len(r.arena)-start+int(p.size) > r.cfg.MaxMessageSize {
+			openPart()
+		}
+		c.items = append(c.items, p.delta(v, ents))
+		d := &c.items[len(c.items)-1]
+		if d.Kind == DeltaEnter {
+			enter := Delta{Kind: DeltaEnter, Entity: d.Entity}
+			r.arena = AppendDelta(r.arena, &enter)
+			count++
+			if d.Mask != 0 {
+				upd := Delta{Kind: DeltaUpdate, Mask: d.Mask, Entity: d.Entity}
+				r.arena = AppendDelta(r.arena, &upd)
+				count++
+			}
+			c.stats.Enters++
+		} else {
+			r.arena = AppendDelta(r.arena, d)
+			count++
+			if d.Kind == DeltaUpdate {
+				c.stats.Updates++
+			} else {
+				c.stats.Leaves++
+			}
+		}
+		e := &v.entries[p.entry]
+		if saturated && d.Kind != DeltaLeave {
+			r.recordWait(k.tier(&d.Entity), r.tick-e.lastSent)
+		}
+		e.accum, e.lastSent = 0, r.tick
+		e.flight, e.flightTick = *d, r.tick
+	}
+	closePart()
+}

@@ -1,0 +1,336 @@
+package fogauth
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/sim"
+)
+
+// Errors of Step and the client set-up. Test with errors.Is.
+var (
+	ErrUnknownClient = errors.New("fogauth: unknown client")
+	ErrClientExists  = errors.New("fogauth: client id in use")
+	ErrPlayer        = errors.New("fogauth: no such player")
+)
+
+// ClientID names one connection of the room, chosen by the embedder.
+type ClientID uint32
+
+// Envelope is one message to send to a client: a Rejection on the
+// reliable-ordered channel, or a StateUpdate on the unreliable-sequenced
+// one.
+type Envelope struct {
+	To       ClientID
+	Reliable bool
+	Data     []byte
+}
+
+// Ready is what the room produced since the last Advance. Its slices stay
+// valid until Advance.
+type Ready struct {
+	Messages []Envelope
+}
+
+type envelopeRec struct {
+	to         ClientID
+	reliable   bool
+	start, end int
+}
+
+// queuedOrder is an order waiting for the next tick.
+type queuedOrder struct {
+	from  *viewer
+	order protocol.TimestampedOrder
+}
+
+// Room is one fog-authoritative game as a pure state machine. It owns the
+// authoritative simulation, created with sim.New like a single-player
+// game, and for every connected client the state that client has
+// acknowledged. It never reads a clock, starts a goroutine or touches a
+// socket: the embedder feeds client messages with Step and time with
+// RunDue (or Due, Simulate, Publish and EndTick when it times the phases),
+// sends what Ready returns and calls Advance.
+//
+// A Room is not safe for concurrent use.
+type Room struct {
+	cfg      Config
+	sim      *sim.Sim
+	fog      sim.FogProvider
+	batch    sim.BatchFogProvider // fog, when it can skip cells and list in one pass
+	interval time.Duration
+	next     time.Duration // deadline of the next tick
+	tick     uint64        // tick of the StateUpdates being sent
+	finished bool
+
+	clients []*viewer
+	queue   []queuedOrder
+
+	// Fog state per player (index = PlayerID).
+	sightHash []uint64
+	fogDone   []bool
+	sources   []sim.SightSource
+
+	// Scratch reused every tick.
+	union   []uint64 // bitset of entity IDs visible to some player
+	specVis []protocol.EntityID
+	valid   []protocol.TimestampedOrder
+	ackBuf  []PartID
+	grid    nearGrid
+	sel     selector
+
+	out   []envelopeRec
+	arena []byte
+	ready []Envelope
+	stats Stats
+	waits waits
+}
+
+// New starts a room at tick 0 for the map, rules and game seed, with its
+// first tick due one interval after now.
+func New(cfg Config, mapData sim.MapData, rules sim.Config, seed uint64, now time.Duration) (*Room, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.WithDefaults()
+	s, err := sim.New(mapData, rules, seed)
+	if err != nil {
+		return nil, err
+	}
+	fog := sim.NewRadiusFogProvider(s)
+	r := &Room{
+		cfg: cfg, sim: s, fog: fog, batch: fog,
+		interval:  cfg.TickInterval(),
+		sightHash: make([]uint64, s.Players()+1),
+		fogDone:   make([]bool, s.Players()+1),
+		sel: selector{budget: cfg.BudgetBytes(), maxCount: cfg.MaxEntitiesPerUpdate,
+			maxMsg: cfg.MaxMessageSize, bonus: uint32(cfg.StalenessBonus)},
+	}
+	r.next = now + r.interval
+	return r, nil
+}
+
+// Sim is the authoritative simulation. Callers must not change it.
+func (r *Room) Sim() *sim.Sim { return r.sim }
+
+// Fog is the room's fog provider, updated at every Publish.
+func (r *Room) Fog() sim.FogProvider { return r.fog }
+
+// Tick is the tick of the latest StateUpdates.
+func (r *Room) Tick() uint64 { return r.tick }
+
+// NextDeadline is when the next tick is due.
+func (r *Room) NextDeadline() time.Duration { return r.next }
+
+// Config is the room's configuration with defaults applied.
+func (r *Room) Config() Config { return r.cfg }
+
+// Finish stops the simulation: later ticks only keep sending, so every
+// client converges on the final state.
+func (r *Room) Finish() { r.finished = true }
+
+// AllDone reports whether every seated player sent Done.
+func (r *Room) AllDone() bool {
+	players := 0
+	for _, c := range r.clients {
+		if c.player != 0 {
+			players++
+			if !c.done {
+				return false
+			}
+		}
+	}
+	return players > 0
+}
+
+// Finished reports whether Finish was called.
+func (r *Room) Finished() bool { return r.finished }
+
+// AddClient seats a client: a player in 1..Players, or a spectator with
+// player 0. A player's earlier client, if any, is replaced (reconnection).
+// The client starts from an empty visibility state, so its next
+// StateUpdates carry Enters for everything it sees, spread over ticks by
+// the budget.
+func (r *Room) AddClient(id ClientID, player protocol.PlayerID) error {
+	if int(player) > r.sim.Players() {
+		return fmt.Errorf("%w: %d", ErrPlayer, player)
+	}
+	if r.client(id) != nil {
+		return fmt.Errorf("%w: %d", ErrClientExists, id)
+	}
+	if player != 0 {
+		for _, c := range r.clients {
+			if c.player == player {
+				r.RemoveClient(c.id)
+				break
+			}
+		}
+	}
+	r.clients = append(r.clients, &viewer{id: id, player: player})
+	return nil
+}
+
+// RemoveClient forgets a client and its queued orders.
+func (r *Room) RemoveClient(id ClientID) {
+	for i, c := range r.clients {
+		if c.id != id {
+			continue
+		}
+		r.clients = append(r.clients[:i], r.clients[i+1:]...)
+		kept := r.queue[:0]
+		for _, q := range r.queue {
+			if q.from != c {
+				kept = append(kept, q)
+			}
+		}
+		clear(r.queue[len(kept):])
+		r.queue = kept
+		return
+	}
+}
+
+func (r *Room) client(id ClientID) *viewer {
+	for _, c := range r.clients {
+		if c.id == id {
+			return c
+		}
+	}
+	return nil
+}
+
+// Step feeds one message from a client: Orders, an Ack or Done.
+func (r *Room) Step(from ClientID, data []byte) error {
+	c := r.client(from)
+	if c == nil {
+		return fmt.Errorf("%w: %d", ErrUnknownClient, from)
+	}
+	if len(data) == 0 {
+		return ErrTruncated
+	}
+	switch data[0] {
+	case TypeOrders:
+		return r.onOrders(c, data[1:])
+	case TypeDone:
+		c.done = true
+		return nil
+	case TypeAck:
+		parts, err := ParseAck(data, r.ackBuf)
+		r.ackBuf = parts
+		if err != nil {
+			return err
+		}
+		for _, p := range parts {
+			c.acknowledge(p, r.tick)
+		}
+		return nil
+	}
+	return fmt.Errorf("%w: 0x%02x", ErrMessageType, data[0])
+}
+
+// onOrders queues a client's orders for the next tick. The player is the
+// client's, whatever the packet says.
+func (r *Room) onOrders(c *viewer, packet []byte) error {
+	orders, err := c.decodeOrders(packet)
+	if err != nil {
+		return err
+	}
+	for _, o := range orders {
+		o.Player = c.player
+		switch {
+		case c.player == 0:
+			r.reject(c, Rejection{Tick: r.tick + 1, Reason: RejectSpectator, Kind: o.Order.OrderKind()})
+		case c.ordersThisTick >= r.cfg.MaxOrdersPerTick:
+			r.reject(c, Rejection{Tick: r.tick + 1, Reason: RejectRate, Kind: o.Order.OrderKind()})
+		default:
+			c.ordersThisTick++
+			r.queue = append(r.queue, queuedOrder{from: c, order: o})
+		}
+	}
+	return nil
+}
+
+func (r *Room) reject(c *viewer, rej Rejection) {
+	start := len(r.arena)
+	r.arena = AppendRejection(r.arena, rej)
+	r.out = append(r.out, envelopeRec{to: c.id, reliable: true, start: start, end: len(r.arena)})
+	r.stats.Rejections++
+}
+
+// Due reports whether a tick is due at now.
+func (r *Room) Due(now time.Duration) bool { return now >= r.next }
+
+// RunDue runs a tick if one is due at now: Simulate, Publish, EndTick.
+func (r *Room) RunDue(now time.Duration) error {
+	if !r.Due(now) {
+		return nil
+	}
+	err := r.Simulate()
+	r.Publish()
+	r.EndTick(now)
+	return err
+}
+
+// Simulate validates the queued orders with the simulation's pure
+// ValidateOrder, rejects the invalid ones (tick and reason, on the reliable
+// channel), applies the rest and ticks the simulation; after Finish it does
+// nothing but reject orders.
+func (r *Room) Simulate() error {
+	r.tick++
+	r.valid = r.valid[:0]
+	for i := range r.queue {
+		q := &r.queue[i]
+		v := sim.OrderValidity(RejectFinished)
+		if !r.finished {
+			v = r.sim.ValidateOrder(q.order.Player, q.order.Order)
+		}
+		if v != sim.Valid {
+			r.reject(q.from, Rejection{Tick: r.tick, Reason: RejectReason(v), Kind: q.order.Order.OrderKind()})
+			continue
+		}
+		r.valid = append(r.valid, q.order)
+	}
+	clear(r.queue)
+	r.queue = r.queue[:0]
+	for _, c := range r.clients {
+		c.ordersThisTick = 0
+	}
+	if r.finished {
+		return nil
+	}
+	err := r.sim.ApplyTick(protocol.TickOrders{Tick: r.sim.Tick(), Orders: r.valid})
+	clear(r.valid)
+	r.stats.SimTicks++
+	return err
+}
+
+// EndTick schedules the next tick. When now is already past it, the ticks
+// that cannot be run in time are skipped (and counted) instead of being
+// run late one after another.
+func (r *Room) EndTick(now time.Duration) {
+	r.next += r.interval
+	if now > r.next {
+		skipped := (now - r.next) / r.interval
+		r.next += r.interval * (skipped + 1)
+		r.stats.SkippedTicks += uint64(skipped) + 1
+	}
+}
+
+// HasReady reports whether Ready has messages.
+func (r *Room) HasReady() bool { return len(r.out) > 0 }
+
+// Ready returns the messages produced since the last Advance.
+func (r *Room) Ready() Ready {
+	r.ready = r.ready[:0]
+	for _, o := range r.out {
+		r.ready = append(r.ready, Envelope{To: o.to, Reliable: o.reliable, Data: r.arena[o.start:o.end:o.end]})
+	}
+	return Ready{Messages: r.ready}
+}
+
+// Advance releases what the last Ready held.
+func (r *Room) Advance() {
+	clear(r.ready)
+	r.ready, r.out, r.arena = r.ready[:0], r.out[:0], r.arena[:0]
+}

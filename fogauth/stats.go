@@ -1,0 +1,120 @@
+package fogauth
+
+import (
+	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/sim"
+)
+
+// waitBuckets bounds the wait histogram; longer waits share the last
+// bucket.
+const waitBuckets = 1024
+
+// Stats are a room's counters.
+type Stats struct {
+	Tick          uint64 // tick of the latest StateUpdates
+	SimTicks      uint64 // simulation ticks run
+	SkippedTicks  uint64 // ticks skipped because a tick overran
+	FogRecomputes uint64 // player fog updates computed
+	FogSkips      uint64 // player fog updates skipped: sight sources unchanged
+	Saturated     uint64 // client-ticks whose deltas exceeded the budget
+	Rejections    uint64 // orders rejected
+
+	// MaxWait is, per tier, the longest an entity's delta waited (ticks
+	// since the entity was last sent or up to date) before it was sent in
+	// a saturated tick (see Room.WaitQuantile for the distribution).
+	MaxWait [NumTiers]uint64
+}
+
+// waits is the histogram of the waits of Stats.MaxWait.
+type waits [NumTiers][waitBuckets]uint32
+
+func (r *Room) recordWait(t Tier, w uint64) {
+	r.stats.MaxWait[t] = max(r.stats.MaxWait[t], w)
+	r.waits[t][min(w, waitBuckets-1)]++
+}
+
+// WaitQuantile is the q-quantile (0..1) of tier t's waits in saturated
+// ticks, or 0 without samples.
+func (r *Room) WaitQuantile(t Tier, q float64) uint64 {
+	s := &r.waits
+	var n uint64
+	for _, c := range s[t] {
+		n += uint64(c)
+	}
+	if n == 0 {
+		return 0
+	}
+	rank := uint64(q * float64(n-1))
+	var seen uint64
+	for w, c := range s[t] {
+		seen += uint64(c)
+		if seen > rank {
+			return uint64(w)
+		}
+	}
+	return waitBuckets - 1
+}
+
+// ClientStats are one client's counters.
+type ClientStats struct {
+	BytesSent    uint64 // StateUpdate bytes
+	StateUpdates uint64
+	Enters       uint64
+	Updates      uint64
+	Leaves       uint64
+	Acked        uint64 // StateUpdates acknowledged
+	Expired      uint64 // StateUpdates never acknowledged: their content was sent again
+	Saturated    uint64 // ticks whose deltas exceeded the budget
+	Stalled      uint64 // ticks without new deltas: too many unacknowledged
+	Pending      int    // deltas pending at the last tick
+	// MaxStaleTicks is the longest a visible entity's change waited, from
+	// the tick it happened to the tick the StateUpdate that delivered it
+	// (the one acknowledged) was sent: how long the client's copy was
+	// behind the truth, network transit excluded.
+	MaxStaleTicks uint64
+}
+
+// Stats returns the room's counters.
+func (r *Room) Stats() Stats { return r.stats }
+
+// ClientStats returns a client's counters.
+func (r *Room) ClientStats(id ClientID) (ClientStats, bool) {
+	if c := r.client(id); c != nil {
+		st := c.stats
+		st.MaxStaleTicks = c.view.maxStale
+		return st, true
+	}
+	return ClientStats{}, false
+}
+
+// Converged reports whether, at the last tick, the client had acknowledged
+// exactly the server's truth for everything it sees: no delta pending or
+// in flight, and no StateUpdate awaiting acknowledgement.
+func (r *Room) Converged(id ClientID) bool {
+	c := r.client(id)
+	return c != nil && c.converged
+}
+
+// Visible returns what client id sees at the last tick: its player's
+// visible entities, or the spectators' set.
+func (r *Room) Visible(id ClientID) []protocol.EntityID {
+	c := r.client(id)
+	switch {
+	case c == nil:
+		return nil
+	case c.player == 0:
+		return r.specVis
+	}
+	return r.fog.VisibleEntities(c.player)
+}
+
+// View appends to dst the server's truth of what client id sees, in
+// ascending ID order.
+func (r *Room) View(id ClientID, dst []sim.EntityState) []sim.EntityState {
+	for _, eid := range r.Visible(id) {
+		if e, ok := r.sim.EntityState(eid); ok {
+			dst = append(dst, e)
+		}
+	}
+	return dst
+}

@@ -1,0 +1,302 @@
+package fogauth
+
+import (
+	"slices"
+
+	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/sim"
+)
+
+// entry is what the server knows of one entity for one client: the state
+// the client has acknowledged, and the entity's place in the priority
+// accumulator.
+type entry struct {
+	acked    sim.EntityState // valid when present; acked.ID is always set
+	present  bool            // the client acknowledged holding the entity
+	accum    uint32          // accumulated priority while a delta waits
+	lastSent uint64          // tick the entity was last sent or up to date
+	// flight is the last delta sent, at tick flightTick; while it may
+	// still be acknowledged it is not sent again.
+	flight     Delta
+	flightTick uint64
+	// A StateUpdate the client may or may not have applied (its
+	// acknowledgement never came) makes what it carried uncertain: unsure
+	// for an Enter or a Leave (the next delta is an Enter or a Leave
+	// again), dirty for an Update's fields (sent again whatever their
+	// value).
+	unsure bool
+	dirty  FieldMask
+	// staleSince is the tick from which the client's acknowledged state
+	// of this visible entity has differed from the truth (0: it has not).
+	// When a StateUpdate carrying the entity is acknowledged, the client
+	// was stale from staleSince until that StateUpdate was sent.
+	staleSince uint64
+}
+
+// pending is one entity's delta waiting for the budget: its kind and
+// field mask, the entity's entry, and where its current state is in the
+// simulation's entities (-1 for a Leave). An Enter's mask lists the fields
+// of a trailing Update in the same StateUpdate (the Enter layout lacks
+// target, cargo and veterancy).
+type pending struct {
+	kind  byte
+	mask  FieldMask
+	entry int32
+	ent   int32
+	size  int32
+}
+
+// delta is p as a Delta, with the entity's current state.
+func (p *pending) delta(v *view, ents []sim.EntityState) Delta {
+	if p.kind == DeltaLeave {
+		return Delta{Kind: DeltaLeave, Entity: sim.EntityState{ID: v.entries[p.entry].acked.ID}}
+	}
+	return Delta{Kind: p.kind, Mask: p.mask, Entity: ents[p.ent]}
+}
+
+// view is a client's visibility state: entries in ascending entity ID,
+// rebuilt every tick by merging the previous entries with the visible set.
+type view struct {
+	entries, spare []entry
+	pend           []pending
+	inFlight       int    // deltas left out of pend because they are in flight
+	maxStale       uint64 // longest a visible entity's change waited for the StateUpdate that delivered it
+}
+
+// diff rebuilds v.entries from the visible set and lists in v.pend the
+// delta each entity needs to take the client from its acknowledged state
+// to the truth: Enter for a visible entity the client does not hold (or
+// whose type or maximum health changed, which Updates cannot carry),
+// Update for changed fields, Leave for a held entity no longer visible.
+// visible and ents are in ascending ID order, and every visible ID is in
+// ents.
+//
+// A delta identical to the one sent fewer than resend ticks ago is not
+// listed: that one is in flight, and its acknowledgement is due. It is
+// sent again once resend ticks pass without one.
+func (v *view) diff(visible []protocol.EntityID, ents []sim.EntityState, tick, resend uint64) {
+	v.pend, v.inFlight = v.pend[:0], 0
+	c := cursor{ents: ents, tick: tick, resend: resend}
+	if !v.gains(visible) {
+		v.diffInPlace(visible, &c)
+		return
+	}
+	old, nw := v.entries, v.spare[:0]
+	i, j := 0, 0
+	for i < len(old) || j < len(visible) {
+		vis := false
+		switch {
+		case j == len(visible) || (i < len(old) && old[i].acked.ID < visible[j]):
+			if !old[i].present && !old[i].unsure {
+				i++
+				continue // unknown to the client and invisible: forget it
+			}
+			nw = append(nw, old[i])
+			i++
+		case i == len(old) || visible[j] < old[i].acked.ID:
+			nw = append(nw, entry{acked: sim.EntityState{ID: visible[j]}, lastSent: tick})
+			j, vis = j+1, true
+		default:
+			nw = append(nw, old[i])
+			i, j, vis = i+1, j+1, true
+		}
+		v.check(nw, len(nw)-1, vis, &c)
+	}
+	v.entries, v.spare = nw, old
+}
+
+// gains reports whether visible holds an entity the view has no entry
+// for (only then must the entries be rebuilt rather than filtered in
+// place).
+func (v *view) gains(visible []protocol.EntityID) bool {
+	i := 0
+	for _, id := range visible {
+		for i < len(v.entries) && v.entries[i].acked.ID < id {
+			i++
+		}
+		if i == len(v.entries) || v.entries[i].acked.ID != id {
+			return true
+		}
+	}
+	return false
+}
+
+// diffInPlace is diff when every visible entity has an entry: entries
+// are only dropped, so they are filtered in place.
+func (v *view) diffInPlace(visible []protocol.EntityID, c *cursor) {
+	es := v.entries
+	w, j := 0, 0
+	for i := range es {
+		vis := j < len(visible) && visible[j] == es[i].acked.ID
+		if vis {
+			j++
+		} else if !es[i].present && !es[i].unsure {
+			continue // unknown to the client and invisible: forget it
+		}
+		if w != i {
+			es[w] = es[i]
+		}
+		v.check(es, w, vis, c)
+		w++
+	}
+	v.entries = es[:w]
+}
+
+// cursor walks the simulation's entities (ascending ID) alongside the
+// entries.
+type cursor struct {
+	ents         []sim.EntityState
+	k            int
+	tick, resend uint64
+}
+
+// check lists the delta that entry es[i] needs, if any.
+func (v *view) check(es []entry, i int, vis bool, c *cursor) {
+	e := &es[i]
+	var (
+		kind byte
+		mask FieldMask
+		cur  *sim.EntityState
+		ent  = int32(-1)
+	)
+	if !vis {
+		kind = DeltaLeave
+	} else {
+		for c.ents[c.k].ID < e.acked.ID {
+			c.k++
+		}
+		cur, ent = &c.ents[c.k], int32(c.k)
+		switch {
+		case !e.present || e.unsure || e.acked.Type != cur.Type || e.acked.HealthMax != cur.HealthMax:
+			kind, mask = DeltaEnter, enterExtra(cur)
+		default:
+			if m := Diff(&e.acked, cur) | e.dirty; m != 0 {
+				kind, mask = DeltaUpdate, m
+			}
+		}
+	}
+	switch {
+	case kind == 0:
+		e.accum, e.lastSent, e.staleSince = 0, c.tick, 0 // up to date
+		return
+	case vis && e.staleSince == 0:
+		e.staleSince = c.tick
+	}
+	if c.tick-e.flightTick < c.resend && sameDelta(&e.flight, kind, mask, cur) {
+		v.inFlight++
+		return
+	}
+	v.pend = append(v.pend, pending{kind: kind, mask: mask, entry: int32(i), ent: ent, size: int32(itemSize(kind, mask))})
+}
+
+// enterExtra is the mask of the fields an Enter cannot carry that are set
+// in e: the trailing Update's.
+func enterExtra(e *sim.EntityState) FieldMask {
+	var m FieldMask
+	if e.Target != 0 {
+		m |= FieldTarget
+	}
+	if e.Cargo != 0 {
+		m |= FieldCargo
+	}
+	if e.Veterancy != 0 {
+		m |= FieldVeterancy
+	}
+	return m
+}
+
+// sameDelta reports whether a delta of kind and mask with the state cur
+// would tell the client nothing the delta a did.
+func sameDelta(a *Delta, kind byte, mask FieldMask, cur *sim.EntityState) bool {
+	switch {
+	case a.Kind != kind || a.Mask != mask:
+		return false
+	case kind == DeltaEnter:
+		return a.Entity == *cur
+	case kind == DeltaUpdate:
+		return Diff(&a.Entity, cur)&mask == 0
+	}
+	return true
+}
+
+// itemSize is the wire size of a pending delta, with an Enter's trailing
+// Update.
+func itemSize(kind byte, mask FieldMask) int {
+	switch {
+	case kind == DeltaEnter && mask != 0:
+		return EnterSize + UpdateHeaderSize + mask.Size()
+	case kind == DeltaEnter:
+		return EnterSize
+	case kind == DeltaUpdate:
+		return UpdateHeaderSize + mask.Size()
+	}
+	return LeaveSize
+}
+
+// find returns the index of id's entry, or the index where it belongs.
+func (v *view) find(id protocol.EntityID) (int, bool) {
+	lo, hi := 0, len(v.entries)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if v.entries[m].acked.ID < id {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(v.entries) && v.entries[lo].acked.ID == id
+}
+
+// acknowledge records that the client applied d, sent at tick.
+func (v *view) acknowledge(d *Delta, tick uint64) {
+	i, ok := v.find(d.Entity.ID)
+	if ok && v.entries[i].staleSince != 0 {
+		e := &v.entries[i]
+		if tick >= e.staleSince {
+			v.maxStale = max(v.maxStale, tick-e.staleSince)
+		}
+		e.staleSince = 0 // marked again at the next tick if still behind
+	}
+	switch d.Kind {
+	case DeltaEnter:
+		if !ok {
+			// The entity left the visible set while its Enter was in
+			// flight: the client holds it, so it must learn of the Leave.
+			v.entries = slices.Insert(v.entries, i, entry{lastSent: tick, flight: *d, flightTick: tick})
+		}
+		e := &v.entries[i]
+		e.acked = EnterState(&d.Entity)
+		CopyFields(&e.acked, &d.Entity, d.Mask)
+		e.present, e.unsure, e.dirty = true, false, 0
+	case DeltaUpdate:
+		if e := &v.entries[i]; ok && e.present {
+			CopyFields(&e.acked, &d.Entity, d.Mask)
+			e.dirty &^= d.Mask
+		}
+	case DeltaLeave:
+		if ok {
+			e := &v.entries[i]
+			e.present, e.unsure, e.dirty = false, false, 0
+		}
+	}
+}
+
+// forget records that the client may or may not have applied d.
+func (v *view) forget(d *Delta) {
+	i, ok := v.find(d.Entity.ID)
+	switch {
+	case d.Kind == DeltaUpdate:
+		if ok && v.entries[i].present {
+			v.entries[i].dirty |= d.Mask
+		}
+	case ok:
+		v.entries[i].unsure = true
+	default:
+		v.entries = slices.Insert(v.entries, i, entry{acked: sim.EntityState{ID: d.Entity.ID}, unsure: true})
+	}
+}
+
+// reset forgets everything the client held (a new or reconnecting client).
+func (v *view) reset() {
+	v.entries, v.pend = v.entries[:0], v.pend[:0]
+}

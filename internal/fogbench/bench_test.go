@@ -1,0 +1,58 @@
+package fogbench
+
+import (
+	"testing"
+
+	"github.com/tickwire/tickwire/fogauth"
+	"github.com/tickwire/tickwire/protocol"
+)
+
+// BenchmarkServerTick is the server's cost per tick besides the
+// simulation's own tick: the clients' orders and acknowledgements, fog
+// update for 8 players, deltas against the acknowledged state, priority
+// accumulator and budget, serialisation; in the 8-player battle. The
+// clients' work and the simulation run with the timer stopped, and every
+// RestartEvery ticks the battle starts again from the warm-up (untimed),
+// so about 2,000 entities stay alive and fighting.
+func BenchmarkServerTick(b *testing.B) {
+	var g *Game
+	visible, entities, bytes := 0, 0, 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		b.StopTimer()
+		if i%RestartEvery == 0 {
+			var err error
+			if g, err = Battle(fogauth.Config{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		before := g.Bytes[0]
+		if err := g.Submit(); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if err := g.Steps(); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if err := g.Room.Simulate(); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		g.Room.Publish()
+		b.StopTimer()
+		for p := 1; p <= 8; p++ {
+			visible += len(g.Room.Fog().VisibleEntities(protocol.PlayerID(p)))
+		}
+		entities += len(g.Room.Sim().Entities())
+		if err := g.Deliver(); err != nil {
+			b.Fatal(err)
+		}
+		bytes += g.Bytes[0] - before
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(bytes)/float64(b.N), "bytes/client/tick")
+	b.ReportMetric(float64(visible)/float64(b.N)/8, "visible/client")
+	b.ReportMetric(float64(entities)/float64(b.N), "entities")
+}
