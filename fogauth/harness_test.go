@@ -95,15 +95,6 @@ func (h *harness) join(id ClientID, player protocol.PlayerID, withBot bool) *hcl
 	return c
 }
 
-func (h *harness) client(id ClientID) *hclient {
-	for _, c := range h.clients {
-		if c.id == id {
-			return c
-		}
-	}
-	h.t.Fatalf("no client %d", id)
-	return nil
-}
 
 func (h *harness) delay() time.Duration {
 	d := h.latency

@@ -296,7 +296,3 @@ func (v *view) forget(d *Delta) {
 	}
 }
 
-// reset forgets everything the client held (a new or reconnecting client).
-func (v *view) reset() {
-	v.entries, v.pend = v.entries[:0], v.pend[:0]
-}

@@ -237,7 +237,6 @@ func (w *World) cast(by *[256]*Input, ev []Event) []Event {
 		p := w.projectile(e, in.CastSeq)
 		ev = append(ev, Event{Kind: EventSpawn, Player: e.Owner, Entity: p.ID, ActionSeq: in.CastSeq})
 		w.entities = append(w.entities, p)
-		e = &w.entities[i] // append may have moved the slice
 	}
 	if len(w.entities) > n {
 		// Spawns were appended; provisional ids sort first.
