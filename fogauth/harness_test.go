@@ -95,7 +95,6 @@ func (h *harness) join(id ClientID, player protocol.PlayerID, withBot bool) *hcl
 	return c
 }
 
-
 func (h *harness) delay() time.Duration {
 	d := h.latency
 	if h.jitter > 0 {

@@ -295,4 +295,3 @@ func (v *view) forget(d *Delta) {
 		v.entries = slices.Insert(v.entries, i, entry{acked: sim.EntityState{ID: d.Entity.ID}, unsure: true})
 	}
 }
-
