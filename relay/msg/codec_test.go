@@ -47,6 +47,10 @@ func samples() []msg.Message {
 		&msg.JoinRoom{Room: "cup-final", RoomSize: 2, NetworkModel: "fog_authoritative", MatchType: "tournament"},
 		&msg.JoinAccepted{Player: 3, RoomSize: 8, TickRate: 30, NetworkModel: "lockstep"},
 		&msg.JoinAccepted{Player: 1, RoomSize: 1, TickRate: 60},
+		&msg.JoinRoom{Room: "watch", RoomSize: 2, As: msg.JoinSpectator},
+		&msg.JoinRoom{Room: "back", RoomSize: 2, As: msg.JoinRejoin, Player: 2, Secret: msg.RejoinSecret{0xFF, 15: 1}},
+		&msg.JoinAccepted{Player: 2, RoomSize: 2, TickRate: 30, NetworkModel: "fog_authoritative", Secret: msg.RejoinSecret{7}},
+		&msg.JoinAccepted{Player: 0, RoomSize: 2, TickRate: 30},
 		&msg.JoinRefused{Reason: msg.RefuseRoomFull, Detail: "room \"lobby-7\" has 8 of 8 players"},
 		&msg.JoinRefused{Reason: msg.RefuseShutdown},
 	}
@@ -174,6 +178,8 @@ func TestAppendErrors(t *testing.T) {
 		{&msg.JoinRoom{Room: "r", RoomSize: 2, NetworkModel: string(make([]byte, msg.MaxModelName+1))}, msg.ErrRange},
 		{&msg.JoinRoom{Room: "r", RoomSize: 2, MatchType: string(make([]byte, msg.MaxModelName+1))}, msg.ErrRange},
 		{&msg.JoinAccepted{Player: 1, RoomSize: 2, NetworkModel: string(make([]byte, msg.MaxModelName+1))}, msg.ErrRange},
+		{&msg.JoinRoom{Room: "r", RoomSize: 2, As: msg.JoinRejoin, Player: 1}, msg.ErrRange}, // no secret
+		{&msg.JoinRoom{Room: "r", RoomSize: 2, As: msg.NumJoinKinds}, msg.ErrRange},
 		{&msg.JoinRefused{Reason: msg.NumRefusalReasons}, msg.ErrRange},
 		{&msg.JoinRefused{Reason: 77}, msg.ErrRange},
 		{&msg.JoinRefused{Detail: string(make([]byte, msg.MaxRefusalDetail+1))}, msg.ErrRange},
@@ -193,16 +199,23 @@ func TestAppendErrors(t *testing.T) {
 // the package doc).
 func TestJoinGolden(t *testing.T) {
 	var c msg.Codec
+	secret := msg.RejoinSecret{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
 	for _, tc := range []struct {
 		m    msg.Message
 		want []byte
 	}{
 		{&msg.JoinRoom{Room: "r1", RoomSize: 4},
-			[]byte{0xC0, 0x00, 0x50, 2, 'r', '1', 4, 0, 0}},
+			[]byte{0xC0, 0x00, 0x50, 2, 'r', '1', 4, 0, 0, 0}},
 		{&msg.JoinRoom{Room: "r", RoomSize: 2, NetworkModel: "fog", MatchType: "cup"},
-			[]byte{0xC0, 0x00, 0x50, 1, 'r', 2, 3, 'f', 'o', 'g', 3, 'c', 'u', 'p'}},
+			[]byte{0xC0, 0x00, 0x50, 1, 'r', 2, 3, 'f', 'o', 'g', 3, 'c', 'u', 'p', 0}},
+		{&msg.JoinRoom{Room: "r", RoomSize: 1, As: msg.JoinSpectator},
+			[]byte{0xC0, 0x00, 0x50, 1, 'r', 1, 0, 0, 1}},
+		{&msg.JoinRoom{Room: "r", RoomSize: 2, As: msg.JoinRejoin, Player: 2, Secret: secret},
+			append([]byte{0xC0, 0x00, 0x50, 1, 'r', 2, 0, 0, 2, 2}, secret[:]...)},
 		{&msg.JoinAccepted{Player: 300, RoomSize: 8, TickRate: 0x0102, NetworkModel: "lockstep"},
-			[]byte{0xC0, 0x00, 0x51, 0xAC, 0x02, 8, 0x02, 0x01, 8, 'l', 'o', 'c', 'k', 's', 't', 'e', 'p'}},
+			[]byte{0xC0, 0x00, 0x51, 0xAC, 0x02, 8, 0x02, 0x01, 8, 'l', 'o', 'c', 'k', 's', 't', 'e', 'p', 0}},
+		{&msg.JoinAccepted{Player: 1, RoomSize: 2, TickRate: 30, NetworkModel: "fog", Secret: secret},
+			append([]byte{0xC0, 0x00, 0x51, 1, 2, 30, 0, 3, 'f', 'o', 'g', 1}, secret[:]...)},
 		{&msg.JoinRefused{Reason: msg.RefuseModelMismatch, Detail: "x"},
 			[]byte{0xC0, 0x00, 0x52, 8, 1, 'x'}},
 		{&msg.JoinRefused{Reason: msg.RefuseTooManyRooms},

@@ -258,7 +258,37 @@ type JoinRoom struct {
 	// MatchType names the kind of match ("ranked", "tournament", …); the
 	// server may configure a network model per match type. "" is none.
 	MatchType string // at most MaxModelName bytes
+	// As is how the client joins: as a new player (JoinPlayer, the zero
+	// value), as a spectator of a room that is playing, or as a player
+	// taking its seat again (JoinRejoin) with Player and Secret. A
+	// spectator's and a rejoining player's RoomSize is not checked.
+	As JoinKind
+	// Player and Secret prove a rejoin: the seat's player and the
+	// secret the seat's JoinAccepted gave. Only sent with JoinRejoin.
+	Player protocol.PlayerID
+	Secret RejoinSecret
 }
+
+// JoinKind is how a JoinRoom asks to be seated.
+type JoinKind uint8
+
+// Join kinds.
+const (
+	JoinPlayer    JoinKind = iota // a new player of a room waiting for players
+	JoinSpectator                 // a spectator of a room that is playing
+	JoinRejoin                    // a player whose connection ended, back in its seat
+	// NumJoinKinds is the number of join kinds: every valid kind is
+	// below it.
+	NumJoinKinds
+)
+
+// RejoinSecret is the credential of a seat: whoever presents it with the
+// seat's player in a JoinRoom takes the seat again. The server draws it
+// from a cryptographic source; the zero value means none.
+type RejoinSecret [16]byte
+
+// IsZero reports whether s is the zero secret (none).
+func (s RejoinSecret) IsZero() bool { return s == RejoinSecret{} }
 
 // JoinAccepted gives the client its seat: its player id and the room's
 // size, tick rate and network model. What follows depends on the model
@@ -271,6 +301,11 @@ type JoinAccepted struct {
 	// the trust label a lobby shows ("fog_authoritative" is
 	// maphack-proof). At most MaxModelName bytes.
 	NetworkModel string
+	// Secret, if not zero, lets this seat's player take its seat again
+	// after its connection ended (a JoinRoom with JoinRejoin); the zero
+	// secret means the room's model takes no rejoins. A spectator's
+	// Player is 0.
+	Secret RejoinSecret
 }
 
 // RefusalReason says why the relay refused a join.
@@ -287,13 +322,17 @@ const (
 	RefuseTooManyRooms                          // the peer's address already waits in as many rooms as it may
 	RefuseModelUnavailable                      // the server does not host the requested network model
 	RefuseModelMismatch                         // the room (or the match type) plays another network model
+	RefuseNotPlaying                            // a spectator or rejoin names a room that is not playing
+	RefuseRejoinDenied                          // a rejoin's player and secret do not match a seat
+	RefuseUnsupported                           // the room's model takes no spectators (or no rejoins), or this room none
 	// NumRefusalReasons is the number of refusal reasons: every valid
 	// reason is below it.
 	NumRefusalReasons
 )
 
 var refusalNames = [NumRefusalReasons]string{"room full", "server full", "room size mismatch", "bad request", "shutting down",
-	"room size out of range", "too many waiting rooms", "network model unavailable", "network model mismatch"}
+	"room size out of range", "too many waiting rooms", "network model unavailable", "network model mismatch",
+	"room not playing", "rejoin denied", "not supported"}
 
 func (r RefusalReason) String() string {
 	if r < NumRefusalReasons {
