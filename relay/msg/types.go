@@ -282,6 +282,18 @@ const (
 	NumJoinKinds
 )
 
+func (k JoinKind) String() string {
+	switch k {
+	case JoinPlayer:
+		return "player"
+	case JoinSpectator:
+		return "spectator"
+	case JoinRejoin:
+		return "rejoin"
+	}
+	return "join?"
+}
+
 // RejoinSecret is the credential of a seat: whoever presents it with the
 // seat's player in a JoinRoom takes the seat again. The server draws it
 // from a cryptographic source; the zero value means none.

@@ -43,6 +43,10 @@ func (s *Server) join(c *transport.Conn, j *msg.JoinRoom) (*hostedRoom, *seat, b
 	if s.closed {
 		return nil, nil, false, refuse(msg.RefuseShutdown, "the relay is shutting down")
 	}
+	if j.As != msg.JoinPlayer {
+		h, st, ref := s.joinPlayingLocked(c, j)
+		return h, st, false, ref
+	}
 	h := s.rooms[j.Room]
 	if h != nil && h.expired(s.clock()) {
 		s.expireLocked(h)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"log/slog"
 	"sync/atomic"
@@ -23,8 +24,9 @@ type hostedRoom struct {
 	creator         string // the creator's address, while the room waits
 	log             *slog.Logger
 
-	seats   []*seat // by player index, grown as players join; nil = free
-	seated  int     // seats whose connection has not ended
+	seats      []*seat // by player index, grown as players join; nil = free; spectators from size up
+	seated     int     // player seats whose connection has not ended
+	spectators int     // spectator seats whose connection has not ended
 	started bool    // every seat was taken; seats are fixed from now on
 	ended   bool
 	expires time.Duration // server clock; waiting rooms only
@@ -39,12 +41,13 @@ type hostedRoom struct {
 // roomImpl holds a model's room (an interface in an atomic pointer).
 type roomImpl struct{ room.Room }
 
-// seat is a seated connection.
+// seat is a seated connection: a player's, or a spectator's (player 0).
 type seat struct {
 	index  int
 	player protocol.PlayerID
 	conn   *transport.Conn
-	ended  bool // the connection ended (guarded by Server.mu)
+	secret msg.RejoinSecret // the player's rejoin credential; zero if the model takes no rejoins
+	ended  bool             // the connection ended (guarded by Server.mu)
 	// Owned by the seat's reader.
 	limit bucket
 }
@@ -68,13 +71,17 @@ func (s *Server) newRoomLocked(j *msg.JoinRoom, m *hostedModel, addr string) *ho
 	return h
 }
 
-// seat takes the first free seat for c.
+// seat takes the first free seat for c, with a fresh rejoin secret if
+// the model takes rejoins.
 func (h *hostedRoom) seat(c *transport.Conn) *seat {
 	i := 0
 	for i < len(h.seats) && h.seats[i] != nil {
 		i++
 	}
 	st := &seat{index: i, player: protocol.PlayerID(i + 1), conn: c}
+	if h.model.Rejoin {
+		rand.Read(st.secret[:]) // never fails (crypto/rand)
+	}
 	if i == len(h.seats) {
 		h.seats = append(h.seats, st)
 	} else {
@@ -209,7 +216,7 @@ func (s *Server) end(h *hostedRoom) {
 			open = append(open, st)
 		}
 	}
-	h.seated = 0
+	h.seated, h.spectators = 0, 0
 	s.endLocked(h)
 	s.mu.Unlock()
 	for _, st := range open {
@@ -253,15 +260,14 @@ func (s *Server) read(h *hostedRoom, st *seat) {
 
 // seatEnded handles a seat whose connection ended: before the start the
 // seat is freed (and an empty room ends), after it the room learns that
-// the player is gone.
+// the player (or spectator) is gone.
 func (s *Server) seatEnded(h *hostedRoom, st *seat, err error) {
 	s.mu.Lock()
 	first := !st.ended
-	st.ended = true
-	if first {
-		h.seated--
-	}
 	started := h.started
+	if first {
+		s.leaveLocked(h, st, err)
+	}
 	if !started && first {
 		h.seats[st.index] = nil
 		if h.seated == 0 {
@@ -274,10 +280,23 @@ func (s *Server) seatEnded(h *hostedRoom, st *seat, err error) {
 	}
 	s.countBytes(st.conn)
 	s.closeConn(st.conn, "") // release what the ended connection holds
-	if started {
-		h.inbox.Load().Post(room.Inbound{Seat: st.index, At: s.clock(), Err: err})
-	} else {
+	if !started {
 		h.log.Info("relay: player left before the start", "player", st.player, "err", err)
+	}
+}
+
+// leaveLocked marks st's connection ended and, once the room plays,
+// posts its end to the room (the caller counts its bytes and closes it). Posting under Server.mu
+// orders the end before anything a later connection of the seat posts.
+func (s *Server) leaveLocked(h *hostedRoom, st *seat, err error) {
+	st.ended = true
+	if st.index >= h.size {
+		h.spectators--
+	} else {
+		h.seated--
+	}
+	if h.started {
+		h.inbox.Load().Post(room.Inbound{Seat: st.index, At: s.clock(), Err: err})
 	}
 }
 

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -18,7 +19,9 @@ import (
 )
 
 // echoModel is a network model for tests: its room sends every message
-// back to its sender, prefixed with the sender's player id.
+// back to its sender, prefixed with the sender's player id (0 for a
+// spectator). It takes connections that join while it plays (rejoins,
+// spectators) when the model says so.
 func echoModel(echoed *atomic.Uint64) room.Model {
 	return room.Model{
 		Name:        "echo",
@@ -43,9 +46,10 @@ type echoRoom struct {
 func (r *echoRoom) Status() room.Status { return room.Status{Phase: "echoing"} }
 
 func (r *echoRoom) Run(ctx context.Context) error {
-	gone := 0
+	seats := slices.Clone(r.p.Seats)
+	live := len(seats)
 	var in []room.Inbound
-	for gone < len(r.p.Seats) {
+	for live > 0 {
 		select {
 		case <-r.p.Inbox.Ready():
 		case <-ctx.Done():
@@ -53,14 +57,21 @@ func (r *echoRoom) Run(ctx context.Context) error {
 		}
 		in = r.p.Inbox.Take(in[:0])
 		for _, m := range in {
-			if m.Err != nil {
-				gone++
-				continue
+			switch {
+			case m.Err != nil:
+				live--
+			case m.Joined != nil:
+				for m.Seat >= len(seats) {
+					seats = append(seats, room.Seat{})
+				}
+				seats[m.Seat] = *m.Joined
+				live++
+			default:
+				st := seats[m.Seat]
+				st.Conn.Send(transport.LaneOrders, append([]byte{byte(st.Player)}, m.Msg.Data...))
+				st.Conn.Flush()
+				r.echoed.Add(1)
 			}
-			st := r.p.Seats[m.Seat]
-			st.Conn.Send(transport.LaneOrders, append([]byte{byte(st.Player)}, m.Msg.Data...))
-			st.Conn.Flush()
-			r.echoed.Add(1)
 		}
 	}
 	return nil

@@ -100,7 +100,9 @@ func (s *Server) Serve(ctx context.Context, l *transport.Listener) error {
 // ServeConn runs the join exchange on an established connection: it waits
 // for JoinRoom (at most Config.JoinTimeout), then seats the connection in
 // its room and answers JoinAccepted, or answers JoinRefused and closes the
-// connection. It returns once the connection is seated or refused; the
+// connection. A JoinRoom asking to spectate or rejoin is seated in a
+// playing room whose model takes it (room.Model.MaxSpectators,
+// room.Model.Rejoin) and handed to the running room. It returns once the connection is seated or refused; the
 // room owns a seated connection from then on. ctx bounds only the join.
 func (s *Server) ServeConn(ctx context.Context, c *transport.Conn) error {
 	jctx, cancel := context.WithTimeout(ctx, s.cfg.JoinTimeout)
@@ -122,12 +124,15 @@ func (s *Server) ServeConn(ctx context.Context, c *transport.Conn) error {
 	if h == nil {
 		return s.refuse(c, ref.reason, ref.detail)
 	}
-	accepted := &msg.JoinAccepted{Player: st.player, RoomSize: uint8(h.size), TickRate: uint16(h.tickRate), NetworkModel: h.model.Name}
+	accepted := &msg.JoinAccepted{Player: st.player, RoomSize: uint8(h.size), TickRate: uint16(h.tickRate), NetworkModel: h.model.Name, Secret: st.secret}
 	if err := s.send(c, accepted); err != nil {
 		s.closeConn(c, "cannot answer the join")
 	}
 	c.Flush()
-	s.cfg.Logger.Info("relay: player joined", "room", h.name, "player", st.player, "network_model", h.model.Name, "peer", c.RemoteAddr())
+	s.cfg.Logger.Info("relay: player joined", "room", h.name, "player", st.player, "as", j.As, "network_model", h.model.Name, "peer", c.RemoteAddr())
+	if j.As != msg.JoinPlayer {
+		s.postJoined(h, st)
+	}
 	s.wg.Add(1)
 	go s.read(h, st)
 	if full {

@@ -135,6 +135,7 @@ type RoomStats struct {
 	MatchType    string
 	Size         int // players the game needs
 	Players      int // seated (connections not closed)
+	Spectators   int // spectators watching (connections not closed)
 	Phase        string
 	Tick         uint64 // lockstep: next tick to broadcast
 	RunAhead     uint8  // lockstep only
@@ -216,7 +217,7 @@ func (s *Server) Stats() Stats {
 	var open []*transport.Conn // seated connections, whose bytes are counted when they end
 	s.mu.Lock()
 	for _, h := range s.rooms {
-		rs := RoomStats{Name: h.name, NetworkModel: h.model.Name, MatchType: h.matchType, Size: h.size, Players: h.seated, Phase: "waiting"}
+		rs := RoomStats{Name: h.name, NetworkModel: h.model.Name, MatchType: h.matchType, Size: h.size, Players: h.seated, Spectators: h.spectators, Phase: "waiting"}
 		ms := byModel[h.model.Name]
 		if h.started {
 			st.ActiveGames++

@@ -10,6 +10,7 @@
 //	  JoinRoom → pick model → seat ──┐
 //	  … room full …                  └─▶ Model.New(Params{Seats, Inbox, Clock, …}) → Room
 //	  reader per seat ─ rate limit ─▶ Inbox ─▶ Room.Run (one goroutine)
+//	  JoinRoom as rejoin/spectator ─▶ Inbox (Inbound.Joined) ─▶ Room.Run
 //	  Stats / metrics ◀──────────────────── Room.Status, Model.Metrics
 //	  close seats left open ◀──────────────  Run returns
 //
@@ -19,6 +20,13 @@
 // the same lanes and every client dials with lanes.TransportConfig());
 // every connection of a server shares one transport
 // configuration, the union of its models' channels.
+//
+// A model that can take connections after its start says so
+// (Model.Rejoin, Model.MaxSpectators). The server then gives each seat a
+// rejoin secret in its JoinAccepted, checks a rejoin's player and secret
+// (constant-time) and a spectator's limit, and hands the new connection
+// to the running room through the Inbox; the model never sees a refused
+// join. A model that says nothing (lockstep) keeps its seats fixed.
 //
 // A model's room decodes its own messages (Inbound.Msg is the raw
 // transport message), so each model has its own message set after the

@@ -7,10 +7,11 @@ import (
 	"github.com/tickwire/tickwire/transport"
 )
 
-// Inbound is one entry of an Inbox: a message a seat sent, or the seat's
-// end.
+// Inbound is one entry of an Inbox: a message a seat sent, the seat's
+// end, or a connection taking a seat while the room plays.
 type Inbound struct {
-	// Seat is the sender's index in Params.Seats.
+	// Seat is the sender's index in Params.Seats; a spectator's index is
+	// at least len(Params.Seats).
 	Seat int
 	// At is the server clock when the message was read.
 	At time.Duration
@@ -20,6 +21,13 @@ type Inbound struct {
 	// Err, if set, says the seat's connection ended (Msg is empty): the
 	// player is gone.
 	Err error
+	// Joined, if set, is a connection taking the seat while the room
+	// plays (Msg is empty): a player back in its seat after its earlier
+	// connection's end (always posted before this), or a new spectator.
+	// It is answered JoinAccepted already; the room sends what the
+	// model sends a joiner. Only models with Rejoin or MaxSpectators
+	// receive it.
+	Joined *Seat
 }
 
 // Inbox is the queue from a room's connection readers to its goroutine.

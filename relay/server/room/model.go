@@ -44,6 +44,18 @@ type Model struct {
 	// channels, and two models naming the same id must configure it
 	// identically.
 	Channels []transport.ChannelConfig
+	// Rejoin lets a player whose connection ended (or who presents its
+	// seat's secret from a new connection) take its seat again while the
+	// room plays: the server gives each seat a rejoin secret in its
+	// JoinAccepted and, on a JoinRoom asking to rejoin with the seat's
+	// player and secret, posts the new connection to the Inbox
+	// (Inbound.Joined). Without it rejoins are refused as unsupported.
+	Rejoin bool
+	// MaxSpectators bounds the spectators of one room: connections that
+	// join a playing room to watch (player 0, seat indices from the room
+	// size up), posted to the Inbox like a rejoin. 0 means the model takes
+	// no spectators: they are refused as unsupported.
+	MaxSpectators int
 	// New starts a room once all its seats are taken. An error ends the
 	// room: the server closes the seats.
 	New func(Params) (Room, error)
@@ -71,13 +83,14 @@ type Params struct {
 	Clock func() time.Duration
 	// Logger is the room's logger (with the room's name).
 	Logger *slog.Logger
-	// CloseSeat closes seat i's connection gracefully in the background
+	// CloseSeat closes seat i's connection (a player's or a
+	// spectator's) gracefully in the background
 	// (delivering what is queued) with reason; the server waits for it
 	// when it closes. The seat's end then arrives in the Inbox.
 	CloseSeat func(i int, reason string)
 }
 
-// Seat is a seated player.
+// Seat is a seated player, or a spectator (Player 0).
 type Seat struct {
 	Player protocol.PlayerID
 	Conn   *transport.Conn
