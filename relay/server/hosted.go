@@ -27,10 +27,10 @@ type hostedRoom struct {
 	seats      []*seat // by player index, grown as players join; nil = free; spectators from size up
 	seated     int     // player seats whose connection has not ended
 	spectators int     // spectator seats whose connection has not ended
-	started bool    // every seat was taken; seats are fixed from now on
-	ended   bool
-	expires time.Duration // server clock; waiting rooms only
-	timer   *time.Timer   // expiry, while the room waits
+	started    bool    // every seat was taken; seats are fixed from now on
+	ended      bool
+	expires    time.Duration // server clock; waiting rooms only
+	timer      *time.Timer   // expiry, while the room waits
 
 	ctx    context.Context // the room's life: readers stop when it ends
 	cancel context.CancelFunc
