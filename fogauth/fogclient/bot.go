@@ -2,10 +2,12 @@ package fogclient
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/tickwire/tickwire/fogauth"
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/sim/bot"
+	"github.com/tickwire/tickwire/transport"
 )
 
 // PlayBot lets b play the client's player from the partial world only:
@@ -55,3 +57,50 @@ type atTick struct {
 func (w atTick) Tick() uint64 { return w.tick }
 
 var _ bot.World = atTick{}
+
+// Redial opens a new connection to the server for a rejoin.
+type Redial func(ctx context.Context) (*transport.Conn, error)
+
+// PlayBotRejoining plays like PlayBot and, whenever the connection ends
+// before the match does (no MatchEnd arrived), dials a new connection and
+// takes the seat again with the client's ticket (Rejoin), at most
+// maxRejoins times; the bot plays on from the new client's partial world,
+// which the server fills again from empty. It returns the client it ended
+// on (the caller closes it; c is closed once replaced) and the rejoins
+// made; the error says why a rejoin failed.
+func PlayBotRejoining(ctx context.Context, c *Client, b *bot.Bot, ticks uint64, dial Redial, cfg Config, maxRejoins int) (*Client, int, error) {
+	rejoins := 0
+	for {
+		PlayBot(ctx, c, b, ticks)
+		if ctx.Err() != nil || !c.lost() || rejoins == maxRejoins {
+			return c, rejoins, nil
+		}
+		t, ok := c.Ticket()
+		if !ok {
+			return c, rejoins, fmt.Errorf("fogclient: player %d has no rejoin ticket", c.Player())
+		}
+		conn, err := dial(ctx)
+		if err != nil {
+			return c, rejoins, err
+		}
+		next, err := Rejoin(ctx, conn, t, cfg)
+		if err != nil {
+			return c, rejoins, err
+		}
+		c.Close()
+		c = next
+		rejoins++
+		c.log.Info("fogclient: rejoined", "player", c.Player(), "rejoins", rejoins)
+	}
+}
+
+// lost reports whether the connection ended before the match did.
+func (c *Client) lost() bool {
+	select {
+	case <-c.done:
+	default:
+		return false
+	}
+	_, _, ended := c.End()
+	return !ended
+}

@@ -60,6 +60,7 @@ type Client struct {
 	log     *slog.Logger
 	player  protocol.PlayerID
 	model   string
+	ticket  Ticket
 	start   fogauth.MatchStart
 	terrain *sim.Terrain
 	began   time.Time
@@ -85,17 +86,58 @@ type JoinError = lockstep.JoinError
 // named room of roomSize players and waits for the match to start
 // (MatchStart). On error conn is closed.
 func Join(ctx context.Context, conn *transport.Conn, roomName string, roomSize int, cfg Config) (*Client, error) {
-	c, err := join(ctx, conn, roomName, roomSize, cfg)
+	if roomSize < 1 || roomSize > sim.MaxPlayers {
+		conn.Close()
+		return nil, fmt.Errorf("fogclient: room size %d outside 1..%d", roomSize, sim.MaxPlayers)
+	}
+	return joinAs(ctx, conn, msg.JoinRoom{Room: roomName, RoomSize: uint8(roomSize)}, cfg)
+}
+
+// Spectate asks the server on conn for a spectator seat in the playing
+// fog-authoritative room named room and waits for its MatchStart. A
+// spectator sees the union of the players' views (or the whole map, if
+// the server says so) and gives no orders (the server rejects them). On
+// error conn is closed.
+func Spectate(ctx context.Context, conn *transport.Conn, roomName string, cfg Config) (*Client, error) {
+	return joinAs(ctx, conn, msg.JoinRoom{Room: roomName, RoomSize: 1, As: msg.JoinSpectator}, cfg)
+}
+
+// Ticket is what a player needs to take its seat again after its
+// connection ended: the room, the player and the seat's secret from the
+// server's join answer. Keep it private: whoever holds it can play the
+// seat.
+type Ticket struct {
+	Room     string
+	RoomSize int
+	Player   protocol.PlayerID
+	Secret   msg.RejoinSecret
+}
+
+// Ticket returns the client's rejoin ticket; ok is false for a spectator
+// or when the server takes no rejoins.
+func (c *Client) Ticket() (t Ticket, ok bool) { return c.ticket, !c.ticket.Secret.IsZero() }
+
+// Rejoin takes a player's seat again on a new connection with its
+// ticket, after the earlier connection ended (or to replace one that
+// seems lost: the server closes the old connection). The new client
+// starts from an empty partial world: the server sends everything the
+// player sees again, spread over ticks by its budget. On error conn is
+// closed.
+func Rejoin(ctx context.Context, conn *transport.Conn, t Ticket, cfg Config) (*Client, error) {
+	return joinAs(ctx, conn, msg.JoinRoom{Room: t.Room, RoomSize: uint8(max(min(t.RoomSize, sim.MaxPlayers), 1)),
+		As: msg.JoinRejoin, Player: t.Player, Secret: t.Secret}, cfg)
+}
+
+func joinAs(ctx context.Context, conn *transport.Conn, j msg.JoinRoom, cfg Config) (*Client, error) {
+	j.NetworkModel, j.MatchType = room.FogAuthoritative, cfg.MatchType
+	c, err := join(ctx, conn, &j, cfg)
 	if err != nil {
 		conn.Close()
 	}
 	return c, err
 }
 
-func join(ctx context.Context, conn *transport.Conn, roomName string, roomSize int, cfg Config) (*Client, error) {
-	if roomSize < 1 || roomSize > sim.MaxPlayers {
-		return nil, fmt.Errorf("fogclient: room size %d outside 1..%d", roomSize, sim.MaxPlayers)
-	}
+func join(ctx context.Context, conn *transport.Conn, j *msg.JoinRoom, cfg Config) (*Client, error) {
 	c := &Client{conn: conn, cfg: cfg, log: cfg.Logger, ticked: make(chan struct{}, 1), done: make(chan struct{})}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
@@ -104,7 +146,7 @@ func join(ctx context.Context, conn *transport.Conn, roomName string, roomSize i
 		c.cfg.Clock = time.Now
 	}
 	var codec msg.Codec
-	b, err := codec.Append(nil, &msg.JoinRoom{Room: roomName, RoomSize: uint8(roomSize), NetworkModel: room.FogAuthoritative, MatchType: cfg.MatchType})
+	b, err := codec.Append(nil, j)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +157,7 @@ func join(ctx context.Context, conn *transport.Conn, roomName string, roomSize i
 	for c.terrain == nil {
 		tm, err := conn.Receive(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("fogclient: joining room %q: %w", roomName, err)
+			return nil, fmt.Errorf("fogclient: joining room %q: %w", j.Room, err)
 		}
 		if c.model == "" {
 			m, err := codec.Decode(tm.Data)
@@ -129,7 +171,11 @@ func join(ctx context.Context, conn *transport.Conn, roomName string, roomSize i
 				if m.NetworkModel != room.FogAuthoritative {
 					return nil, fmt.Errorf("%w: the server seated the client in a %q room", ErrProtocol, m.NetworkModel)
 				}
+				if (j.As == msg.JoinSpectator) != (m.Player == 0) || (j.As == msg.JoinRejoin && m.Player != j.Player) {
+					return nil, fmt.Errorf("%w: seated as player %d", ErrProtocol, m.Player)
+				}
 				c.player, c.model = m.Player, m.NetworkModel
+				c.ticket = Ticket{Room: j.Room, RoomSize: int(m.RoomSize), Player: m.Player, Secret: m.Secret}
 			default:
 				return nil, fmt.Errorf("%w: %T before the join answer", ErrProtocol, m)
 			}

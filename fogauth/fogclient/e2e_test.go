@@ -20,6 +20,41 @@ import (
 	"github.com/tickwire/tickwire/transport"
 )
 
+// startServer starts a relay server hosting fog-authoritative rooms with
+// fog on an in-memory network, and returns how to dial it over link (each
+// way) with a seeded impairment. The server closes when the test ends.
+func startServer(t *testing.T, fog fogserver.Config, link netsim.Link) func(seed uint64) *transport.Conn {
+	t.Helper()
+	cfg := server.Config{Models: []room.Model{fogserver.Model(fog)}, DefaultModel: room.FogAuthoritative}
+	if err := cfg.Check(); err != nil {
+		t.Fatal(err)
+	}
+	tc, err := cfg.Transport()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mn := netsim.NewMemNetwork()
+	pc, _ := mn.ListenPacket("")
+	l, err := transport.Listen(t.Context(), pc, tc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := server.New(cfg)
+	go srv.Serve(context.Background(), l)
+	t.Cleanup(func() {
+		l.Close()
+		srv.Close()
+	})
+	return func(seed uint64) *transport.Conn {
+		raw, _ := mn.ListenPacket("")
+		c, err := transport.Dial(t.Context(), netsim.Wrap(raw, netsim.Config{Seed: seed, Out: link, In: link}), l.Addr(), tc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+}
+
 // TestMatchOverServer plays a fog-authoritative match through the relay
 // server: three bot clients over an in-memory network with 10% loss and
 // jitter each way, in virtual time. Each client ends consistent (its
@@ -29,34 +64,8 @@ import (
 func TestMatchOverServer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fog := fogserver.Config{MaxConcurrentGames: 1, UnitsPerPlayer: 20, MatchTicks: 300, Seed: func() uint64 { return 5 }}
-		cfg := server.Config{Models: []room.Model{fogserver.Model(fog)}, DefaultModel: room.FogAuthoritative}
-		if err := cfg.Check(); err != nil {
-			t.Fatal(err)
-		}
-		tc, err := cfg.Transport()
-		if err != nil {
-			t.Fatal(err)
-		}
-		mn := netsim.NewMemNetwork()
-		pc, _ := mn.ListenPacket("")
-		l, err := transport.Listen(t.Context(), pc, tc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := server.New(cfg)
-		go srv.Serve(context.Background(), l)
-		defer srv.Close()
-		defer l.Close()
-
 		link := netsim.Link{Latency: 30 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.10}
-		dial := func(seed uint64) *transport.Conn {
-			raw, _ := mn.ListenPacket("")
-			c, err := transport.Dial(t.Context(), netsim.Wrap(raw, netsim.Config{Seed: seed, Out: link, In: link}), l.Addr(), tc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return c
-		}
+		dial := startServer(t, fog, link)
 		const players = 3
 		clients := make([]*fogclient.Client, players)
 		var wg sync.WaitGroup
@@ -74,7 +83,7 @@ func TestMatchOverServer(t *testing.T) {
 			}()
 		}
 		time.Sleep(2 * time.Second) // the room is full and playing
-		_, err = fogclient.Join(t.Context(), dial(99), "other", 2, fogclient.Config{})
+		_, err := fogclient.Join(t.Context(), dial(99), "other", 2, fogclient.Config{})
 		var je *fogclient.JoinError
 		if !errors.As(err, &je) || je.Reason != msg.RefuseServerFull || !strings.Contains(je.Detail, "server at capacity") {
 			t.Errorf("join beyond max_concurrent_games: %v", err)

@@ -43,9 +43,19 @@ type Config struct {
 	// SettleTimeout bounds the wait for every seat to acknowledge its
 	// final view; 0 means 10 s.
 	SettleTimeout time.Duration
+	// MaxSpectators is max_spectators: the spectators one room takes
+	// (they see the union of the players' views, or everything with
+	// Room.FullMapSpectators, and give no orders). 0 means 4; a negative
+	// value takes none.
+	MaxSpectators int
 	// Seed, if set, gives each room's map and game seed; nil draws them
 	// from crypto/rand.
 	Seed func() uint64
+	// OnTick, if set, is called on a room's goroutine after each tick's
+	// StateUpdates are built, with the room's name and core (for tests
+	// and tools that check what was sent against the truth). It must not
+	// change the core.
+	OnTick func(room string, core *fogauth.Room)
 }
 
 func (c Config) withDefaults() Config {
@@ -58,6 +68,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.SettleTimeout == 0 {
 		c.SettleTimeout = 10 * time.Second
+	}
+	if c.MaxSpectators == 0 {
+		c.MaxSpectators = 4
 	}
 	return c
 }
@@ -72,6 +85,8 @@ func (c Config) Check() error {
 		return fmt.Errorf("%w: max_concurrent_games %d (at least 0)", fogauth.ErrConfig, c.MaxConcurrentGames)
 	case c.MaxRoomSize < 0 || c.MaxRoomSize > sim.MaxPlayers:
 		return fmt.Errorf("%w: max room size %d (1..%d)", fogauth.ErrConfig, c.MaxRoomSize, sim.MaxPlayers)
+	case c.MaxSpectators > 64:
+		return fmt.Errorf("%w: max_spectators %d (at most 64)", fogauth.ErrConfig, c.MaxSpectators)
 	case c.UnitsPerPlayer < 0 || c.UnitsPerPlayer > 1000 || c.MatchTicks < 0 || c.SettleTimeout < 0:
 		return fmt.Errorf("%w: negative or huge match setting", fogauth.ErrConfig)
 	}
@@ -79,18 +94,22 @@ func (c Config) Check() error {
 }
 
 // Model returns the fog-authoritative network model for a server. Its
-// Metrics cover every room it creates.
+// Metrics cover every room it creates. Its rooms take rejoins (a player
+// back after its connection ended starts from an empty view) and up to
+// MaxSpectators spectators.
 func Model(cfg Config) room.Model {
 	cfg = cfg.withDefaults()
 	m := &metrics{rooms: map[*fogRoom]struct{}{}}
 	return room.Model{
-		Name:        room.FogAuthoritative,
-		MaxRoomSize: cfg.MaxRoomSize,
-		MaxRooms:    cfg.MaxConcurrentGames,
-		TickRate:    cfg.Room.TickRate,
-		Channels:    lanes.Channels(),
-		New:         func(p room.Params) (room.Room, error) { return newRoom(cfg, m, p) },
-		Metrics:     m.snapshot,
+		Name:          room.FogAuthoritative,
+		MaxRoomSize:   cfg.MaxRoomSize,
+		MaxRooms:      cfg.MaxConcurrentGames,
+		TickRate:      cfg.Room.TickRate,
+		Channels:      lanes.Channels(),
+		Rejoin:        true,
+		MaxSpectators: max(cfg.MaxSpectators, 0),
+		New:           func(p room.Params) (room.Room, error) { return newRoom(cfg, m, p) },
+		Metrics:       m.snapshot,
 	}
 }
 

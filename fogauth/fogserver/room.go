@@ -19,11 +19,13 @@ import (
 // Run, its only goroutine, owns everything but published.
 type fogRoom struct {
 	cfg       Config
+	name      string
 	m         *metrics
 	log       *slog.Logger
 	inbox     *room.Inbox
 	clock     func() time.Duration
-	seats     []room.Seat
+	seats     []room.Seat // the players, then spectators as they join
+	players   int
 	gone      []bool
 	core      *fogauth.Room
 	start     fogauth.MatchStart
@@ -64,8 +66,8 @@ func newRoom(cfg Config, m *metrics, p room.Params) (*fogRoom, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &fogRoom{cfg: cfg, m: m, log: p.Logger, inbox: p.Inbox, clock: p.Clock, seats: p.Seats, core: core,
-		gone: make([]bool, len(p.Seats)), touched: make([]bool, len(p.Seats))}
+	r := &fogRoom{cfg: cfg, name: p.Name, m: m, log: p.Logger, inbox: p.Inbox, clock: p.Clock, seats: slices.Clone(p.Seats),
+		players: len(p.Seats), core: core, gone: make([]bool, len(p.Seats)), touched: make([]bool, len(p.Seats))}
 	r.start = fogauth.MatchStart{TickRate: uint16(p.TickRate), Players: uint8(sp.Players),
 		UnitsPerPlayer: uint16(sp.UnitsPerPlayer), MapSize: uint16(sp.MapSize), MapSeed: seed}
 	for i, st := range p.Seats {
@@ -116,7 +118,7 @@ func (r *fogRoom) Run(ctx context.Context) error {
 		if now >= r.nextStats {
 			r.refresh(now)
 		}
-		if !slices.Contains(r.gone, false) {
+		if !slices.Contains(r.gone[:r.players], false) {
 			return nil
 		}
 		if r.core.Finished() && (r.settled() || now >= r.settleBy) {
@@ -128,11 +130,15 @@ func (r *fogRoom) Run(ctx context.Context) error {
 }
 
 func (r *fogRoom) handle(in *room.Inbound) {
-	if in.Err != nil {
+	switch {
+	case in.Joined != nil:
+		r.joined(in.Seat, *in.Joined)
+		return
+	case in.Err != nil:
 		if !r.gone[in.Seat] {
 			r.gone[in.Seat] = true
 			r.core.RemoveClient(clientID(in.Seat))
-			r.log.Info("fogauth: player disconnected", "player", r.seats[in.Seat].Player, "err", in.Err)
+			r.log.Info("fogauth: disconnected", "player", r.seats[in.Seat].Player, "seat", in.Seat, "err", in.Err)
 		}
 		return
 	}
@@ -144,6 +150,28 @@ func (r *fogRoom) handle(in *room.Inbound) {
 	}
 }
 
+// joined seats a connection that joined while the room plays: a player
+// back in its seat or a spectator. Its client starts from an empty view,
+// so its first StateUpdates carry Enters for everything it sees, spread
+// over ticks by the budget; it gets the MatchStart first.
+func (r *fogRoom) joined(i int, st room.Seat) {
+	for i >= len(r.seats) {
+		r.seats, r.gone, r.touched = append(r.seats, room.Seat{}), append(r.gone, true), append(r.touched, false)
+	}
+	if !r.gone[i] { // the server posts a seat's end before its next join; be safe
+		r.core.RemoveClient(clientID(i))
+	}
+	r.seats[i], r.gone[i] = st, false
+	if err := r.core.AddClient(clientID(i), st.Player); err != nil {
+		r.gone[i] = true
+		r.log.Warn("fogauth: cannot seat a joiner", "seat", i, "err", err)
+		return
+	}
+	r.log.Info("fogauth: joined while playing", "player", st.Player, "seat", i, "tick", r.core.Tick())
+	r.send(i, LaneReliable, fogauth.AppendMatchStart(nil, r.start))
+	r.flush()
+}
+
 // tick runs one tick, timing the simulation apart from the rest.
 func (r *fogRoom) tick(now time.Duration) {
 	t0 := r.clock()
@@ -153,6 +181,9 @@ func (r *fogRoom) tick(now time.Duration) {
 	t1 := r.clock()
 	r.core.Publish()
 	t2 := r.clock()
+	if r.cfg.OnTick != nil {
+		r.cfg.OnTick(r.name, r.core)
+	}
 	before := r.core.Stats().SkippedTicks
 	r.core.EndTick(now)
 	r.m.skipped.Add(r.core.Stats().SkippedTicks - before)
@@ -175,8 +206,8 @@ func (r *fogRoom) finish(now time.Duration) {
 	r.log.Info("fogauth: last tick; settling", "tick", r.core.Tick())
 }
 
-// settled reports whether every seat still present acknowledged its whole
-// view.
+// settled reports whether every seat still present (spectators too)
+// acknowledged its whole view.
 func (r *fogRoom) settled() bool {
 	for i := range r.seats {
 		if !r.gone[i] && !r.core.Converged(clientID(i)) {

@@ -27,7 +27,7 @@ type hostedRoom struct {
 	seats      []*seat // by player index, grown as players join; nil = free; spectators from size up
 	seated     int     // player seats whose connection has not ended
 	spectators int     // spectator seats whose connection has not ended
-	started    bool    // every seat was taken; seats are fixed from now on
+	started    bool    // every seat was taken; from now on a player seat is only taken again by a rejoin
 	ended      bool
 	expires    time.Duration // server clock; waiting rooms only
 	timer      *time.Timer   // expiry, while the room waits
