@@ -20,6 +20,12 @@ func TestFogFlags(t *testing.T) {
 	if _, err := parseFogBotFlags([]string{"--server", "x:1", "--room", "r", "--players", "2", "--ticks", "5", "--room-size", "1"}, io.Discard); !errors.Is(err, errUsage) {
 		t.Errorf("--room-size below --players: %v", err)
 	}
+	if _, err := parseFogBotFlags([]string{"--server", "x:1", "--room", "r", "--spectate", "--reconnect-after", "5"}, io.Discard); !errors.Is(err, errUsage) {
+		t.Errorf("--spectate with --reconnect-after: %v", err)
+	}
+	if f, err := parseFogBotFlags([]string{"--server", "x:1", "--room", "r", "--spectate"}, io.Discard); err != nil || f.players != 1 {
+		t.Errorf("--spectate: %+v, %v", f, err)
+	}
 }
 
 // TestFogDemoEndToEnd plays a short fog-authoritative demo over loopback
@@ -59,6 +65,36 @@ func TestFogDemoEndToEnd(t *testing.T) {
 			t.Errorf("player %v not consistent", pm["id"])
 		}
 	}
+}
+
+// TestFogBotReconnects runs "tickwire relay" hosting fog rooms and
+// "tickwire bot --mode fogauth --reconnect-after 20": each bot drops its
+// connection at tick 20, rejoins its seat, plays on and ends consistent.
+// A spectator of a room that is not playing is refused.
+func TestFogBotReconnects(t *testing.T) {
+	stop, udp, _ := startRelay(t, "--default-network-model", "fog_authoritative")
+	code, out, errOut := runCmd(t, "bot", "--mode", "fogauth", "--server", udp, "--room", "back", "--players", "2",
+		"--ticks", "60", "--reconnect-after", "20", "--json")
+	if code != 0 {
+		t.Fatalf("bot exit %d: %s\n%s", code, errOut, out)
+	}
+	var r fogReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(r.Players) != 2 || !r.AllConsistent {
+		t.Fatalf("summary %s", out)
+	}
+	for _, p := range r.Players {
+		if p.Rejoins != 1 || !p.Consistent || p.Ticks < 60 {
+			t.Errorf("player %+v", p)
+		}
+	}
+	code, out, _ = runCmd(t, "bot", "--mode", "fogauth", "--server", udp, "--room", "nobody", "--spectate", "--json")
+	if code == 0 || !strings.Contains(out, "room not playing") && !strings.Contains(out, "not playing") {
+		t.Errorf("spectating an empty room: exit %d, %s", code, out)
+	}
+	stop()
 }
 
 func TestDumperRenamesAtClose(t *testing.T) {

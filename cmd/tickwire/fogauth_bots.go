@@ -36,6 +36,7 @@ type fogPlayer struct {
 	Leaves          uint64  `json:"leaves"`
 	Snaps           uint64  `json:"snaps"`
 	Rejections      uint64  `json:"rejections"`
+	Rejoins         int     `json:"rejoins"`
 	MaxStaleTicks   uint32  `json:"max_stale_ticks"`
 	Consistent      bool    `json:"consistent"`
 	Error           string  `json:"error,omitempty"`
@@ -62,6 +63,12 @@ type fogRun struct {
 	matchType string
 	// settle bounds the wait for the MatchEnd after the last tick.
 	settle time.Duration
+	// spectate joins the clients as spectators of a playing room: they
+	// watch until the match ends (ticks is not used).
+	spectate bool
+	// reconnectAfter, if not 0, makes each bot drop its connection after
+	// that many ticks and take its seat again on a new one.
+	reconnectAfter uint64
 }
 
 // runFogBots joins r.players bot clients to a fog-authoritative room;
@@ -110,17 +117,30 @@ func playFogBot(ctx context.Context, r fogRun, i int, dump *dumper) (p fogPlayer
 			dump.write(int(binary.LittleEndian.Uint16(data[9:])), tick, data) // the recipient, from the header
 		}
 	}
+	if r.spectate {
+		return watchFog(ctx, r, conn, cfg)
+	}
 	c, err := fogclient.Join(ctx, conn, r.room, r.size, cfg)
 	if err != nil {
 		p.Error = err.Error()
 		return
 	}
-	defer c.Close()
 	p.ID = int(c.Player())
 	b := bot.New(c.Player(), uint64(c.Player())*7919)
 	began := time.Now()
-	fogclient.PlayBot(ctx, c, b, r.ticks)
-	if err := c.Done(); err != nil {
+	maxRejoins := 0
+	if r.reconnectAfter > 0 {
+		maxRejoins = 3
+		fogclient.PlayBot(ctx, c, b, r.reconnectAfter)
+		conn.Close() // the test knob: the connection drops; the seat is taken again below
+	}
+	redial := func(ctx context.Context) (*transport.Conn, error) { return r.dial(ctx, i) }
+	c, p.Rejoins, err = fogclient.PlayBotRejoining(ctx, c, b, r.ticks, redial, cfg, maxRejoins)
+	defer c.Close()
+	if err != nil {
+		p.Error = err.Error()
+	}
+	if err := c.Done(); err != nil && p.Error == "" {
 		p.Error = err.Error()
 	}
 	select {
@@ -129,6 +149,27 @@ func playFogBot(ctx context.Context, r fogRun, i int, dump *dumper) (p fogPlayer
 		p.Error = "no match end from the server"
 	case <-ctx.Done():
 	}
+	p, tickP99, costP99 = fogSummary(p, c, began)
+	return p, c.NetworkModel(), tickP99, costP99
+}
+
+// watchFog is one spectator's whole match.
+func watchFog(ctx context.Context, r fogRun, conn *transport.Conn, cfg fogclient.Config) (p fogPlayer, model string, tickP99, costP99 uint32) {
+	c, err := fogclient.Spectate(ctx, conn, r.room, cfg)
+	if err != nil {
+		p.Error = err.Error()
+		return
+	}
+	defer c.Close()
+	p.ID = 0
+	began := time.Now()
+	fogclient.Watch(ctx, c)
+	p, tickP99, costP99 = fogSummary(p, c, began)
+	return p, c.NetworkModel(), tickP99, costP99
+}
+
+// fogSummary fills p from a client whose match is over.
+func fogSummary(p fogPlayer, c *fogclient.Client, began time.Time) (fogPlayer, uint32, uint32) {
 	secs := time.Since(began).Seconds()
 	d, fd := c.Diagnostics(), c.FogDiagnostics()
 	end, consistent, ok := c.End()
@@ -142,7 +183,7 @@ func playFogBot(ctx context.Context, r fogRun, i int, dump *dumper) (p fogPlayer
 	if !ok && p.Error == "" {
 		p.Error = "the connection ended without a match end"
 	}
-	return p, c.NetworkModel(), end.TickP99Us, end.CostP99Us
+	return p, end.TickP99Us, end.CostP99Us
 }
 
 // printFogSummary prints the report as JSON or a table and returns

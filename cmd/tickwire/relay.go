@@ -153,7 +153,8 @@ func (f *relayFlags) serverConfig(log *slog.Logger) server.Config {
 // tick_rate is unset).
 func (f *relayFlags) fogConfig() fogserver.Config {
 	fa := f.fogAuth
-	c := fogserver.Config{MaxConcurrentGames: fa.MaxConcurrentGames}
+	c := fogserver.Config{MaxConcurrentGames: fa.MaxConcurrentGames, MaxSpectators: fa.MaxSpectators}
+	c.Room.FullMapSpectators = fa.SpectatorFullMap
 	c.Room.BandwidthPerClientKbps = fa.BandwidthPerClientKbps
 	c.Room.MaxEntitiesPerUpdate = fa.MaxEntitiesPerUpdate
 	c.Room.StalenessBonus = fa.PriorityStalenessBonus

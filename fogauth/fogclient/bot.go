@@ -104,3 +104,23 @@ func (c *Client) lost() bool {
 	_, _, ended := c.End()
 	return !ended
 }
+
+// Watch consumes the client's ticks (PollTick) until the connection ends
+// or ctx is done: the loop of a spectator that reads the partial world
+// when it likes (WithWorld) rather than tick by tick.
+func Watch(ctx context.Context, c *Client) {
+	for {
+		select {
+		case <-c.Ticked():
+		case <-c.Ended():
+			return
+		case <-ctx.Done():
+			return
+		}
+		for {
+			if _, ok := c.PollTick(); !ok {
+				break
+			}
+		}
+	}
+}

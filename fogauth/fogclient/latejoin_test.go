@@ -246,8 +246,8 @@ func spectate(t *testing.T, fullMap bool) {
 	}
 	s.SubmitOrder(protocol.TimestampedOrder{Order: protocol.Move{Units: []protocol.EntityID{1}, Target: protocol.WorldPos{}}})
 	s.Flush()
+	fogclient.Watch(t.Context(), s)
 	wg.Wait()
-	<-s.Ended()
 	end, consistent, ok := s.End()
 	d := s.FogDiagnostics()
 	got.mu.Lock()

@@ -43,6 +43,9 @@ type Config struct {
 	// SettleTimeout bounds the wait for every seat to acknowledge its
 	// final view; 0 means 10 s.
 	SettleTimeout time.Duration
+	// RejoinTimeout is how long a room whose players are all gone keeps
+	// playing for one of them to rejoin before it ends; 0 means 30 s.
+	RejoinTimeout time.Duration
 	// MaxSpectators is max_spectators: the spectators one room takes
 	// (they see the union of the players' views, or everything with
 	// Room.FullMapSpectators, and give no orders). 0 means 4; a negative
@@ -69,6 +72,9 @@ func (c Config) withDefaults() Config {
 	if c.SettleTimeout == 0 {
 		c.SettleTimeout = 10 * time.Second
 	}
+	if c.RejoinTimeout == 0 {
+		c.RejoinTimeout = 30 * time.Second
+	}
 	if c.MaxSpectators == 0 {
 		c.MaxSpectators = 4
 	}
@@ -87,7 +93,7 @@ func (c Config) Check() error {
 		return fmt.Errorf("%w: max room size %d (1..%d)", fogauth.ErrConfig, c.MaxRoomSize, sim.MaxPlayers)
 	case c.MaxSpectators > 64:
 		return fmt.Errorf("%w: max_spectators %d (at most 64)", fogauth.ErrConfig, c.MaxSpectators)
-	case c.UnitsPerPlayer < 0 || c.UnitsPerPlayer > 1000 || c.MatchTicks < 0 || c.SettleTimeout < 0:
+	case c.UnitsPerPlayer < 0 || c.UnitsPerPlayer > 1000 || c.MatchTicks < 0 || c.SettleTimeout < 0 || c.RejoinTimeout < 0:
 		return fmt.Errorf("%w: negative or huge match setting", fogauth.ErrConfig)
 	}
 	return nil

@@ -39,6 +39,7 @@ type fogRoom struct {
 	costTimes   timings
 	ticks       int
 	settleBy    time.Duration
+	emptyUntil  time.Duration // while every player is gone: when the room ends unless one rejoins
 	lastBytes   uint64
 	lastRefresh time.Duration
 	nextStats   time.Duration
@@ -118,7 +119,7 @@ func (r *fogRoom) Run(ctx context.Context) error {
 		if now >= r.nextStats {
 			r.refresh(now)
 		}
-		if !slices.Contains(r.gone[:r.players], false) {
+		if r.abandoned(now) {
 			return nil
 		}
 		if r.core.Finished() && (r.settled() || now >= r.settleBy) {
@@ -204,6 +205,21 @@ func (r *fogRoom) finish(now time.Duration) {
 	r.core.Finish()
 	r.settleBy = now + r.cfg.SettleTimeout
 	r.log.Info("fogauth: last tick; settling", "tick", r.core.Tick())
+}
+
+// abandoned reports whether the room should end for want of players:
+// every player is gone and none rejoined within RejoinTimeout (at once
+// once the match is over).
+func (r *fogRoom) abandoned(now time.Duration) bool {
+	if slices.Contains(r.gone[:r.players], false) {
+		r.emptyUntil = 0
+		return false
+	}
+	if r.emptyUntil == 0 {
+		r.emptyUntil = now + r.cfg.RejoinTimeout
+		r.log.Info("fogauth: every player is gone; waiting for a rejoin", "for", r.cfg.RejoinTimeout)
+	}
+	return r.core.Finished() || now >= r.emptyUntil
 }
 
 // settled reports whether every seat still present (spectators too)
