@@ -7,6 +7,11 @@
 // (SubmitOrder, PollTick, Status, Diagnostics); FogDiagnostics adds the
 // seed's fog figures.
 //
+// Spectate joins a playing room as a spectator (player 0; Watch consumes
+// its ticks). A player's Ticket (room, player, the seat's secret) lets
+// Rejoin take its seat again on a new connection after the old one
+// ended; PlayBotRejoining does so for a bot whose connection drops.
+//
 // A reader goroutine applies each message as it arrives; a flusher sends
 // the acknowledgement and the queued orders twice per tick interval.
 // Read the partial world with WithWorld, which holds the client's lock.

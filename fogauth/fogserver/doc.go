@@ -10,6 +10,10 @@
 //	            Simulate ─ Publish ─ EndTick (timed: tick time, cost excluding the simulation)
 //	            Ready ─ StateUpdates on the state lane (unreliable), Rejections on the
 //	            orders lane (reliable-ordered) ─ one flush for the room ─ Advance
+//	a seat joins while playing (Inbound.Joined: a player's rejoin, a spectator):
+//	            AddClient with an empty view, MatchStart to it; Enters follow over
+//	            the next ticks, spread by the budget. Every player gone: the room
+//	            plays on for RejoinTimeout, then ends.
 //	after Config.MatchTicks, or once every player sent Done: Finish (the simulation stops), keep sending until every
 //	            seat has acknowledged its whole view (or SettleTimeout), then a
 //	            MatchEnd to each seat, and Run returns: the server closes the seats

@@ -21,6 +21,15 @@
 // Config.MaxWaitingPerAddr rooms, when the model is not hosted, when the
 // first message is not a JoinRoom, or when the server is closing.
 //
+// A JoinRoom with As JoinSpectator or JoinRejoin joins a room that plays,
+// if its model takes it (room.Model.MaxSpectators, room.Model.Rejoin):
+// a spectator gets player 0 up to the model's limit; a rejoin names the
+// seat's player and the secret from that seat's JoinAccepted (drawn from
+// crypto/rand per seat, compared in constant time) and takes the seat
+// again, closing the old connection if it still lives. The new
+// connection goes to the running room as an Inbound.Joined, after the old
+// connection's end. Lockstep takes neither.
+//
 // A room not full within Config.WaitingTimeout (server clock) expires: its
 // connections are closed. Each seated connection's messages pass a token
 // bucket (Config.MessageRate, MessageBurst) before the room's queue;
