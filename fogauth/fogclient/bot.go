@@ -18,6 +18,27 @@ import (
 // meanwhile.
 func PlayBot(ctx context.Context, c *Client, b *bot.Bot, ticks uint64) {
 	var orders []protocol.TimestampedOrder
+	onTicks(ctx, c, func() bool {
+		done := false
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for {
+			t, ok := c.core.PollTick()
+			if !ok {
+				return done
+			}
+			orders = b.Orders(atTick{c.core.World(), t.Tick}, orders[:0])
+			for _, o := range orders {
+				c.core.SubmitOrder(o)
+			}
+			done = done || (ticks > 0 && t.Tick >= ticks)
+		}
+	})
+}
+
+// onTicks calls f each time new ticks arrived, until f returns true, the
+// connection ends or ctx is done.
+func onTicks(ctx context.Context, c *Client, f func() (stop bool)) {
 	for {
 		select {
 		case <-c.Ticked():
@@ -26,21 +47,7 @@ func PlayBot(ctx context.Context, c *Client, b *bot.Bot, ticks uint64) {
 		case <-ctx.Done():
 			return
 		}
-		done := false
-		c.mu.Lock()
-		for {
-			t, ok := c.core.PollTick()
-			if !ok {
-				break
-			}
-			orders = b.Orders(atTick{c.core.World(), t.Tick}, orders[:0])
-			for _, o := range orders {
-				c.core.SubmitOrder(o)
-			}
-			done = done || (ticks > 0 && t.Tick >= ticks)
-		}
-		c.mu.Unlock()
-		if done {
+		if f() {
 			return
 		}
 	}
@@ -109,18 +116,11 @@ func (c *Client) lost() bool {
 // or ctx is done: the loop of a spectator that reads the partial world
 // when it likes (WithWorld) rather than tick by tick.
 func Watch(ctx context.Context, c *Client) {
-	for {
-		select {
-		case <-c.Ticked():
-		case <-c.Ended():
-			return
-		case <-ctx.Done():
-			return
-		}
+	onTicks(ctx, c, func() bool {
 		for {
 			if _, ok := c.PollTick(); !ok {
-				break
+				return false
 			}
 		}
-	}
+	})
 }

@@ -55,6 +55,17 @@ func startServer(t *testing.T, fog fogserver.Config, link netsim.Link) func(seed
 	}
 }
 
+// wantRefused checks that err is a join refused for reason.
+func wantRefused(t *testing.T, err error, reason msg.RefusalReason) *fogclient.JoinError {
+	t.Helper()
+	var je *fogclient.JoinError
+	if !errors.As(err, &je) || je.Reason != reason {
+		t.Errorf("join: %v, want refused %v", err, reason)
+		return nil
+	}
+	return je
+}
+
 // TestMatchOverServer plays a fog-authoritative match through the relay
 // server: three bot clients over an in-memory network with 10% loss and
 // jitter each way, in virtual time. Each client ends consistent (its
@@ -84,8 +95,7 @@ func TestMatchOverServer(t *testing.T) {
 		}
 		time.Sleep(2 * time.Second) // the room is full and playing
 		_, err := fogclient.Join(t.Context(), dial(99), "other", 2, fogclient.Config{})
-		var je *fogclient.JoinError
-		if !errors.As(err, &je) || je.Reason != msg.RefuseServerFull || !strings.Contains(je.Detail, "server at capacity") {
+		if je := wantRefused(t, err, msg.RefuseServerFull); je != nil && !strings.Contains(je.Detail, "server at capacity") {
 			t.Errorf("join beyond max_concurrent_games: %v", err)
 		}
 		wg.Wait()

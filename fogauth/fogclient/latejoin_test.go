@@ -2,7 +2,6 @@ package fogclient_test
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -151,10 +150,7 @@ func TestRejoinOverServer(t *testing.T) {
 			tk1, tk2 = tk2, tk1
 		}
 		_, err := fogclient.Rejoin(t.Context(), dial(50), fogclient.Ticket{Room: "cup", RoomSize: 2, Player: 1, Secret: tk2.Secret}, fogclient.Config{})
-		var je *fogclient.JoinError
-		if !errors.As(err, &je) || je.Reason != msg.RefuseRejoinDenied {
-			t.Errorf("rejoin with another seat's secret: %v", err)
-		}
+		wantRefused(t, err, msg.RefuseRejoinDenied) // another seat's secret
 		wg.Wait()
 
 		for i, c := range final {
@@ -240,10 +236,7 @@ func spectate(t *testing.T, fullMap bool) {
 		t.Errorf("spectator seated as player %d with a ticket", s.Player())
 	}
 	_, err = fogclient.Spectate(t.Context(), dial(41), "final", fogclient.Config{})
-	var je *fogclient.JoinError
-	if !errors.As(err, &je) || je.Reason != msg.RefuseRoomFull {
-		t.Errorf("spectator beyond max_spectators: %v", err)
-	}
+	wantRefused(t, err, msg.RefuseRoomFull) // beyond max_spectators
 	s.SubmitOrder(protocol.TimestampedOrder{Order: protocol.Move{Units: []protocol.EntityID{1}, Target: protocol.WorldPos{}}})
 	s.Flush()
 	fogclient.Watch(t.Context(), s)
