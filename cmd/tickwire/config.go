@@ -63,8 +63,7 @@ type fogAuthFile struct {
 	PriorityStalenessBonus int `toml:"priority_staleness_bonus"`
 	TickRate               int `toml:"tick_rate"`
 	MaxConcurrentGames     int `toml:"max_concurrent_games"`
-	// MaxSpectators is the spectators one room takes: 0 unset (4), -1
-	// none.
+	// MaxSpectators is the spectators one room takes (0: none).
 	MaxSpectators int `toml:"max_spectators"`
 	// SpectatorFullMap lets spectators see the whole map (tournament
 	// casting) instead of the union of the players' views.
@@ -175,8 +174,8 @@ func (fc *fileConfig) check(hosted []string) error {
 			return fmt.Errorf("%s: %d is negative", c.key, c.v)
 		}
 	}
-	if f.MaxSpectators < -1 || f.MaxSpectators > 64 {
-		return fmt.Errorf("relay.fogauth.max_spectators: %d is outside -1..64 (-1 takes none)", f.MaxSpectators)
+	if f.MaxSpectators < 0 || f.MaxSpectators > 64 {
+		return fmt.Errorf("relay.fogauth.max_spectators: %d is outside 0..64 (0 takes none)", f.MaxSpectators)
 	}
 	return r.Prediction.check()
 }

@@ -21,7 +21,7 @@ func TestExampleConfig(t *testing.T) {
 	}
 	if f.tps != 30 || f.maxGames != 1000 || f.waitingTimeout != 2*time.Minute || f.maxWaiting != 16 || f.defaultModel != "lockstep" ||
 		f.matchTypes["ranked"] != "lockstep" || f.fogAuth.MaxConcurrentGames != 10 || f.fogAuth.BandwidthPerClientKbps != 64 ||
-		f.fogAuth.MaxSpectators != 4 || f.fogAuth.SpectatorFullMap {
+		f.fogAuth.MaxSpectators != 0 || f.fogAuth.SpectatorFullMap {
 		t.Fatalf("options %+v", f)
 	}
 }
@@ -37,13 +37,13 @@ func writeConfig(t *testing.T, text string) string {
 
 // TestConfigSpectators: the spectator keys reach the fog model.
 func TestConfigSpectators(t *testing.T) {
-	path := writeConfig(t, "[relay.fogauth]\nmax_spectators = -1\nspectator_full_map = true\n")
+	path := writeConfig(t, "[relay.fogauth]\nmax_spectators = 2\nspectator_full_map = true\n")
 	f, err := parseRelayFlags([]string{"--config", path}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := fogserver.Model(f.fogConfig())
-	if m.MaxSpectators != 0 || !m.Rejoin || !f.fogConfig().Room.FullMapSpectators {
+	if m.MaxSpectators != 2 || !m.Rejoin || !f.fogConfig().Room.FullMapSpectators {
 		t.Fatalf("fog model: %d spectators, rejoin %v, full map %v", m.MaxSpectators, m.Rejoin, f.fogConfig().Room.FullMapSpectators)
 	}
 }
@@ -76,7 +76,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"[relay.match_types.ranked]\n", "relay.match_types.ranked.network_model: missing network model"},
 		{"[relay]\ndefault_network_model = \"state_sync\"\n", `relay.default_network_model: network model "state_sync" is not available`},
 		{"[relay.fogauth]\nmax_concurrent_games = -1\n", "relay.fogauth.max_concurrent_games: -1 is negative"},
-		{"[relay.fogauth]\nmax_spectators = -2\n", "relay.fogauth.max_spectators: -2 is outside -1..64"},
+		{"[relay.fogauth]\nmax_spectators = -1\n", "relay.fogauth.max_spectators: -1 is outside 0..64"},
 		{"[relay.fogauth]\nspectator_full_map = 1\n", "spectator_full_map"},
 		{"[relay.fogauth]\nspectators_full_map = true\n", "unknown key relay.fogauth.spectators_full_map"},
 		{"[relay.prediction]\nlate_inputs = \"drop\"\n", "relay.prediction.late_inputs"},

@@ -48,8 +48,9 @@ type Config struct {
 	RejoinTimeout time.Duration
 	// MaxSpectators is max_spectators: the spectators one room takes
 	// (they see the union of the players' views, or everything with
-	// Room.FullMapSpectators, and give no orders). 0 means 4; a negative
-	// value takes none.
+	// Room.FullMapSpectators, and give no orders). 0 takes none: a
+	// spectator connection live beside a player's is a maphack for that
+	// player (see ARCHITECTURE.md), so an operator opts in.
 	MaxSpectators int
 	// Seed, if set, gives each room's map and game seed; nil draws them
 	// from crypto/rand.
@@ -75,9 +76,6 @@ func (c Config) withDefaults() Config {
 	if c.RejoinTimeout == 0 {
 		c.RejoinTimeout = 30 * time.Second
 	}
-	if c.MaxSpectators == 0 {
-		c.MaxSpectators = 4
-	}
 	return c
 }
 
@@ -91,8 +89,8 @@ func (c Config) Check() error {
 		return fmt.Errorf("%w: max_concurrent_games %d (at least 0)", fogauth.ErrConfig, c.MaxConcurrentGames)
 	case c.MaxRoomSize < 0 || c.MaxRoomSize > sim.MaxPlayers:
 		return fmt.Errorf("%w: max room size %d (1..%d)", fogauth.ErrConfig, c.MaxRoomSize, sim.MaxPlayers)
-	case c.MaxSpectators > 64:
-		return fmt.Errorf("%w: max_spectators %d (at most 64)", fogauth.ErrConfig, c.MaxSpectators)
+	case c.MaxSpectators < 0 || c.MaxSpectators > 64:
+		return fmt.Errorf("%w: max_spectators %d (0..64)", fogauth.ErrConfig, c.MaxSpectators)
 	case c.UnitsPerPlayer < 0 || c.UnitsPerPlayer > 1000 || c.MatchTicks < 0 || c.SettleTimeout < 0 || c.RejoinTimeout < 0:
 		return fmt.Errorf("%w: negative or huge match setting", fogauth.ErrConfig)
 	}
@@ -113,7 +111,7 @@ func Model(cfg Config) room.Model {
 		TickRate:      cfg.Room.TickRate,
 		Channels:      lanes.Channels(),
 		Rejoin:        true,
-		MaxSpectators: max(cfg.MaxSpectators, 0),
+		MaxSpectators: cfg.MaxSpectators,
 		New:           func(p room.Params) (room.Room, error) { return newRoom(cfg, m, p) },
 		Metrics:       m.snapshot,
 	}
