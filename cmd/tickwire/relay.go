@@ -66,7 +66,8 @@ func runRelay(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	srv := server.New(server.Config{TickRate: f.tps, MaxGames: f.maxGames, Logger: log})
+	srv := server.New(server.Config{TickRate: f.tps, MaxGames: f.maxGames, Logger: log,
+		RequireToken: tcfg.Security != nil && tcfg.Security.Matchmaker != nil})
 	var wg sync.WaitGroup
 	var adminErr error
 	if f.admin != "" {
@@ -75,13 +76,14 @@ func runRelay(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			ln.Close()
 			return err
 		}
-		adm := admin.New(adminSource(srv))
+		adm := admin.New(adminSource(srv, ln))
 		adm.SetReady(true)
 		wg.Go(func() { adminErr = adm.Serve(ctx, hl) })
 		log.Info("admin listening", "addr", hl.Addr().String())
 	}
 	log.Info("relay listening", "addr", ln.Addr().String(), "tps", f.tps, "max_games", f.maxGames,
-		"encrypted", tcfg.Security != nil, "public_key", publicKeyHex(tcfg.Security))
+		"encrypted", tcfg.Security != nil, "public_key", publicKeyHex(tcfg.Security),
+		"tokens_required", tcfg.Security != nil && tcfg.Security.Matchmaker != nil)
 	err = srv.Serve(ctx, ln)
 	// Shutting down: end the games, close their connections gracefully,
 	// then the socket.
@@ -123,11 +125,12 @@ func listenRelay(ctx context.Context, addr string, tcfg transport.Config) (*tran
 	return ln, err
 }
 
-// adminSource exposes a relay server's figures to the admin endpoint.
-func adminSource(srv *server.Server) admin.Source {
+// adminSource exposes a relay server's figures (and its listener's
+// handshake refusals) to the admin endpoint.
+func adminSource(srv *server.Server, ln *transport.Listener) admin.Source {
 	return admin.SourceFunc(func() admin.Stats {
 		st := srv.Stats()
-		return admin.Stats{
+		a := admin.Stats{
 			ActiveGames:    st.ActiveGames,
 			Players:        st.Players,
 			LateOrders:     st.LateOrders,
@@ -139,5 +142,7 @@ func adminSource(srv *server.Server) admin.Source {
 			BytesIn:        st.BytesIn,
 			BytesOut:       st.BytesOut,
 		}
+		addFigures(&a, st, ln.Stats())
+		return a
 	})
 }

@@ -265,10 +265,11 @@ const (
 	RefuseSizeMismatch                      // the room exists with another size
 	RefuseBadRequest                        // the first message was not a valid JoinRoom
 	RefuseShutdown                          // the relay is shutting down
+	RefuseToken                             // no connect token for this room
 	numRefusals
 )
 
-var refusalNames = [numRefusals]string{"room full", "server full", "room size mismatch", "bad request", "shutting down"}
+var refusalNames = [numRefusals]string{"room full", "server full", "room size mismatch", "bad request", "shutting down", "connect token"}
 
 func (r RefusalReason) String() string {
 	if r < numRefusals {

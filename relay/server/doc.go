@@ -12,7 +12,9 @@
 // joiner). It answers JoinRefused and closes the connection when the room
 // is full or already playing, when the room exists with another size, when
 // creating the room would exceed Config.MaxGames, when the first message
-// is not a JoinRoom, or when the server is closing.
+// is not a JoinRoom, or when the server is closing. With
+// Config.RequireToken it also refuses (RefuseToken) a connection whose
+// secure handshake carried no connect token for the room it names.
 //
 //	client                         server
 //	  │── JoinRoom{"r1", 4} ─────────▶│  seat 1..4, or JoinRefused + close

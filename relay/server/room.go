@@ -92,7 +92,7 @@ func (r *room) read(m *member) {
 		at := r.s.clock()
 		dm, err := r.s.codec.Decode(tm.Data)
 		if err != nil {
-			c.malformed.Add(1)
+			c.countMalformed(err)
 			continue
 		}
 		c.messagesIn.Add(1)
@@ -200,7 +200,7 @@ func (r *room) handle(ev event) {
 		r.disconnected(m, ev.err)
 	case r.core != nil && !m.removed:
 		if err := r.core.Step(ev.at, m.id, ev.msg); err != nil {
-			r.s.counters.rejected.Add(1)
+			r.s.counters.countRejected(err)
 			r.log.Debug("relay: message refused", "player", m.id, "type", ev.msg.Type(), "err", err)
 		}
 	}

@@ -94,13 +94,16 @@ func (s *Server) ServeConn(ctx context.Context, c *transport.Conn) error {
 	m, err := s.codec.Decode(tm.Data)
 	j, ok := m.(*msg.JoinRoom)
 	if err != nil {
-		s.counters.malformed.Add(1)
+		s.counters.countMalformed(err)
 	}
 	if !ok {
 		return s.refuse(c, msg.RefuseBadRequest, "the first message must be JoinRoom")
 	}
 	if int(j.RoomSize) > relay.MaxPlayers {
 		return s.refuse(c, msg.RefuseBadRequest, fmt.Sprintf("a game has at most %d players", relay.MaxPlayers))
+	}
+	if detail := s.admitToken(c, j.Room); detail != "" {
+		return s.refuseToken(c, detail)
 	}
 	r, mem, reason, detail := s.join(c, j)
 	if r == nil {

@@ -33,6 +33,17 @@ type Stats struct {
 	// schedule (window end plus deadline), over every game.
 	BroadcastLateness Histogram
 
+	// MalformedByKind and RejectedByKind split Malformed and Rejected by
+	// the sentinel error of the failure (see kinds.go): malformed
+	// "unknown_type", "malformed", "range", "orders", "other"; rejected
+	// "phase", "tick", "duplicate", "unexpected", "bad_pong",
+	// "bad_reveal", "removed", "unknown_player", "other". Every kind is
+	// present, zero or not.
+	MalformedByKind, RejectedByKind map[string]uint64
+	// TokenRefusals counts joins refused for their connect token
+	// (Config.RequireToken), by reason: "missing", "wrong_room".
+	TokenRefusals map[string]uint64
+
 	Rooms []RoomStats
 }
 
@@ -122,6 +133,8 @@ type counters struct {
 	bytesIn, bytesOut                      atomic.Uint64
 	datagramsIn, datagramsOut              atomic.Uint64
 	lateness                               histogram
+	kinds                                  kindCounts
+	tokens                                 tokenCounts
 }
 
 // count records an event in the counters.
@@ -168,6 +181,8 @@ func (s *Server) Stats() Stats {
 
 		BroadcastLateness: c.lateness.snapshot(),
 	}
+	st.MalformedByKind, st.RejectedByKind = c.kinds.snapshot()
+	st.TokenRefusals = c.tokens.snapshot()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, r := range s.rooms {
