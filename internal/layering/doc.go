@@ -8,4 +8,9 @@
 //	                 library; never networking code
 //	transport        no game package (protocol, sim, lockstep, relay, …)
 //	netsim           standard library only, so any layer's tests can use it
+//	relay            (the core alone) protocol, wire, relay/msg; no networking
+//	cmd/tickwire     no test code (testing, testing/...)
+//
+// A rule naming a package that does not exist fails: a moved package
+// would otherwise leave its rule checking nothing.
 package layering

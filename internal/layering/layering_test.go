@@ -1,6 +1,7 @@
 package layering
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,6 +31,11 @@ type rule struct {
 // networking reports whether a standard library package is networking code.
 func networking(path string) bool {
 	return path == "net" || strings.HasPrefix(path, "net/") || path == "crypto/tls"
+}
+
+// testCode reports whether a standard library package exists for tests.
+func testCode(path string) bool {
+	return path == "testing" || strings.HasPrefix(path, "testing/")
 }
 
 func under(path string, pkgs ...string) bool {
@@ -80,6 +86,13 @@ func rules() []rule {
 		{pkg: "transport", allowed: func(d dep) (bool, string) {
 			if under(d.path, gamePackages...) {
 				return false, "the transport imports no game package"
+			}
+			return true, ""
+		}},
+		// The shipped binary links no test code.
+		{pkg: "cmd/tickwire", exact: true, allowed: func(d dep) (bool, string) {
+			if testCode(d.path) {
+				return false, "the binary must not link test code"
 			}
 			return true, ""
 		}},
@@ -151,8 +164,8 @@ func TestLayering(t *testing.T) {
 	root := moduleRoot(t)
 	for _, r := range rules() {
 		t.Run(r.pkg, func(t *testing.T) {
-			if _, err := os.Stat(filepath.Join(root, r.pkg)); err != nil {
-				t.Skipf("package %s does not exist yet", r.pkg)
+			if err := packageExists(root, r.pkg); err != nil {
+				t.Fatal(err)
 			}
 			pattern := "./" + r.pkg + "/..."
 			if r.exact {
@@ -165,21 +178,47 @@ func TestLayering(t *testing.T) {
 	}
 }
 
+// packageExists reports why the package a rule names is missing, or nil:
+// a rule about a package that was moved or deleted checks nothing, so it
+// must fail rather than pass.
+func packageExists(root, pkg string) error {
+	if _, err := os.Stat(filepath.Join(root, pkg)); err != nil {
+		return fmt.Errorf("a layering rule names package %s, which does not exist: update the rule: %v", pkg, err)
+	}
+	return nil
+}
+
+// TestMissingPackageFails proves a rule naming a package that does not
+// exist fails instead of being skipped.
+func TestMissingPackageFails(t *testing.T) {
+	root := moduleRoot(t)
+	if err := packageExists(root, "no/such/package"); err == nil {
+		t.Error("a rule for a missing package passes")
+	}
+	for _, r := range rules() {
+		if err := packageExists(root, r.pkg); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
 // TestRulesCatchForbiddenImports proves the rules fail on the imports they
 // forbid, so TestLayering cannot pass vacuously.
 func TestRulesCatchForbiddenImports(t *testing.T) {
 	forbidden := map[string][]dep{
-		"wire":      {{path: "github.com/klauspost/compress/zstd"}, {path: "net", standard: true}},
-		"protocol":  {{path: module + "/wire"}, {path: "net/netip", standard: true}},
-		"netsim":    {{path: module + "/transport"}},
-		"sim":       {{path: module + "/transport"}, {path: module + "/netsim"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
-		"transport": {{path: module + "/protocol"}, {path: module + "/sim"}, {path: module + "/relay/core"}},
-		"relay":     {{path: module + "/transport"}, {path: module + "/relay/server"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
+		"wire":         {{path: "github.com/klauspost/compress/zstd"}, {path: "net", standard: true}},
+		"protocol":     {{path: module + "/wire"}, {path: "net/netip", standard: true}},
+		"netsim":       {{path: module + "/transport"}},
+		"sim":          {{path: module + "/transport"}, {path: module + "/netsim"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
+		"transport":    {{path: module + "/protocol"}, {path: module + "/sim"}, {path: module + "/relay/core"}},
+		"relay":        {{path: module + "/transport"}, {path: module + "/relay/server"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
+		"cmd/tickwire": {{path: "testing", standard: true}, {path: "testing/synctest", standard: true}},
 	}
 	allowed := map[string][]dep{
-		"sim":       {{path: module + "/protocol"}, {path: module + "/wire"}, {path: "github.com/cespare/xxhash/v2"}, {path: "sort", standard: true}},
-		"transport": {{path: module + "/wire"}, {path: "github.com/klauspost/compress/zstd"}, {path: "net", standard: true}},
-		"relay":     {{path: module + "/protocol"}, {path: module + "/relay/msg"}, {path: "crypto/sha256", standard: true}},
+		"sim":          {{path: module + "/protocol"}, {path: module + "/wire"}, {path: "github.com/cespare/xxhash/v2"}, {path: "sort", standard: true}},
+		"transport":    {{path: module + "/wire"}, {path: "github.com/klauspost/compress/zstd"}, {path: "net", standard: true}},
+		"relay":        {{path: module + "/protocol"}, {path: module + "/relay/msg"}, {path: "crypto/sha256", standard: true}},
+		"cmd/tickwire": {{path: module + "/relay/server"}, {path: "net", standard: true}, {path: "github.com/prometheus/client_golang/prometheus"}},
 	}
 	for _, r := range rules() {
 		for _, d := range forbidden[r.pkg] {
