@@ -94,6 +94,17 @@ func TestRelayRequiresTokens(t *testing.T) {
 	if !strings.Contains(body, `tickwire_relay_token_refusals_total{reason="wrong_room"} 1`) {
 		t.Errorf("/metrics lacks the wrong-room refusal:\n%s", grepLines(body, "token"))
 	}
+	// The game played: its frames are in the lateness histogram, and the
+	// by-kind counters are listed.
+	for _, want := range []string{`tickwire_relay_broadcast_lateness_seconds_bucket{le="0.1"} `, `tickwire_relay_malformed_messages_total{kind="malformed"} 0`,
+		`tickwire_relay_rejected_messages_total{kind="tick"} `} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if strings.Contains(body, "tickwire_relay_broadcast_lateness_seconds_count 0\n") {
+		t.Error("no tick frame in the lateness histogram")
+	}
 	code, out, errOut := runCmd(t, "bot", "--server", udp, "--server-key", relayKey, "--room", "ranked", "--players", "1", "--ticks", "30", "--json")
 	if code == 0 || !strings.Contains(out+errOut, "token required") {
 		t.Fatalf("bot without a token: exit %d: %s%s", code, out, errOut)
