@@ -47,11 +47,13 @@ type Stats struct {
 	Rooms []RoomStats
 }
 
-// latenessBounds are the upper bounds of the lateness buckets; the table
-// is never modified.
+// latenessBounds are the upper bounds of the lateness buckets, finer
+// around the 2 ms capacity limit of "bench relay"; the table is never
+// modified.
 var latenessBounds = [...]time.Duration{
 	50 * time.Microsecond, 100 * time.Microsecond, 250 * time.Microsecond, 500 * time.Microsecond,
-	time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond, 10 * time.Millisecond,
+	750 * time.Microsecond, time.Millisecond, 1500 * time.Microsecond, 2 * time.Millisecond,
+	3 * time.Millisecond, 5 * time.Millisecond, 10 * time.Millisecond,
 	25 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond,
 }
 
