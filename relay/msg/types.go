@@ -287,13 +287,14 @@ const (
 	RefuseTooManyRooms                          // the peer's address already waits in as many rooms as it may
 	RefuseModelUnavailable                      // the server does not host the requested network model
 	RefuseModelMismatch                         // the room (or the match type) plays another network model
+	RefuseToken                                 // no connect token for this room
 	// NumRefusalReasons is the number of refusal reasons: every valid
 	// reason is below it.
 	NumRefusalReasons
 )
 
 var refusalNames = [NumRefusalReasons]string{"room full", "server full", "room size mismatch", "bad request", "shutting down",
-	"room size out of range", "too many waiting rooms", "network model unavailable", "network model mismatch"}
+	"room size out of range", "too many waiting rooms", "network model unavailable", "network model mismatch", "connect token"}
 
 func (r RefusalReason) String() string {
 	if r < NumRefusalReasons {
