@@ -40,8 +40,8 @@ func TestAmplificationRatio(t *testing.T) {
 		{"non-zero padding", [][]byte{badPadding}, 64, 0},
 		{"server packets", [][]byte{appendChallenge(nil, new([16]byte), new([16]byte)), appendRefuse(nil, new([16]byte), RefuseServerFull)}, 34 + 19, 0},
 		{"transport datagram", [][]byte{append([]byte{1}, make([]byte, 23)...)}, 24, 0},
-		{"forged initiate", [][]byte{forgedInitiate}, 219, 0},
-		{"truncated initiates", truncations(forgedInitiate), 218 * 219 / 2, 0},
+		{"forged initiate", [][]byte{forgedInitiate}, InitiateSize, 0},
+		{"truncated initiates", truncations(forgedInitiate), (InitiateSize - 1) * InitiateSize / 2, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

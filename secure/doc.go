@@ -18,7 +18,7 @@
 //	Hello (64, zero-padded)            ──────────►   stateless: cookie = MAC(secret,
 //	                                                 bucket, address, port, nonce)
 //	                                   ◄──────────   Challenge (34)
-//	Initiate (219): cookie, client     ──────────►   cookie valid → address validated;
+//	Initiate (251): cookie, client     ──────────►   cookie valid → address validated;
 //	  X25519 key, connect token                      limits, token; connection created
 //	                                   ◄──────────   ServerHello (162): server X25519 key,
 //	                                                 sealed{server identity, signature}
@@ -30,7 +30,7 @@
 // with a 34-byte Challenge (or a 19-byte Refuse when full): it never sends
 // more bytes than it received, and malformed, wrongly sized or unknown
 // packets get no answer at all. After validation each answer (ServerHello
-// 162, Refuse 19) is still smaller than the Initiate (219). An Initiate
+// 162, Refuse 19) is still smaller than the Initiate (251). An Initiate
 // whose cookie is bad is dropped silently.
 //
 // All handshake packets have an exact size, start with a type byte
@@ -40,8 +40,8 @@
 //
 //	Hello        E1 | 01 | nonce(16) | zero(46)                                         64
 //	Challenge    E2 | 01 | nonce(16) | cookie(16)                                       34
-//	Initiate     E3 | 01 | nonce(16) | cookie(16) | client X25519(32) | flags(1)       219
-//	                | token(152), all zero unless flags bit 0
+//	Initiate     E3 | 01 | nonce(16) | cookie(16) | client X25519(32) | flags(1)       251
+//	                | token(184), all zero unless flags bit 0
 //	ServerHello  E4 | 01 | nonce(16) | server X25519(32)                               162
 //	                | AEAD(server hs key){server Ed25519(32) | signature(64)} | tag(16)
 //	Finish       E5 | 01 | nonce(16)                                                   130
@@ -90,11 +90,14 @@
 //
 // # Connect tokens
 //
-// A matchmaker signs a 152-byte token naming the server's key, the
-// player's key and id, an expiry and a nonce (see Token). A server with a
-// matchmaker key admits only clients whose Initiate carries a token that
-// verifies, names it and has not expired, and whose Finish is signed by
-// the player key the token names.
+// A matchmaker signs a 184-byte token naming the server's key, the
+// player's key, the room or match it admits to (RoomID, the SHA-256 of the
+// room's name), the player's id, an expiry and a nonce (see Token for the
+// layout, token_test.go for golden bytes). A server with a matchmaker key
+// admits only clients whose Initiate carries a token that verifies, names
+// it and has not expired, and whose Finish is signed by the player key the
+// token names; the application then checks the room (Token.ForRoom): the
+// relay server refuses a join for any room but the token's.
 //
 // # Lifecycle and limits
 //

@@ -46,7 +46,7 @@ const (
 const (
 	HelloSize       = 64                                              // Hello, zero-padded
 	ChallengeSize   = headSize + CookieSize                           // 34
-	InitiateSize    = headSize + CookieSize + KeySize + 1 + TokenSize // 219
+	InitiateSize    = headSize + CookieSize + KeySize + 1 + TokenSize // 251
 	ServerHelloSize = serverHelloClear + sealedIdentitySize           // 162
 	FinishSize      = headSize + sealedIdentitySize                   // 130
 	RefuseSize      = headSize + 1                                    // 19

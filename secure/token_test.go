@@ -1,7 +1,10 @@
 package secure
 
 import (
+	"bytes"
 	"crypto/ed25519"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"testing"
 	"time"
@@ -122,5 +125,42 @@ func TestVerifyToken(t *testing.T) {
 	}
 	if _, err := VerifyToken(tok[:TokenSize-1], matchmaker(t), srv, t0); !errors.Is(err, ErrTokenSignature) {
 		t.Fatalf("short token: %v", err)
+	}
+}
+
+// goldenToken is the token of TestTokenGolden, byte for byte: server key
+// of seed 1, player key of seed 2, room "ranked-1", player id 4242,
+// expiry t0 + 1 min, nonce 07 00 …, signed by the matchmaker of seed 50.
+const goldenToken = "cecc1507dc1ddd7295951c290888f095adb9044d1b73d696e6df065d683bd4fc" +
+	"6b79c57e6a095239282c04818e96112f3f03a4001ba97a564c23852a3f1ea5fc" +
+	"fc01dc27f9170d47ddc5a9bbe08318c6dc5b003c004040260e87eb2764723dfa" +
+	"00000000000010920000000070dd556107000000000000006270e3380189575e" +
+	"a9ded6ddcf95cc1a2d540e9bbc24991e4eb18edc7ff3ba2b254b0db53479a9ec" +
+	"9d831febb515d822be90b9c1606d23f23abd3bd27c736d00"
+
+// TestTokenGolden pins the token layout of the package documentation.
+func TestTokenGolden(t *testing.T) {
+	srv := key(t, 1).Public().(ed25519.PublicKey)
+	tok, err := IssueToken(key(t, 50), Token{Server: srv, Player: playerKey(t), Room: RoomID("ranked-1"), PlayerID: playerID,
+		Expires: t0.Add(time.Minute), Nonce: [8]byte{7}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := hex.EncodeToString(tok); got != goldenToken {
+		t.Fatalf("token\n got %s\nwant %s", got, goldenToken)
+	}
+	room := RoomID("ranked-1")
+	switch {
+	case !bytes.Equal(tok[0:32], srv), !bytes.Equal(tok[32:64], playerKey(t)), !bytes.Equal(tok[64:96], room[:]),
+		binary.BigEndian.Uint64(tok[96:]) != playerID, int64(binary.BigEndian.Uint64(tok[104:])) != t0.Add(time.Minute).Unix(),
+		tok[112] != 7:
+		t.Fatal("fields not at their documented offsets")
+	}
+	if !ed25519.Verify(matchmaker(t), append([]byte("tickwire connect token v2\x00"), tok[:120]...), tok[120:]) {
+		t.Fatal("signature not over the documented bytes")
+	}
+	v, err := VerifyToken(tok, matchmaker(t), srv, t0)
+	if err != nil || !v.ForRoom("ranked-1") || v.ForRoom("ranked-2") || v.Room != room {
+		t.Fatalf("verified %+v, %v", v, err)
 	}
 }

@@ -194,7 +194,7 @@
 //	client                              server (per source: nothing)
 //	Hello (64) ───────────────────────► HandleUnvalidated: stateless cookie
 //	           ◄─────────────────────── Challenge (34)   [or Refuse: full]
-//	Initiate (219) ───────────────────► cookie valid → limits, token →
+//	Initiate (251) ───────────────────► cookie valid → limits, token →
 //	                                    pending handshake (admitted)
 //	           ◄─────────────────────── ServerHello (162) [or Refuse (19)]
 //	Finish (130) + sealed hello ──────► Finish → Authenticated; the first

@@ -35,6 +35,7 @@ type relayBenchReport struct {
 	LatenessLimitMS float64    `json:"lateness_limit_ms"`
 	GamesMax        int        `json:"games_max"`       // most games with p99 lateness under the limit
 	LatenessP99MS   []float64  `json:"lateness_p99_ms"` // per step, as in steps
+	JitterP99MS     []float64  `json:"jitter_p99_ms"`   // per step, as in steps
 	Steps           []rampStep `json:"steps"`           // the ramp, step by step
 	CPUSeconds      float64    `json:"cpu_seconds"`     // relay process (user+sys) over the ramp
 	BotCPUSeconds   float64    `json:"bot_cpu_seconds"` // load-generating processes (user+sys)
@@ -54,14 +55,22 @@ type relayBenchReport struct {
 
 // rampStep is one step of the capacity ramp.
 type rampStep struct {
-	Games         int     `json:"games"`   // games asked for (the probe game included)
-	Playing       int     `json:"playing"` // games the relay had in play
+	Games   int `json:"games"`   // games asked for (the probe game included)
+	Playing int `json:"playing"` // games the relay had in play
+	// LatenessP50MS and LatenessP99MS are how late the relay sent tick
+	// frames against the tick schedule, over Frames frames of every game.
 	LatenessP50MS float64 `json:"lateness_p50_ms"`
 	LatenessP99MS float64 `json:"lateness_p99_ms"`
-	Samples       int     `json:"samples"`
-	CPUSeconds    float64 `json:"cpu_seconds"` // relay process during the measurement
-	CPUCores      float64 `json:"cpu_cores"`   // CPUSeconds per second of measurement
-	LateOrders    uint64  `json:"late_orders"` // during the measurement
+	Frames        uint64  `json:"frames"`
+	// JitterP50MS and JitterP99MS are the probe clients' tick arrivals
+	// against the earliest of the preceding second, over Samples arrivals:
+	// the spread of arrivals, blind to a constant delay.
+	JitterP50MS float64 `json:"jitter_p50_ms"`
+	JitterP99MS float64 `json:"jitter_p99_ms"`
+	Samples     int     `json:"samples"`
+	CPUSeconds  float64 `json:"cpu_seconds"` // relay process during the measurement
+	CPUCores    float64 `json:"cpu_cores"`   // CPUSeconds per second of measurement
+	LateOrders  uint64  `json:"late_orders"` // during the measurement
 	// DatagramsPerGameS is the relay's datagrams (in + out) per game per
 	// second, and CPUUsPerDatagram its CPU time (the probe's clients
 	// included) per datagram, during the measurement.
@@ -102,7 +111,7 @@ func benchRelay(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		progress = io.Discard
 	}
 	r := relayBenchReport{CoreTicks: *coreTicks, TickRate: *tps, LatenessLimitMS: ms(latenessLimit), MatchTicks: *matchTicks,
-		LatenessP99MS: []float64{}, Steps: []rampStep{}}
+		LatenessP99MS: []float64{}, JitterP99MS: []float64{}, Steps: []rampStep{}}
 	var err error
 	if r.CoreNsPerTick, err = relaybench.Run(*coreTicks); err != nil {
 		return err
@@ -141,10 +150,11 @@ func printRelayBench(w io.Writer, r *relayBenchReport) {
 	if len(r.Steps) > 0 {
 		fmt.Fprintf(w, "relay server at %d tps, p99 broadcast lateness limit %.1f ms (%d CPUs, load average %s):\n",
 			r.TickRate, r.LatenessLimitMS, r.CPUs, r.LoadAverage)
-		fmt.Fprintf(w, "  %6s %8s %9s %9s %9s %10s %12s %9s\n", "games", "playing", "p50 ms", "p99 ms", "cpu cores", "late orders", "dg/game-s", "µs/dg")
+		fmt.Fprintf(w, "  %6s %8s %9s %9s %10s %10s %9s %10s %12s %9s\n", "games", "playing", "late p50", "late p99", "jitter p50", "jitter p99",
+			"cpu cores", "late orders", "dg/game-s", "µs/dg")
 		for _, s := range r.Steps {
-			fmt.Fprintf(w, "  %6d %8d %9.2f %9.2f %9.2f %10d %12.0f %9.1f\n", s.Games, s.Playing, s.LatenessP50MS, s.LatenessP99MS, s.CPUCores, s.LateOrders,
-				s.DatagramsPerGameS, s.CPUUsPerDatagram)
+			fmt.Fprintf(w, "  %6d %8d %9.2f %9.2f %10.2f %10.2f %9.2f %10d %12.0f %9.1f\n", s.Games, s.Playing, s.LatenessP50MS, s.LatenessP99MS,
+				s.JitterP50MS, s.JitterP99MS, s.CPUCores, s.LateOrders, s.DatagramsPerGameS, s.CPUUsPerDatagram)
 		}
 		fmt.Fprintf(w, "  games max %d; relay cpu %.1f s, bots cpu %.1f s; ramp ended: %s\n", r.GamesMax, r.CPUSeconds, r.BotCPUSeconds, r.StoppedBecause)
 	}
@@ -180,137 +190,26 @@ func rampSteps(most int) []int {
 // start, or the ceiling is reached. GamesMax is the largest step under
 // the lateness limit with every smaller step under it too.
 func rampCapacity(ctx context.Context, r *relayBenchReport, most int, measure time.Duration, stopMS float64, progress io.Writer) error {
-	exe, err := os.Executable()
+	rp, err := startRamp(ctx, r, most, progress)
 	if err != nil {
 		return err
 	}
-	tcfg := lanes.TransportConfig()
-	tcfg.MaxConnections = 4*most + 64
-	tcfg.AcceptBacklog = 4096
-	removals := newRemovalCount()
-	// The relay runs its default policy; the core's host-stall rules keep
-	// a step's join wave from striking everyone. Removals are counted per
-	// step. The load generators fill thousands of rooms from loopback:
-	// the game and per-address waiting room limits are lifted.
-	cfg := server.Config{TickRate: r.TickRate, OnEvent: removals.event, MaxGames: -1, MaxWaitingPerAddr: -1}
-	lr, err := startLocalRelay(ctx, tcfg, cfg)
-	if err != nil {
-		return err
-	}
-	defer lr.stop()
-	r.CPUs = runtime.NumCPU()
-	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
-		r.LoadAverage = strings.TrimSpace(string(b))
-	}
-	r.CapacityNote = "lateness: arrival of each tick at a probe game's clients in the relay's process, " +
-		"minus the earliest arrival against the tick schedule over the preceding second"
-
-	// The probe game: four light clients in this process whose tick
-	// arrivals measure the relay's broadcast lateness.
-	interval := time.Second / time.Duration(r.TickRate)
-	pr := newProbe(interval)
-	pctx, stopProbe := context.WithCancel(ctx)
-	var pwg sync.WaitGroup
-	defer pwg.Wait()
-	defer stopProbe()
-	var probeEnd botrun.Report // set when the probe game ends before the ramp
-	pwg.Go(func() {
-		probeEnd, _ = botrun.Run(pctx, botrun.Config{Players: 4, Ticks: math.MaxUint32, Light: true, OnTick: pr.add,
-			Join: func(ctx context.Context, i int) (botrun.Client, error) {
-				conn, err := transport.DialUDP(ctx, lr.addr.String(), lanes.TransportConfig())
-				if err != nil {
-					return nil, err
-				}
-				return joinRoom(ctx, conn, "probe", 4)
-			}})
-	})
-
-	var loads []*exec.Cmd
-	defer func() {
-		for _, c := range loads {
-			c.Process.Signal(os.Interrupt)
-		}
-		for _, c := range loads {
-			c.Wait()
-			if c.ProcessState != nil {
-				r.BotCPUSeconds += (c.ProcessState.UserTime() + c.ProcessState.SystemTime()).Seconds()
-			}
-		}
-	}()
-	cpuStart := cpuTime()
-	defer func() { r.CPUSeconds = (cpuTime() - cpuStart).Seconds() }()
-	running := 1 // the probe
-	prev := 0    // the previous step's games
+	defer rp.stop()
 	r.StoppedBecause = fmt.Sprintf("reached --games %d", most)
+	prev := 0 // the previous step's games
 	for k, target := range rampSteps(most) {
-		if add := target - running; add > 0 {
-			// Plaintext, like this relay: the ramp measures the game path;
-			// what security costs is measured by "bench transport".
-			c := exec.Command(exe, "bot", "--light", "--insecure", "--server", lr.addr.String(), "--room", fmt.Sprintf("load%d", k),
-				"--players", "4", "--games", strconv.Itoa(add), "--ticks", strconv.Itoa(math.MaxInt32))
-			c.Stderr = progress
-			if err := c.Start(); err != nil {
-				return err
-			}
-			loads = append(loads, c)
-			r.LoadProcesses++
-			running = target
+		if err := rp.addGames(k, target); err != nil {
+			return err
 		}
-		playing, err := waitPlaying(ctx, lr.srv, target, 20*time.Second+time.Duration(target)*10*time.Millisecond)
+		step, err := rp.step(ctx, target, measure)
 		if err != nil {
 			return err
 		}
-		step := rampStep{Games: target, Playing: playing}
-		if playing < target {
-			step.LatenessP50MS, step.LatenessP99MS = -1, -1
-			r.Steps = append(r.Steps, step)
-			r.LatenessP99MS = append(r.LatenessP99MS, -1)
-			r.StoppedBecause = fmt.Sprintf("only %d of %d games started", playing, target)
-			fmt.Fprintf(progress, "step %d games: %s\n", target, r.StoppedBecause)
-			break
-		}
-		if err := settle(ctx, lr.srv, 2*time.Second, 30*time.Second); err != nil {
-			return err
-		}
-		pr.take()
-		st0, cpu0, t0 := lr.srv.Stats(), cpuTime(), time.Now()
-		if err := sleepCtx(ctx, measure); err != nil {
-			return err
-		}
-		samples := pr.take()
-		step.CPUSeconds = (cpuTime() - cpu0).Seconds()
-		elapsed := time.Since(t0).Seconds()
-		step.CPUCores = step.CPUSeconds / elapsed
-		st := lr.srv.Stats()
-		step.Removals = removals.take()
-		step.LateOrders = st.LateOrders - st0.LateOrders
-		if dgs := float64(st.DatagramsIn + st.DatagramsOut - st0.DatagramsIn - st0.DatagramsOut); dgs > 0 {
-			step.DatagramsPerGameS = dgs / elapsed / float64(target)
-			step.CPUUsPerDatagram = step.CPUSeconds * 1e6 / dgs
-		}
-		step.PlayingAfter = st.ActiveGames
-		step.Samples = len(samples)
-		step.LatenessP50MS, step.LatenessP99MS = -1, -1
-		if len(samples) > 0 {
-			step.LatenessP50MS = ms(botrun.Percentile(samples, 0.50))
-			step.LatenessP99MS = ms(botrun.Percentile(samples, 0.99))
-		}
 		r.Steps = append(r.Steps, step)
 		r.LatenessP99MS = append(r.LatenessP99MS, step.LatenessP99MS)
-		fmt.Fprintf(progress, "step %d games: p99 lateness %.2f ms, relay %.2f cores, %.0f datagrams per game-second, %.1f µs per datagram, removals %v\n",
-			target, step.LatenessP99MS, step.CPUCores, step.DatagramsPerGameS, step.CPUUsPerDatagram, step.Removals)
-		if len(samples) == 0 {
-			pwg.Wait()
-			r.StoppedBecause = fmt.Sprintf("the probe game stopped at %d games", target)
-			for _, p := range probeEnd.Players {
-				if p.Error != "" {
-					r.StoppedBecause += fmt.Sprintf("; probe player %d: %s", p.ID, p.Error)
-				}
-			}
-			break
-		}
-		if step.LatenessP99MS >= stopMS {
-			r.StoppedBecause = fmt.Sprintf("p99 lateness %.2f ms at %d games", step.LatenessP99MS, target)
+		r.JitterP99MS = append(r.JitterP99MS, step.JitterP99MS)
+		if why := rp.stopReason(step, stopMS); why != "" {
+			r.StoppedBecause = why
 			break
 		}
 		if step.LatenessP99MS < ms(latenessLimit) && r.GamesMax == prev {
@@ -319,6 +218,207 @@ func rampCapacity(ctx context.Context, r *relayBenchReport, most int, measure ti
 		prev = target
 	}
 	return nil
+}
+
+// ramp is the capacity run's apparatus: the relay, the probe game and the
+// load processes.
+type ramp struct {
+	r        *relayBenchReport
+	exe      string
+	lr       *localRelay
+	removals *removalCount
+	probe    *probe
+	progress io.Writer
+
+	probeWG   sync.WaitGroup
+	stopProbe context.CancelFunc
+	probeEnd  botrun.Report // set when the probe game ends
+
+	loads    []*exec.Cmd
+	running  int // games asked for so far, the probe included
+	cpuStart time.Duration
+}
+
+// startRamp starts the relay, sized for most games, and the probe game:
+// four light clients in this process whose tick arrivals measure the
+// broadcast jitter.
+func startRamp(ctx context.Context, r *relayBenchReport, most int, progress io.Writer) (*ramp, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	tcfg := lanes.TransportConfig()
+	tcfg.MaxConnections = 4*most + 64
+	tcfg.AcceptBacklog = 4096
+	rp := &ramp{r: r, exe: exe, removals: newRemovalCount(), progress: progress, running: 1}
+	// The relay runs its default policy; the core's host-stall rules keep
+	// a step's join wave from striking everyone. Removals are counted per
+	// step. The load generators fill thousands of rooms from loopback:
+	// the game and per-address waiting room limits are lifted.
+	cfg := server.Config{TickRate: r.TickRate, OnEvent: rp.removals.event, MaxGames: -1, MaxWaitingPerAddr: -1}
+	if rp.lr, err = startLocalRelay(ctx, tcfg, cfg); err != nil {
+		return nil, err
+	}
+	r.CPUs = runtime.NumCPU()
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		r.LoadAverage = strings.TrimSpace(string(b))
+	}
+	r.CapacityNote = "lateness: how late the relay sent each tick frame against the tick schedule (window end plus deadline), " +
+		"over every game, from its broadcast-lateness histogram (interpolated within buckets); " +
+		"jitter: arrival of each tick at a probe game's clients in the relay's process, " +
+		"minus the earliest arrival against the tick schedule over the preceding second"
+	rp.probe = newProbe(time.Second / time.Duration(r.TickRate))
+	pctx, stop := context.WithCancel(ctx)
+	rp.stopProbe = stop
+	addr := rp.lr.addr.String()
+	rp.probeWG.Go(func() {
+		rp.probeEnd, _ = botrun.Run(pctx, botrun.Config{Players: 4, Ticks: math.MaxUint32, Light: true, OnTick: rp.probe.add,
+			Join: func(ctx context.Context, i int) (botrun.Client, error) {
+				conn, err := transport.DialUDP(ctx, addr, lanes.TransportConfig())
+				if err != nil {
+					return nil, err
+				}
+				return joinRoom(ctx, conn, "probe", 4)
+			}})
+	})
+	rp.cpuStart = cpuTime()
+	return rp, nil
+}
+
+// addGames starts a light-bot process playing the games step k adds to
+// reach target.
+func (rp *ramp) addGames(k, target int) error {
+	add := target - rp.running
+	if add <= 0 {
+		return nil
+	}
+	// Plaintext, like this relay: the ramp measures the game path; what
+	// security costs is measured by "bench transport".
+	c := exec.Command(rp.exe, "bot", "--light", "--insecure", "--server", rp.lr.addr.String(), "--room", fmt.Sprintf("load%d", k),
+		"--players", "4", "--games", strconv.Itoa(add), "--ticks", strconv.Itoa(math.MaxInt32))
+	c.Stderr = rp.progress
+	if err := c.Start(); err != nil {
+		return err
+	}
+	rp.loads = append(rp.loads, c)
+	rp.r.LoadProcesses++
+	rp.running = target
+	return nil
+}
+
+// step waits for target games to play and settle, then measures for
+// measure: the relay's broadcast lateness, the probe's jitter, CPU,
+// datagrams and removals.
+func (rp *ramp) step(ctx context.Context, target int, measure time.Duration) (rampStep, error) {
+	srv := rp.lr.srv
+	playing, err := waitPlaying(ctx, srv, target, 20*time.Second+time.Duration(target)*10*time.Millisecond)
+	if err != nil {
+		return rampStep{}, err
+	}
+	step := rampStep{Games: target, Playing: playing, LatenessP50MS: -1, LatenessP99MS: -1, JitterP50MS: -1, JitterP99MS: -1}
+	if playing < target {
+		return step, nil
+	}
+	if err := settle(ctx, srv, 2*time.Second, 30*time.Second); err != nil {
+		return step, err
+	}
+	rp.probe.take()
+	st0, cpu0, t0 := srv.Stats(), cpuTime(), time.Now()
+	if err := sleepCtx(ctx, measure); err != nil {
+		return step, err
+	}
+	samples := rp.probe.take()
+	step.CPUSeconds = (cpuTime() - cpu0).Seconds()
+	elapsed := time.Since(t0).Seconds()
+	st := srv.Stats()
+	step.CPUCores = step.CPUSeconds / elapsed
+	step.Removals = rp.removals.take()
+	step.LateOrders = st.LateOrders - st0.LateOrders
+	if dgs := float64(st.DatagramsIn + st.DatagramsOut - st0.DatagramsIn - st0.DatagramsOut); dgs > 0 {
+		step.DatagramsPerGameS = dgs / elapsed / float64(target)
+		step.CPUUsPerDatagram = step.CPUSeconds * 1e6 / dgs
+	}
+	step.PlayingAfter = st.ActiveGames
+	if d := histogramSince(st.BroadcastLateness, st0.BroadcastLateness); d.Count > 0 {
+		step.Frames = d.Count
+		step.LatenessP50MS, step.LatenessP99MS = ms(quantile(d, 0.50)), ms(quantile(d, 0.99))
+	}
+	step.Samples = len(samples)
+	if len(samples) > 0 {
+		step.JitterP50MS = ms(botrun.Percentile(samples, 0.50))
+		step.JitterP99MS = ms(botrun.Percentile(samples, 0.99))
+	}
+	fmt.Fprintf(rp.progress, "step %d games: p99 lateness %.2f ms, p99 jitter %.2f ms, relay %.2f cores, %.0f datagrams per game-second, %.1f µs per datagram, removals %v\n",
+		target, step.LatenessP99MS, step.JitterP99MS, step.CPUCores, step.DatagramsPerGameS, step.CPUUsPerDatagram, step.Removals)
+	return step, nil
+}
+
+// stopReason says why the ramp must end after step, or "".
+func (rp *ramp) stopReason(step rampStep, stopMS float64) string {
+	switch {
+	case step.Playing < step.Games:
+		return fmt.Sprintf("only %d of %d games started", step.Playing, step.Games)
+	case step.Samples == 0:
+		rp.stopProbe()
+		rp.probeWG.Wait()
+		why := fmt.Sprintf("the probe game stopped at %d games", step.Games)
+		for _, p := range rp.probeEnd.Players {
+			if p.Error != "" {
+				why += fmt.Sprintf("; probe player %d: %s", p.ID, p.Error)
+			}
+		}
+		return why
+	case step.LatenessP99MS >= stopMS:
+		return fmt.Sprintf("p99 lateness %.2f ms at %d games", step.LatenessP99MS, step.Games)
+	}
+	return ""
+}
+
+// stop ends the probe and the load processes, adds up their CPU time and
+// stops the relay.
+func (rp *ramp) stop() {
+	rp.stopProbe()
+	rp.probeWG.Wait()
+	for _, c := range rp.loads {
+		c.Process.Signal(os.Interrupt)
+	}
+	for _, c := range rp.loads {
+		c.Wait()
+		if c.ProcessState != nil {
+			rp.r.BotCPUSeconds += (c.ProcessState.UserTime() + c.ProcessState.SystemTime()).Seconds()
+		}
+	}
+	rp.r.CPUSeconds = (cpuTime() - rp.cpuStart).Seconds()
+	rp.lr.stop()
+}
+
+// histogramSince is the observations of h made since the snapshot prev.
+func histogramSince(h, prev server.Histogram) server.Histogram {
+	for i := range h.Counts {
+		h.Counts[i] -= prev.Counts[i]
+	}
+	h.Count -= prev.Count
+	h.Sum -= prev.Sum
+	return h
+}
+
+// quantile estimates the q-quantile of h by linear interpolation within
+// its bucket, as Prometheus's histogram_quantile does; beyond the last
+// bound it returns the last bound.
+func quantile(h server.Histogram, q float64) time.Duration {
+	if h.Count == 0 {
+		return 0
+	}
+	rank := q * float64(h.Count)
+	lower, below := time.Duration(0), uint64(0)
+	for i, c := range h.Counts {
+		if float64(c) >= rank && c > below {
+			frac := (rank - float64(below)) / float64(c-below)
+			return lower + time.Duration(frac*float64(h.Bounds[i]-lower))
+		}
+		lower, below = h.Bounds[i], c
+	}
+	return h.Bounds[len(h.Bounds)-1]
 }
 
 // waitPlaying waits until want games are in play or timeout passes, and
@@ -407,7 +507,7 @@ func (c *removalCount) take() map[string]int {
 }
 
 // probe turns the tick arrivals of the probe game's clients into
-// broadcast lateness: a tick's arrival minus its place on the tick
+// broadcast jitter: a tick's arrival minus its place on the tick
 // schedule, less the smallest such offset of that client over the
 // preceding second (the schedule's phase, which includes the deadline and
 // the loopback path and moves when QoS changes the deadline).
@@ -440,7 +540,7 @@ func (p *probe) add(client int, tick uint64, at time.Time) {
 	p.samples = append(p.samples, off-base)
 }
 
-// take returns the lateness samples since the previous take.
+// take returns the jitter samples since the previous take.
 func (p *probe) take() []time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -5,6 +5,9 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/tickwire/tickwire/internal/botrun"
+	"github.com/tickwire/tickwire/relay/server"
 )
 
 // TestBenchRelayJSON pins the documented fields of "bench relay --json" on
@@ -19,7 +22,7 @@ func TestBenchRelayJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("output is not one JSON object: %v\n%s", err, out)
 	}
-	for _, k := range []string{"core_ns_per_tick", "games_max", "lateness_p99_ms", "cpu_seconds", "bytes_per_player_per_s", "steps"} {
+	for _, k := range []string{"core_ns_per_tick", "games_max", "lateness_p99_ms", "jitter_p99_ms", "cpu_seconds", "bytes_per_player_per_s", "steps"} {
 		if _, ok := r[k]; !ok {
 			t.Errorf("missing field %q", k)
 		}
@@ -70,5 +73,45 @@ func TestProbeLateness(t *testing.T) {
 	s = p.take()
 	if last := s[len(s)-1]; last != 0 {
 		t.Fatalf("a lasting phase shift still counts %v", last)
+	}
+}
+
+// TestLatenessIsAbsolute: a relay that sends every frame 3 ms after its
+// place on the schedule reads 3 ms of lateness, not 0. The probe's jitter
+// (the old "lateness") is blind to it: it subtracts the earliest arrival.
+func TestLatenessIsAbsolute(t *testing.T) {
+	bounds := [...]time.Duration{time.Millisecond, 2 * time.Millisecond, 4 * time.Millisecond, 8 * time.Millisecond}
+	var before, after server.Histogram
+	copy(before.Bounds[:], bounds[:])
+	for i := len(bounds); i < len(before.Bounds); i++ {
+		before.Bounds[i] = 8*time.Millisecond + time.Duration(i)
+	}
+	after.Bounds = before.Bounds
+	for i := range before.Counts {
+		before.Counts[i] = 40 // earlier frames, under 1 ms
+	}
+	before.Count = 40
+	for i := range after.Counts {
+		after.Counts[i] = 40
+		if i >= 2 {
+			after.Counts[i] += 100 // 100 frames 3 ms late: the (2, 4] ms bucket
+		}
+	}
+	after.Count, after.Sum = 140, 300*time.Millisecond
+	d := histogramSince(after, before)
+	if d.Count != 100 || d.Counts[1] != 0 || d.Counts[2] != 100 {
+		t.Fatalf("since: %+v", d)
+	}
+	if p50, p99 := quantile(d, 0.50), quantile(d, 0.99); p50 != 3*time.Millisecond || p99 < 3*time.Millisecond || p99 > 4*time.Millisecond {
+		t.Fatalf("p50 %v p99 %v, want 3 ms and within (3, 4] ms", p50, p99)
+	}
+
+	const iv = 10 * time.Millisecond
+	p := newProbe(iv)
+	for tick := range uint64(100) {
+		p.add(0, tick, p.epoch.Add(time.Duration(tick)*iv+3*time.Millisecond))
+	}
+	if j := botrun.Percentile(p.take(), 0.99); j != 0 {
+		t.Fatalf("jitter %v of a constant delay, want 0", j)
 	}
 }

@@ -115,6 +115,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // summary and the relay's figures at the end.
 func playDemo(ctx context.Context, f demoFlags, progress func(botrun.Progress)) (botrun.Report, server.Stats, error) {
 	relayCfg, clientCfg := lanes.TransportConfig(), lanes.TransportConfig()
+	f.sec.exemptLoopback = true // every bot connects from loopback
 	sc, err := f.sec.serverConfig(0)
 	if err != nil {
 		return botrun.Report{}, server.Stats{}, err

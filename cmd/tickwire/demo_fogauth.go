@@ -89,6 +89,7 @@ func runFogDemo(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	clientCfg := relayCfg
+	f.sec.exemptLoopback = true // every bot connects from loopback
 	sc, err := f.sec.serverConfig(0)
 	if err != nil {
 		return err

@@ -90,6 +90,7 @@ func runDemoPredict(ctx context.Context, args []string, stdout, stderr io.Writer
 			return err
 		}
 		clientCfg := relayCfg
+		f.sec.exemptLoopback = true // every bot connects from loopback
 		sc, err := f.sec.serverConfig(0)
 		if err != nil {
 			return err

@@ -48,7 +48,9 @@ func TestBenchCodecJSON(t *testing.T) {
 			t.Errorf("missing field %q", k)
 		}
 	}
-	if ratio, _ := r["ratio"].(float64); ratio < 5 {
-		t.Errorf("ratio %v < 5", r["ratio"])
+	// The byte counts are deterministic: 3,000 ticks of seed 1 give 8.09,
+	// at the target of 8.
+	if ratio, _ := r["ratio"].(float64); ratio < 8 {
+		t.Errorf("ratio %v below the target 8", r["ratio"])
 	}
 }

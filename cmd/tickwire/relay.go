@@ -189,6 +189,7 @@ func runRelay(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	scfg.RequireToken = tcfg.Security != nil && tcfg.Security.Matchmaker != nil
 	srv := server.New(scfg)
 	var wg sync.WaitGroup
 	var adminErr error
@@ -198,13 +199,14 @@ func runRelay(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			ln.Close()
 			return err
 		}
-		adm := admin.New(adminSource(srv))
+		adm := admin.New(adminSource(srv, ln))
 		adm.SetReady(true)
 		wg.Go(func() { adminErr = adm.Serve(ctx, hl) })
 		log.Info("admin listening", "addr", hl.Addr().String())
 	}
 	log.Info("relay listening", "addr", ln.Addr().String(), "tps", f.tps, "max_games", f.maxGames, "default_network_model", f.defaultModel,
-		"encrypted", tcfg.Security != nil, "public_key", publicKeyHex(tcfg.Security))
+		"encrypted", tcfg.Security != nil, "public_key", publicKeyHex(tcfg.Security),
+		"tokens_required", scfg.RequireToken)
 	err = srv.Serve(ctx, ln)
 	// Shutting down: end the games, close their connections gracefully,
 	// then the socket.
@@ -246,15 +248,16 @@ func listenRelay(ctx context.Context, addr string, tcfg transport.Config) (*tran
 	return ln, err
 }
 
-// adminSource exposes a relay server's figures to the admin endpoint.
-func adminSource(srv *server.Server) admin.Source {
+// adminSource exposes a relay server's figures (and its listener's
+// handshake refusals) to the admin endpoint.
+func adminSource(srv *server.Server, ln *transport.Listener) admin.Source {
 	return admin.SourceFunc(func() admin.Stats {
 		st := srv.Stats()
 		sendErrors := make(map[string]uint64, server.NumSendCauses)
 		for c := range server.NumSendCauses {
 			sendErrors[c.String()] = st.SendErrors[c]
 		}
-		return admin.Stats{
+		a := admin.Stats{
 			ActiveGames:    st.ActiveGames,
 			Players:        st.Players,
 			LateOrders:     st.LateOrders,
@@ -268,5 +271,7 @@ func adminSource(srv *server.Server) admin.Source {
 			SendErrors:     sendErrors,
 			Extra:          st.AdminMetrics(),
 		}
+		addFigures(&a, st, ln.Stats())
+		return a
 	})
 }

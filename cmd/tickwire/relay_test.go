@@ -53,18 +53,17 @@ func TestRelayAdmin(t *testing.T) {
 	stop()
 }
 
-// startRelay runs "tickwire relay" on free loopback ports until the test
-// calls stop (which checks a clean exit); it returns the relay's UDP and
+// startRelay runs "tickwire relay" (with extra flags) on free loopback
+// ports until the test calls stop (which checks a clean exit); it returns the relay's UDP and
 // admin addresses.
-func startRelay(t *testing.T, args ...string) (stop func(), udpAddr, adminAddr string) {
+func startRelay(t *testing.T, extra ...string) (stop func(), udpAddr, adminAddr string) {
 	t.Helper()
 	udp, adm := freeAddr(t, "udp"), freeAddr(t, "tcp")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	var errOut bytes.Buffer
-	go func() {
-		done <- run(ctx, append([]string{"relay", "--listen", udp, "--admin", adm}, args...), io.Discard, &errOut)
-	}()
+	args := append([]string{"relay", "--listen", udp, "--admin", adm}, extra...)
+	go func() { done <- run(ctx, args, io.Discard, &errOut) }()
 	waitReady(t, "http://"+adm+"/readyz")
 	t.Cleanup(cancel)
 	return func() {

@@ -20,9 +20,13 @@ import (
 // Connections are authenticated and encrypted (transport.Config.Security)
 // unless --insecure is given; both ends must agree.
 type securityFlags struct {
-	insecure  bool
-	keyFile   string // relay: its identity
-	serverKey string // bot: the relay key to pin, hex
+	insecure       bool
+	keyFile        string // relay: its identity
+	matchmakerKey  string // relay: the matchmaker's public key, hex or a file holding it
+	exemptLoopback bool   // relay: no per-address limits for loopback peers
+	serverKey      string // bot: the relay key to pin, hex
+	identity       string // bot: its identity file (the key a token names)
+	token          string // bot: a connect token, hex or a file holding it
 }
 
 func (s *securityFlags) addInsecure(fs *flag.FlagSet) {
@@ -32,18 +36,35 @@ func (s *securityFlags) addInsecure(fs *flag.FlagSet) {
 func (s *securityFlags) addServer(fs *flag.FlagSet) {
 	s.addInsecure(fs)
 	fs.StringVar(&s.keyFile, "key", "", "file with the relay's Ed25519 identity (hex seed), created if missing; empty: a new identity each run")
+	fs.StringVar(&s.matchmakerKey, "matchmaker-key", "", "the matchmaker's Ed25519 public key (hex, or a file holding it): admit only players with a connect token it signed for the room they join")
+	fs.BoolVar(&s.exemptLoopback, "exempt-loopback", false, "exempt loopback peers from the per-address connection limits (local bots filling rooms)")
 }
 
 func (s *securityFlags) addClient(fs *flag.FlagSet) {
 	s.addInsecure(fs)
 	fs.StringVar(&s.serverKey, "server-key", "", "the relay's public key (hex) to pin; empty: accept any")
+	fs.StringVar(&s.identity, "identity", "", "file with the bots' Ed25519 identity (hex seed), created if missing; empty: a new identity per connection")
+	fs.StringVar(&s.token, "token", "", "connect token from the matchmaker (hex, or a file holding it), for a relay run with --matchmaker-key; needs --identity")
 }
 
-// serverConfig is the relay side: its identity and connection limits.
-// Loopback peers skip the per-address limits, so local bots can fill rooms.
+// serverConfig is the relay side: its identity, connection limits and
+// matchmaker key. Loopback peers skip the per-address limits only with
+// exemptLoopback (demo and bench relay set it, so local bots can fill
+// rooms).
 func (s securityFlags) serverConfig(maxConns int) (*transport.SecurityConfig, error) {
 	if s.insecure {
+		if s.matchmakerKey != "" {
+			return nil, fmt.Errorf("%w: --matchmaker-key needs the secure handshake, not --insecure (a plaintext token could be copied off the wire)", errUsage)
+		}
 		return nil, nil
+	}
+	var mm ed25519.PublicKey
+	if s.matchmakerKey != "" {
+		b, err := hexOrFile(s.matchmakerKey, ed25519.PublicKeySize)
+		if err != nil {
+			return nil, fmt.Errorf("%w: --matchmaker-key: %v", errUsage, err)
+		}
+		mm = b
 	}
 	var id ed25519.PrivateKey
 	var err error
@@ -55,8 +76,8 @@ func (s securityFlags) serverConfig(maxConns int) (*transport.SecurityConfig, er
 	if err != nil {
 		return nil, err
 	}
-	return &transport.SecurityConfig{Identity: id,
-		Limits: secure.Limits{MaxConnections: maxConns, ExemptLoopback: true}}, nil
+	return &transport.SecurityConfig{Identity: id, Matchmaker: mm,
+		Limits: secure.Limits{MaxConnections: maxConns, ExemptLoopback: s.exemptLoopback}}, nil
 }
 
 // clientConfig is the bot side: a fresh identity per connection and the
@@ -73,7 +94,41 @@ func (s securityFlags) clientConfig() (*transport.SecurityConfig, error) {
 		}
 		sc.ServerKey = k
 	}
+	if s.token != "" && s.identity == "" {
+		return nil, fmt.Errorf("%w: --token needs --identity: the token names the player's key", errUsage)
+	}
+	if s.identity != "" {
+		id, err := loadOrCreateKey(s.identity)
+		if err != nil {
+			return nil, err
+		}
+		sc.Identity = id
+	}
+	if s.token != "" {
+		tok, err := hexOrFile(s.token, secure.TokenSize)
+		if err != nil {
+			return nil, fmt.Errorf("%w: --token: %v", errUsage, err)
+		}
+		sc.Token = tok
+	}
 	return sc, nil
+}
+
+// hexOrFile decodes arg as n hex-encoded bytes, or, failing that, reads
+// them (hex-encoded) from the file arg names.
+func hexOrFile(arg string, n int) ([]byte, error) {
+	if b, err := hex.DecodeString(arg); err == nil && len(b) == n {
+		return b, nil
+	}
+	data, err := os.ReadFile(arg)
+	if err != nil {
+		return nil, fmt.Errorf("neither %d hex-encoded bytes nor a readable file: %w", n, err)
+	}
+	b, err := hex.DecodeString(strings.TrimSpace(string(data)))
+	if err != nil || len(b) != n {
+		return nil, fmt.Errorf("file %s: want %d hex-encoded bytes", arg, n)
+	}
+	return b, nil
 }
 
 // publicKeyHex is how a relay prints its key for clients to pin.

@@ -10,4 +10,9 @@
 //	netsim           standard library only, so any layer's tests can use it
 //	relay/server/room  the network model seam: no lockstep code (relay,
 //	                 relay/msg, relay/server, lockstep)
+//	relay            (the core alone) protocol, wire, relay/msg; no networking
+//	cmd/tickwire     no test code (testing, testing/...)
+//
+// A rule naming a package that does not exist fails: a moved package
+// would otherwise leave its rule checking nothing.
 package layering

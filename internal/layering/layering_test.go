@@ -1,6 +1,7 @@
 package layering
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,6 +31,11 @@ type rule struct {
 // networking reports whether a standard library package is networking code.
 func networking(path string) bool {
 	return path == "net" || strings.HasPrefix(path, "net/") || path == "crypto/tls"
+}
+
+// testCode reports whether a standard library package exists for tests.
+func testCode(path string) bool {
+	return path == "testing" || strings.HasPrefix(path, "testing/")
 }
 
 func under(path string, pkgs ...string) bool {
@@ -80,6 +86,13 @@ func rules() []rule {
 		{pkg: "transport", allowed: func(d dep) (bool, string) {
 			if under(d.path, gamePackages...) {
 				return false, "the transport imports no game package"
+			}
+			return true, ""
+		}},
+		// The shipped binary links no test code.
+		{pkg: "cmd/tickwire", exact: true, allowed: func(d dep) (bool, string) {
+			if testCode(d.path) {
+				return false, "the binary must not link test code"
 			}
 			return true, ""
 		}},
@@ -227,8 +240,8 @@ func TestLayering(t *testing.T) {
 	root := moduleRoot(t)
 	for _, r := range rules() {
 		t.Run(r.pkg, func(t *testing.T) {
-			if _, err := os.Stat(filepath.Join(root, r.pkg)); err != nil {
-				t.Skipf("package %s does not exist yet", r.pkg)
+			if err := packageExists(root, r.pkg); err != nil {
+				t.Fatal(err)
 			}
 			pattern := "./" + r.pkg + "/..."
 			if r.exact {
@@ -238,6 +251,30 @@ func TestLayering(t *testing.T) {
 				t.Errorf("%s depends on %s", r.pkg, v)
 			}
 		})
+	}
+}
+
+// packageExists reports why the package a rule names is missing, or nil:
+// a rule about a package that was moved or deleted checks nothing, so it
+// must fail rather than pass.
+func packageExists(root, pkg string) error {
+	if _, err := os.Stat(filepath.Join(root, pkg)); err != nil {
+		return fmt.Errorf("a layering rule names package %s, which does not exist: update the rule: %v", pkg, err)
+	}
+	return nil
+}
+
+// TestMissingPackageFails proves a rule naming a package that does not
+// exist fails instead of being skipped.
+func TestMissingPackageFails(t *testing.T) {
+	root := moduleRoot(t)
+	if err := packageExists(root, "no/such/package"); err == nil {
+		t.Error("a rule for a missing package passes")
+	}
+	for _, r := range rules() {
+		if err := packageExists(root, r.pkg); err != nil {
+			t.Error(err)
+		}
 	}
 }
 
@@ -260,6 +297,7 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"relay/lanes":       {{path: module + "/relay"}, {path: module + "/relay/msg"}},
 		"fogauth":           {{path: module + "/transport"}, {path: module + "/netsim"}, {path: module + "/relay/server/room"}, {path: "net", standard: true}},
 		"fogauth/fogserver": {{path: module + "/relay"}, {path: module + "/relay/server"}, {path: module + "/lockstep"}, {path: module + "/relay/msg"}},
+		"cmd/tickwire":      {{path: "testing", standard: true}, {path: "testing/synctest", standard: true}},
 	}
 	allowed := map[string][]dep{
 		"sim":                {{path: module + "/protocol"}, {path: module + "/wire"}, {path: "github.com/cespare/xxhash/v2"}, {path: "sort", standard: true}},
@@ -273,6 +311,7 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"relay/lanes":       {{path: module + "/transport"}},
 		"fogauth":           {{path: module + "/sim"}, {path: module + "/protocol"}, {path: "github.com/cespare/xxhash/v2"}, {path: "encoding/binary", standard: true}},
 		"fogauth/fogserver": {{path: module + "/relay/server/room"}, {path: module + "/transport"}, {path: module + "/fogauth"}, {path: module + "/sim/scenario"}},
+		"cmd/tickwire":      {{path: module + "/relay/server"}, {path: "net", standard: true}, {path: "github.com/prometheus/client_golang/prometheus"}},
 	}
 	for _, r := range rules() {
 		for _, d := range forbidden[r.pkg] {

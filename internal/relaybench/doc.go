@@ -12,7 +12,9 @@
 //	(every sync tick: 4 × Core.Step(SyncHash); every 30 ticks: feedback and
 //	QoS evaluation)
 //
-// CoreTick is the body of the relay package's BenchmarkCoreTick; Run gives
-// the same figure to a command (`tickwire bench relay`). Neither touches a
-// socket; time is virtual.
+// BenchmarkCoreTick (in the package's tests) drives a Game; Run gives the
+// same figure to a command (`tickwire bench relay`). Neither touches a
+// socket; time is virtual. The package imports no test code: the binary
+// links it (internal/layering checks that the binary links no package
+// testing).
 package relaybench

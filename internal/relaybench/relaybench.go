@@ -3,7 +3,6 @@ package relaybench
 import (
 	"errors"
 	"fmt"
-	"testing"
 	"time"
 
 	"github.com/tickwire/tickwire/protocol"
@@ -174,22 +173,6 @@ func (g *Game) drain() {
 		}
 	}
 	g.core.Advance()
-}
-
-// CoreTick is the benchmark body: b.N game ticks of a 4-player match
-// (see Game.Tick), reported per tick with allocations.
-func CoreTick(b *testing.B) {
-	g, err := NewGame()
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		if err := g.Tick(); err != nil {
-			b.Fatal(err)
-		}
-	}
 }
 
 // Run measures n game ticks and returns the mean cost of one in

@@ -33,6 +33,29 @@ type Stats struct {
 	// SendErrors counts messages the relay could not send, by cause
 	// (the label of tickwire_relay_send_errors_total).
 	SendErrors map[string]uint64
+
+	// BroadcastLateness is how late tick frames left against the tick
+	// schedule, over every game.
+	BroadcastLateness Histogram
+	// Malformed counts messages that did not decode and Rejected those
+	// the relay refused, by kind (the label's value).
+	Malformed, Rejected map[string]uint64
+	// HandshakesRefused counts secure handshakes refused, by reason
+	// (token_expired, server_full, …).
+	HandshakesRefused map[string]uint64
+	// TokenRefusals counts joins refused for their connect token, by
+	// reason (missing, wrong_room).
+	TokenRefusals map[string]uint64
+}
+
+// Histogram is a cumulative histogram in seconds: Counts[i] observations
+// were at most Bounds[i]; Count and Sum are over every observation (the
+// +Inf bucket is Count).
+type Histogram struct {
+	Bounds []float64
+	Counts []uint64
+	Count  uint64
+	Sum    float64
 }
 
 // Source supplies the snapshot a scrape exposes. It is called from HTTP

@@ -19,6 +19,12 @@
 //	tickwire_relay_host_stalls_total      counter  stalls of the relay itself seen by a game
 //	tickwire_relay_bytes_received_total   counter  UDP payload bytes in
 //	tickwire_relay_bytes_sent_total       counter  UDP payload bytes out
+//	tickwire_relay_broadcast_lateness_seconds  histogram  how late tick frames
+//	                                      left against the tick schedule
+//	tickwire_relay_malformed_messages_total{kind}  counter  messages that did not decode
+//	tickwire_relay_rejected_messages_total{kind}   counter  messages the relay refused
+//	tickwire_relay_handshakes_refused_total{reason}  counter  secure handshakes refused
+//	tickwire_relay_token_refusals_total{reason}      counter  joins refused for their token
 //
 // Stats.Extra adds series known only at scrape time, with labels: the
 // server's games, waiting rooms and players by network_model, refused

@@ -98,9 +98,10 @@
 //	             2 size mismatch, 3 bad request, 4 shutting down,
 //	             5 room size beyond the model's bound, 6 too many waiting
 //	             rooms from the address, 7 network model unavailable,
-//	             8 network model mismatch, 9 room not playing (a
-//	             spectator or rejoin), 10 rejoin denied (wrong player or
-//	             secret), 11 not supported (the model or room takes no
+//	             8 network model mismatch, 9 connect token (none for
+//	             this room), 10 room not playing (a spectator or
+//	             rejoin), 11 rejoin denied (wrong player or secret),
+//	             12 not supported (the model or room takes no
 //	             spectators or rejoins)
 //
 //	str = uv length, then that many bytes

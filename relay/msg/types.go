@@ -334,6 +334,7 @@ const (
 	RefuseTooManyRooms                          // the peer's address already waits in as many rooms as it may
 	RefuseModelUnavailable                      // the server does not host the requested network model
 	RefuseModelMismatch                         // the room (or the match type) plays another network model
+	RefuseToken                                 // no connect token for this room
 	RefuseNotPlaying                            // a spectator or rejoin names a room that is not playing
 	RefuseRejoinDenied                          // a rejoin's player and secret do not match a seat
 	RefuseUnsupported                           // the room's model takes no spectators (or no rejoins), or this room none
@@ -343,7 +344,7 @@ const (
 )
 
 var refusalNames = [NumRefusalReasons]string{"room full", "server full", "room size mismatch", "bad request", "shutting down",
-	"room size out of range", "too many waiting rooms", "network model unavailable", "network model mismatch",
+	"room size out of range", "too many waiting rooms", "network model unavailable", "network model mismatch", "connect token",
 	"room not playing", "rejoin denied", "not supported"}
 
 func (r RefusalReason) String() string {

@@ -89,6 +89,12 @@ type Config struct {
 	OnEvent func(room string, ev relay.Event)
 	// Logger receives room lifecycle logs. Nil discards them.
 	Logger *slog.Logger
+	// RequireToken admits to a room only connections whose secure
+	// handshake carried a connect token for that room (see token.go);
+	// the listener's transport.SecurityConfig.Matchmaker must be set, so
+	// that the handshake verifies the token's signature, server, expiry
+	// and player key.
+	RequireToken bool
 }
 
 // Transport is the transport configuration of a server with c's models:

@@ -35,6 +35,8 @@
 // bucket (Config.MessageRate, MessageBurst) before the room's queue;
 // messages beyond it are dropped and counted, so one player cannot fill
 // the queue the others' submissions wait in.
+// With Config.RequireToken it also refuses (RefuseToken) a connection
+// whose secure handshake carried no connect token for the room it names.
 //
 //	client                         server
 //	  │── JoinRoom{"r1", 4, lockstep} ▶│  seat 1..4, or JoinRefused + close

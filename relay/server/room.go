@@ -147,14 +147,14 @@ func (r *lockstepRoom) handle(in *room.Inbound) {
 	}
 	dm, err := r.s.codec.Decode(in.Msg.Data)
 	if err != nil {
-		r.s.counters.malformed.Add(1)
+		r.s.counters.countMalformed(err)
 		return
 	}
 	if m.removed {
 		return
 	}
 	if err := r.core.Step(in.At, m.id, dm); err != nil {
-		r.s.counters.rejected.Add(1)
+		r.s.counters.countRejected(err)
 		r.log.Debug("relay: message refused", "player", m.id, "type", dm.Type(), "err", err)
 	}
 }

@@ -115,10 +115,13 @@ func (s *Server) ServeConn(ctx context.Context, c *transport.Conn) error {
 	m, err := s.codec.Decode(tm.Data)
 	j, ok := m.(*msg.JoinRoom)
 	if err != nil {
-		s.counters.malformed.Add(1)
+		s.counters.countMalformed(err)
 	}
 	if !ok {
 		return s.refuse(c, msg.RefuseBadRequest, "the first message must be JoinRoom")
+	}
+	if detail := s.admitToken(c, j.Room); detail != "" {
+		return s.refuseToken(c, detail)
 	}
 	h, st, full, ref := s.join(c, j)
 	if h == nil {

@@ -48,6 +48,17 @@ type Stats struct {
 	// schedule (window end plus deadline), over every game.
 	BroadcastLateness Histogram
 
+	// MalformedByKind and RejectedByKind split Malformed and Rejected by
+	// the sentinel error of the failure (see kinds.go): malformed
+	// "unknown_type", "malformed", "range", "orders", "other"; rejected
+	// "phase", "tick", "duplicate", "unexpected", "bad_pong",
+	// "bad_reveal", "removed", "unknown_player", "other". Every kind is
+	// present, zero or not.
+	MalformedByKind, RejectedByKind map[string]uint64
+	// TokenRefusals counts joins refused for their connect token
+	// (Config.RequireToken), by reason: "missing", "wrong_room".
+	TokenRefusals map[string]uint64
+
 	Rooms []RoomStats
 	// Models describes each hosted network model, lockstep first, then
 	// by name.
@@ -64,11 +75,13 @@ type ModelStats struct {
 	Metrics []admin.Metric
 }
 
-// latenessBounds are the upper bounds of the lateness buckets; the table
-// is never modified.
+// latenessBounds are the upper bounds of the lateness buckets, finer
+// around the 2 ms capacity limit of "bench relay"; the table is never
+// modified.
 var latenessBounds = [...]time.Duration{
 	50 * time.Microsecond, 100 * time.Microsecond, 250 * time.Microsecond, 500 * time.Microsecond,
-	time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond, 10 * time.Millisecond,
+	750 * time.Microsecond, time.Millisecond, 1500 * time.Microsecond, 2 * time.Millisecond,
+	3 * time.Millisecond, 5 * time.Millisecond, 10 * time.Millisecond,
 	25 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond,
 }
 
@@ -156,6 +169,8 @@ type counters struct {
 	datagramsIn, datagramsOut           atomic.Uint64
 	sendErrors                          [NumSendCauses]atomic.Uint64
 	lateness                            histogram
+	kinds                               kindCounts
+	tokens                              tokenCounts
 }
 
 // count records an event in the counters.
@@ -215,6 +230,8 @@ func (s *Server) Stats() Stats {
 		byModel[name] = &ModelStats{Name: name}
 	}
 	var open []*transport.Conn // seated connections, whose bytes are counted when they end
+	st.MalformedByKind, st.RejectedByKind = c.kinds.snapshot()
+	st.TokenRefusals = c.tokens.snapshot()
 	s.mu.Lock()
 	for _, h := range s.rooms {
 		rs := RoomStats{Name: h.name, NetworkModel: h.model.Name, MatchType: h.matchType, Size: h.size, Players: h.seated, Spectators: h.spectators, Phase: "waiting"}

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"github.com/tickwire/tickwire/relay/admin"
+	"github.com/tickwire/tickwire/relay/server"
+	"github.com/tickwire/tickwire/secure"
+	"github.com/tickwire/tickwire/transport"
+)
+
+// addFigures fills the admin figures that need converting: the broadcast
+// lateness histogram, the by-kind and by-reason counters.
+func addFigures(a *admin.Stats, st server.Stats, ls transport.ListenerStats) {
+	h := st.BroadcastLateness
+	a.BroadcastLateness = admin.Histogram{Count: h.Count, Sum: h.Sum.Seconds()}
+	for i, b := range h.Bounds {
+		a.BroadcastLateness.Bounds = append(a.BroadcastLateness.Bounds, b.Seconds())
+		a.BroadcastLateness.Counts = append(a.BroadcastLateness.Counts, h.Counts[i])
+	}
+	a.Malformed, a.Rejected = st.MalformedByKind, st.RejectedByKind
+	a.TokenRefusals = st.TokenRefusals
+	a.HandshakesRefused = make(map[string]uint64)
+	for r, n := range ls.Handshake.Refused {
+		if name := refusalLabel(secure.RefusalReason(r)); name != "" {
+			a.HandshakesRefused[name] = n
+		}
+	}
+}
+
+// refusalLabel names a handshake refusal reason on /metrics.
+func refusalLabel(r secure.RefusalReason) string {
+	switch r {
+	case secure.RefuseServerFull:
+		return "server_full"
+	case secure.RefuseTooManyFromIP:
+		return "too_many_from_ip"
+	case secure.RefuseRateLimited:
+		return "rate_limited"
+	case secure.RefuseTokenRequired:
+		return "token_required"
+	case secure.RefuseTokenSignature:
+		return "token_signature"
+	case secure.RefuseTokenWrongServer:
+		return "token_wrong_server"
+	case secure.RefuseTokenExpired:
+		return "token_expired"
+	}
+	return ""
+}
