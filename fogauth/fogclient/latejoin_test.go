@@ -271,3 +271,46 @@ func spectate(t *testing.T, fullMap bool) {
 		}
 	}
 }
+
+// TestRoomWaitsForRejoin: when every player's connection drops, the room
+// plays on for RejoinTimeout. A player back within it (10 s later) ends
+// the match consistent; once a room has been empty for RejoinTimeout it
+// ends, and a later rejoin is refused as not playing.
+func TestRoomWaitsForRejoin(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fog := fogserver.Config{UnitsPerPlayer: 10, MatchTicks: 900, RejoinTimeout: 20 * time.Second, Seed: func() uint64 { return 3 }}
+		dial := startServer(t, fog, netsim.Link{Latency: 10 * time.Millisecond})
+		join := func(room string) (*transport.Conn, *fogclient.Client) {
+			conn := dial(1)
+			c, err := fogclient.Join(t.Context(), conn, room, 1, fogclient.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return conn, c
+		}
+		conn, c := join("back")
+		time.Sleep(3 * time.Second)
+		conn.Close() // every player is gone
+		tk, _ := c.Ticket()
+		c.Close()
+		time.Sleep(10 * time.Second)
+		back, err := fogclient.Rejoin(t.Context(), dial(2), tk, fogclient.Config{})
+		if err != nil {
+			t.Fatalf("rejoin within RejoinTimeout: %v", err)
+		}
+		fogclient.PlayBot(t.Context(), back, bot.New(back.Player(), 1), 0)
+		if _, consistent, ok := back.End(); !ok || !consistent {
+			t.Errorf("after the rejoin: match end %v, consistent %v", ok, consistent)
+		}
+		back.Close()
+
+		conn, c = join("gone")
+		time.Sleep(time.Second)
+		conn.Close()
+		tk, _ = c.Ticket()
+		c.Close()
+		time.Sleep(fog.RejoinTimeout + time.Second)
+		_, err = fogclient.Rejoin(t.Context(), dial(3), tk, fogclient.Config{})
+		wantRefused(t, err, msg.RefuseNotPlaying)
+	})
+}
