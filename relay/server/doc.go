@@ -25,8 +25,9 @@
 // if its model takes it (room.Model.MaxSpectators, room.Model.Rejoin):
 // a spectator gets player 0 up to the model's limit; a rejoin names the
 // seat's player and the secret from that seat's JoinAccepted (drawn from
-// crypto/rand per seat, compared in constant time) and takes the seat
-// again, closing the old connection if it still lives. The new
+// crypto/rand per seat, compared in constant time; with RequireToken also
+// a token for the seat's player key) and takes the seat again, closing
+// the old connection if it still lives. The new
 // connection goes to the running room as an Inbound.Joined, after the old
 // connection's end. Lockstep takes neither.
 //

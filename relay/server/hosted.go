@@ -47,7 +47,10 @@ type seat struct {
 	player protocol.PlayerID
 	conn   *transport.Conn
 	secret msg.RejoinSecret // the player's rejoin credential; zero if the model takes no rejoins
-	ended  bool             // the connection ended (guarded by Server.mu)
+	// identity is the player key of the connection's connect token (nil
+	// without one): a rejoin must present a token for the same key.
+	identity []byte
+	ended    bool // the connection ended (guarded by Server.mu)
 	// Owned by the seat's reader.
 	limit bucket
 }
@@ -78,7 +81,7 @@ func (h *hostedRoom) seat(c *transport.Conn) *seat {
 	for i < len(h.seats) && h.seats[i] != nil {
 		i++
 	}
-	st := &seat{index: i, player: protocol.PlayerID(i + 1), conn: c}
+	st := &seat{index: i, player: protocol.PlayerID(i + 1), conn: c, identity: tokenPlayer(c)}
 	if h.model.Rejoin {
 		rand.Read(st.secret[:]) // never fails (crypto/rand)
 	}

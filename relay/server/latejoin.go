@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"crypto/subtle"
 	"errors"
 
@@ -54,7 +55,8 @@ func (s *Server) spectateLocked(h *hostedRoom, c *transport.Conn) (*hostedRoom, 
 }
 
 // rejoinLocked gives c the seat of j's player if j carries the seat's
-// secret (compared in constant time). A seat whose connection has not
+// secret (compared in constant time) and, when the seat was taken with a
+// connect token, c's token names the same player key. A seat whose connection has not
 // ended yet (a client that lost its network and came back before the
 // server noticed) is taken over: the old connection is closed.
 func (s *Server) rejoinLocked(h *hostedRoom, c *transport.Conn, j *msg.JoinRoom) (*hostedRoom, *seat, refusal) {
@@ -66,15 +68,26 @@ func (s *Server) rejoinLocked(h *hostedRoom, c *transport.Conn, j *msg.JoinRoom)
 		return nil, nil, refuse(msg.RefuseRejoinDenied, "room %q has no seat for that player and secret", h.name)
 	}
 	old := h.seats[i]
+	if old.identity != nil && !bytes.Equal(old.identity, tokenPlayer(c)) {
+		return nil, nil, refuse(msg.RefuseRejoinDenied, "the seat was taken with a connect token for another player key")
+	}
 	if !old.ended {
 		s.leaveLocked(h, old, errTakenOver)
 		s.countBytesLater(old.conn, "rejoined from another connection")
 	}
-	st := &seat{index: i, player: old.player, conn: c, secret: old.secret}
+	st := &seat{index: i, player: old.player, conn: c, secret: old.secret, identity: old.identity}
 	h.seats[i] = st
 	h.seated++
 	h.log.Info("relay: player rejoins", "player", st.player, "peer", c.RemoteAddr())
 	return h, st, refusal{}
+}
+
+// tokenPlayer is the player key of c's connect token, or nil.
+func tokenPlayer(c *transport.Conn) []byte {
+	if sec, ok := c.Security(); ok && sec.Token != nil {
+		return sec.Token.Player
+	}
+	return nil
 }
 
 // countBytesLater counts an ended connection's bytes and closes it, in

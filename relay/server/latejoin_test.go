@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"crypto/ed25519"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -121,5 +122,48 @@ func TestLateJoinSeam(t *testing.T) {
 		for _, c := range []*transport.Conn{a2, b2, s2} {
 			c.Close()
 		}
+	})
+}
+
+// TestRejoinNeedsTheSameToken: on a relay that requires connect tokens, a
+// seat taken with a token is rejoined only by a connection whose token
+// names the same player key: another player of the room holding the
+// seat's secret is refused.
+func TestRejoinNeedsTheSameToken(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var echoed atomic.Uint64
+		m := echoModel(&echoed)
+		m.Rejoin = true
+		tr := newTokenRelay(t, m)
+		defer tr.close()
+		later := time.Now().Add(time.Hour)
+		alice, bob := seededKey(3), seededKey(4)
+		join := func(key ed25519.PrivateKey, j *msg.JoinRoom) (*transport.Conn, msg.Message) {
+			c, err := tr.dial(key, tr.token(tr.matchmaker, key, "cup", later), false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			send(t, c, j)
+			return c, reply(t, c)
+		}
+		a, ma := join(alice, &msg.JoinRoom{Room: "cup", RoomSize: 2})
+		b, _ := join(bob, &msg.JoinRoom{Room: "cup", RoomSize: 2})
+		accA, ok := ma.(*msg.JoinAccepted)
+		if !ok {
+			t.Fatalf("alice: %+v", ma)
+		}
+		a.Close()
+		time.Sleep(time.Second)
+		rejoin := &msg.JoinRoom{Room: "cup", RoomSize: 2, As: msg.JoinRejoin, Player: accA.Player, Secret: accA.Secret}
+		b2, m2 := join(bob, rejoin)
+		wantRefused(t, m2, msg.RefuseRejoinDenied)
+		b2.Close()
+		a2, m3 := join(alice, rejoin)
+		if acc, ok := m3.(*msg.JoinAccepted); !ok || acc.Player != accA.Player {
+			t.Fatalf("alice's rejoin: %+v", m3)
+		}
+		echo(t, a2, byte(accA.Player))
+		a2.Close()
+		b.Close()
 	})
 }

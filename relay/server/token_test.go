@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/netsim"
-	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/relay/msg"
 	"github.com/tickwire/tickwire/relay/server"
+	"github.com/tickwire/tickwire/relay/server/room"
 	"github.com/tickwire/tickwire/secure"
 	"github.com/tickwire/tickwire/transport"
 )
@@ -29,23 +29,31 @@ type tokenRelay struct {
 	mn         *netsim.MemNetwork
 	l          *transport.Listener
 	srv        *server.Server
+	cfg        server.Config
 	identity   ed25519.PrivateKey
 	matchmaker ed25519.PrivateKey
 }
 
-func newTokenRelay(t *testing.T) *tokenRelay {
+func newTokenRelay(t *testing.T, models ...room.Model) *tokenRelay {
 	tr := &tokenRelay{t: t, mn: netsim.NewMemNetwork(), identity: seededKey(1), matchmaker: seededKey(2)}
 	pc, err := tr.mn.ListenPacket("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	tcfg := lanes.TransportConfig()
+	cfg := server.Config{RequireToken: true, Models: models}
+	if len(models) > 0 {
+		cfg.DefaultModel = models[0].Name
+	}
+	tcfg, err := cfg.Transport()
+	if err != nil {
+		t.Fatal(err)
+	}
 	tcfg.Security = &transport.SecurityConfig{Identity: tr.identity, Matchmaker: tr.matchmaker.Public().(ed25519.PublicKey),
 		Limits: secure.Limits{MaxPerIP: 100, NewPerSecond: 100}}
 	if tr.l, err = transport.Listen(t.Context(), pc, tcfg); err != nil {
 		t.Fatal(err)
 	}
-	tr.srv = server.New(server.Config{RequireToken: true})
+	tr.srv, tr.cfg = server.New(cfg), cfg
 	go tr.srv.Serve(context.Background(), tr.l)
 	return tr
 }
@@ -66,19 +74,29 @@ func (tr *tokenRelay) token(mm, player ed25519.PrivateKey, room string, expires 
 	return tok
 }
 
-// join dials with player's identity and tok (encrypted unless plaintext)
-// and asks for a seat in room; it returns the dial error or the answer.
-func (tr *tokenRelay) join(player ed25519.PrivateKey, tok []byte, room string, plaintext bool) (msg.Message, error) {
+// dial connects with player's identity and tok (encrypted unless
+// plaintext).
+func (tr *tokenRelay) dial(player ed25519.PrivateKey, tok []byte, plaintext bool) (*transport.Conn, error) {
 	tr.t.Helper()
 	pc, err := tr.mn.ListenPacket("")
 	if err != nil {
 		tr.t.Fatal(err)
 	}
-	cfg := lanes.TransportConfig()
+	cfg, err := tr.cfg.Transport()
+	if err != nil {
+		tr.t.Fatal(err)
+	}
 	if !plaintext {
 		cfg.Security = &transport.SecurityConfig{Identity: player, Token: tok, ServerKey: tr.identity.Public().(ed25519.PublicKey)}
 	}
-	c, err := transport.Dial(tr.t.Context(), pc, tr.l.Addr(), cfg)
+	return transport.Dial(tr.t.Context(), pc, tr.l.Addr(), cfg)
+}
+
+// join dials with player's identity and tok (encrypted unless plaintext)
+// and asks for a seat in room; it returns the dial error or the answer.
+func (tr *tokenRelay) join(player ed25519.PrivateKey, tok []byte, room string, plaintext bool) (msg.Message, error) {
+	tr.t.Helper()
+	c, err := tr.dial(player, tok, plaintext)
 	if err != nil {
 		return nil, err
 	}
