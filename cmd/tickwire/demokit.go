@@ -35,14 +35,13 @@ type demoCommon struct {
 
 // demoSpec is what a mode sets of the shared demo flags.
 type demoSpec struct {
-	name       string        // the flag set's, e.g. "demo --mode fogauth"
-	tps        int           // --tps default
-	latency    time.Duration // --latency default
-	loss       float64       // --loss default
-	maxPlayers int           // --players at most
-	ticks      string        // usage of --ticks
-	seed       string        // usage of --seed
-	json       string        // usage of --json
+	name    string        // the flag set's, e.g. "demo --mode fogauth"
+	tps     int           // --tps default
+	latency time.Duration // --latency default
+	loss    float64       // --loss default
+	ticks   string        // usage of --ticks
+	seed    string        // usage of --seed
+	json    string        // usage of --json
 }
 
 // flagSet is a flag set named s.name with the shared demo flags; the mode
