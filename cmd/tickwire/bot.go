@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 
@@ -20,13 +18,7 @@ var errNotInSync = errors.New("the clients are not in sync")
 
 // botFlags are the options of "tickwire bot".
 type botFlags struct {
-	server   string
-	room     string
-	players  int
-	roomSize int
-	ticks    uint64
-	json     bool
-	sec      securityFlags
+	botCommon
 	// the load generator of "bench relay"
 	light bool
 	games int
@@ -34,57 +26,26 @@ type botFlags struct {
 
 func parseBotFlags(args []string, stderr io.Writer) (botFlags, error) {
 	var f botFlags
-	fs := flag.NewFlagSet("bot", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&f.server, "server", "", "relay address, host:port (required)")
-	fs.StringVar(&f.room, "room", "", "room name (required)")
-	fs.IntVar(&f.players, "players", 0, "bot clients in this process (required)")
-	fs.Uint64Var(&f.ticks, "ticks", 0, "ticks each bot plays (required)")
-	fs.IntVar(&f.roomSize, "room-size", 0, "players the room expects (default: --players)")
-	fs.BoolVar(&f.json, "json", false, "print one JSON object")
-	f.sec.addClient(fs)
+	fs := f.flagSet(botSpec{name: "bot", server: "relay address, host:port (required)", ticks: "ticks each bot plays (required)"}, stderr)
 	fs.BoolVar(&f.light, "light", false, "load generator: no simulation, one Move order per tick, a constant hash")
 	fs.IntVar(&f.games, "games", 1, "with --light: fill this many rooms, ROOM-0, ROOM-1, …, of --players bots each")
-	if err := parseFlags(fs, args); err != nil {
-		return f, err
-	}
-	switch {
-	case fs.NArg() > 0:
-		return f, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
-	case f.server == "" || f.room == "":
-		return f, fmt.Errorf("%w: --server and --room are required", errUsage)
-	case f.players < 1 || f.ticks < 1:
-		return f, fmt.Errorf("%w: --players and --ticks must be at least 1", errUsage)
-	case f.games < 1 || (f.games > 1 && !f.light):
-		return f, fmt.Errorf("%w: --games must be at least 1, and only light bots play several games", errUsage)
-	}
-	if f.roomSize == 0 {
-		f.roomSize = f.players
-	}
-	if f.roomSize < f.players || f.roomSize > 255 {
-		return f, fmt.Errorf("%w: --room-size must be between --players and 255", errUsage)
-	}
-	return f, nil
+	err := f.parse(fs, args, 255, func() error {
+		if f.games < 1 || (f.games > 1 && !f.light) {
+			return fmt.Errorf("%w: --games must be at least 1, and only light bots play several games", errUsage)
+		}
+		return nil
+	})
+	return f, err
 }
 
-// runBot plays bot clients against a relay: "tickwire bot".
-func runBot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	switch mode, rest := splitMode(args); mode {
-	case "fogauth":
-		return runFogBot(ctx, rest, stdout, stderr)
-	case "predict":
-		return runBotPredict(ctx, rest, stdout, stderr)
-	case "", "lockstep":
-		args = rest
-	default:
-		return fmt.Errorf("%w: unknown --mode %q (lockstep, fogauth, predict)", errUsage, mode)
-	}
+// runLockstepBot plays bot clients against a relay: "tickwire bot".
+func runLockstepBot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f, err := parseBotFlags(args, stderr)
 	if err != nil {
 		return err
 	}
-	tcfg := lanes.TransportConfig()
-	if tcfg.Security, err = f.sec.clientConfig(); err != nil {
+	dial, err := f.dialer(lanes.TransportConfig())
+	if err != nil {
 		return err
 	}
 	join := func(ctx context.Context, i int) (botrun.Client, error) {
@@ -92,7 +53,7 @@ func runBot(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if f.games > 1 {
 			room = fmt.Sprintf("%s-%d", f.room, i/f.players)
 		}
-		conn, err := transport.DialUDP(ctx, f.server, tcfg)
+		conn, err := dial(ctx, i)
 		if err != nil {
 			return nil, err
 		}
@@ -106,7 +67,7 @@ func runBot(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	return printSummary(stdout, &r, f.json, func(w io.Writer) {
+	return printReport(stdout, lockstepReport{&r}, f.json, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire bot: %d bots in room %q of %d, %d ticks, relay %s\n", f.players, f.room, f.roomSize, f.ticks, f.server)
 	})
 }
@@ -121,19 +82,14 @@ func joinRoom(ctx context.Context, conn *transport.Conn, room string, roomSize i
 	return c, nil
 }
 
-// printSummary prints the report (as JSON with asJSON, else header and a
-// table) and returns errNotInSync if the clients disagree.
-func printSummary(w io.Writer, r *botrun.Report, asJSON bool, header func(io.Writer)) error {
-	if asJSON {
-		if err := json.NewEncoder(w).Encode(r); err != nil {
-			return err
-		}
-	} else {
-		if header != nil {
-			header(w)
-		}
-		printBotReport(w, r)
-	}
+// lockstepReport is the summary of lockstep bots (bot and demo --json):
+// exactly a botrun.Report.
+type lockstepReport struct{ *botrun.Report }
+
+func (r lockstepReport) table(w io.Writer) { printBotReport(w, r.Report) }
+
+// verdict is errNotInSync unless the clients agree.
+func (r lockstepReport) verdict() error {
 	if !r.AllInSync {
 		return errNotInSync
 	}
@@ -153,9 +109,5 @@ func printBotReport(w io.Writer, r *botrun.Report) {
 			fmt.Fprintf(w, "     stopped: %s\n", p.Error)
 		}
 	}
-	verdict := "yes: every final hash matches, no desync"
-	if !r.AllInSync {
-		verdict = "NO"
-	}
-	fmt.Fprintf(w, "in sync: %s\n", verdict)
+	fmt.Fprintf(w, "in sync: %s\n", yesNo(r.AllInSync, "yes: every final hash matches, no desync"))
 }

@@ -57,7 +57,7 @@ type fogRun struct {
 	ticks   uint64
 	room    string
 	size    int
-	dial    func(ctx context.Context, i int) (*transport.Conn, error)
+	dial    dialer
 	dump    string // file of every StateUpdate received, "" for none
 	// matchType is asked for in the join.
 	matchType string
@@ -79,24 +79,25 @@ func runFogBots(ctx context.Context, r fogRun) (fogReport, error) {
 	if err != nil {
 		return fogReport{}, err
 	}
-	rep := fogReport{Players: make([]fogPlayer, r.players), AllConsistent: true}
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for i := range r.players {
-		wg.Go(func() {
-			p, model, tickP99, costP99 := playFogBot(ctx, r, i, dump)
-			mu.Lock()
-			defer mu.Unlock()
-			rep.Players[i] = p
-			rep.AllConsistent = rep.AllConsistent && p.Consistent
-			if model != "" {
-				rep.NetworkModel = model
-			}
-			rep.ServerTickP99MS = max(rep.ServerTickP99MS, float64(tickP99)/1000)
-			rep.ServerCostExclSimP99US = max(rep.ServerCostExclSimP99US, float64(costP99))
-		})
+	type result struct {
+		p                fogPlayer
+		model            string
+		tickP99, costP99 uint32
 	}
-	wg.Wait()
+	results := playBots(r.players, func(i int) result {
+		p, model, tickP99, costP99 := playFogBot(ctx, r, i, dump)
+		return result{p, model, tickP99, costP99}
+	})
+	rep := fogReport{Players: make([]fogPlayer, r.players), AllConsistent: true}
+	for i, res := range results {
+		rep.Players[i] = res.p
+		rep.AllConsistent = rep.AllConsistent && res.p.Consistent
+		if res.model != "" {
+			rep.NetworkModel = res.model
+		}
+		rep.ServerTickP99MS = max(rep.ServerTickP99MS, float64(res.tickP99)/1000)
+		rep.ServerCostExclSimP99US = max(rep.ServerCostExclSimP99US, float64(res.costP99))
+	}
 	if err := dump.close(); err != nil {
 		return rep, err
 	}
@@ -136,10 +137,10 @@ func playFogBot(ctx context.Context, r fogRun, i int, dump *dumper) (p fogPlayer
 	}
 	redial := func(ctx context.Context) (*transport.Conn, error) { return r.dial(ctx, i) }
 	c, p.Rejoins, err = fogclient.PlayBotRejoining(ctx, c, b, r.ticks, redial, cfg, maxRejoins)
-	defer c.Close()
 	if err != nil {
 		p.Error = err.Error()
 	}
+	defer c.Close() // the connection the bot ended on, whether or not it finished
 	if err := c.Done(); err != nil && p.Error == "" {
 		p.Error = err.Error()
 	}
@@ -186,30 +187,23 @@ func fogSummary(p fogPlayer, c *fogclient.Client, began time.Time) (fogPlayer, u
 	return p, end.TickP99Us, end.CostP99Us
 }
 
-// printFogSummary prints the report as JSON or a table and returns
-// errInconsistent unless every client ended consistent.
-func printFogSummary(w io.Writer, r *fogReport, asJSON bool, header func(io.Writer)) error {
-	if asJSON {
-		if err := json.NewEncoder(w).Encode(r); err != nil {
-			return err
+func (r *fogReport) table(w io.Writer) {
+	fmt.Fprintf(w, "%4s %6s %8s %8s %9s %9s %7s %8s %6s %5s %6s %9s  %s\n", "id", "ticks", "entities", "updates",
+		"down B/s", "up B/s", "enters", "updated", "leaves", "snaps", "reject", "max stale", "consistent")
+	for _, p := range r.Players {
+		fmt.Fprintf(w, "%4d %6d %8d %8d %9.0f %9.0f %7d %8d %6d %5d %6d %9d  %v\n", p.ID, p.Ticks, p.EntitiesTracked,
+			p.UpdatesReceived, p.BytesDownPerS, p.BytesUpPerS, p.Enters, p.Updates, p.Leaves, p.Snaps, p.Rejections, p.MaxStaleTicks, p.Consistent)
+		if p.Error != "" {
+			fmt.Fprintf(w, "     stopped: %s\n", p.Error)
 		}
-	} else {
-		if header != nil {
-			header(w)
-		}
-		fmt.Fprintf(w, "%4s %6s %8s %8s %9s %9s %7s %8s %6s %5s %6s %9s  %s\n", "id", "ticks", "entities", "updates",
-			"down B/s", "up B/s", "enters", "updated", "leaves", "snaps", "reject", "max stale", "consistent")
-		for _, p := range r.Players {
-			fmt.Fprintf(w, "%4d %6d %8d %8d %9.0f %9.0f %7d %8d %6d %5d %6d %9d  %v\n", p.ID, p.Ticks, p.EntitiesTracked,
-				p.UpdatesReceived, p.BytesDownPerS, p.BytesUpPerS, p.Enters, p.Updates, p.Leaves, p.Snaps, p.Rejections, p.MaxStaleTicks, p.Consistent)
-			if p.Error != "" {
-				fmt.Fprintf(w, "     stopped: %s\n", p.Error)
-			}
-		}
-		fmt.Fprintf(w, "network model %s; server tick p99 %.3f ms, cost excluding the simulation p99 %.0f µs\n",
-			r.NetworkModel, r.ServerTickP99MS, r.ServerCostExclSimP99US)
-		fmt.Fprintf(w, "consistent: %v\n", r.AllConsistent)
 	}
+	fmt.Fprintf(w, "network model %s; server tick p99 %.3f ms, cost excluding the simulation p99 %.0f µs\n",
+		r.NetworkModel, r.ServerTickP99MS, r.ServerCostExclSimP99US)
+	fmt.Fprintf(w, "consistent: %v\n", r.AllConsistent)
+}
+
+// verdict is errInconsistent unless every client ended consistent.
+func (r *fogReport) verdict() error {
 	if !r.AllConsistent {
 		return errInconsistent
 	}

@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
 	"github.com/tickwire/tickwire/predict"
 	"github.com/tickwire/tickwire/predict/actiongame"
 	"github.com/tickwire/tickwire/predict/netlayer"
 	"github.com/tickwire/tickwire/sim/action"
+	"github.com/tickwire/tickwire/transport"
 )
 
 // errParity makes bot and demo --mode predict exit non-zero after printing
@@ -20,20 +20,29 @@ var errParity = errors.New("prediction parity does not hold")
 // returns for it, for ticks predicted ticks, and summarises them. tickRate
 // is the room's (it sets the game's rules).
 func playPredict(ctx context.Context, n int, ticks uint64, tickRate int, lone bool, open func(ctx context.Context, i int) (predict.Network, error)) predictReport {
-	rep := predictReport{NetworkModel: "prediction", Players: make([]predictPlayer, n), ParityOK: true}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	for i := range n {
-		wg.Go(func() {
-			p, ok := playOne(ctx, i, ticks, tickRate, lone, open)
-			mu.Lock()
-			rep.Players[i] = p
-			rep.ParityOK = rep.ParityOK && ok
-			mu.Unlock()
-		})
+	type result struct {
+		p  predictPlayer
+		ok bool
 	}
-	wg.Wait()
+	results := playBots(n, func(i int) result {
+		p, ok := playOne(ctx, i, ticks, tickRate, lone, open)
+		return result{p, ok}
+	})
+	rep := predictReport{NetworkModel: "prediction", Players: make([]predictPlayer, n), ParityOK: true}
+	for i, res := range results {
+		rep.Players[i] = res.p
+		rep.ParityOK = rep.ParityOK && res.ok
+	}
 	return rep
+}
+
+// openPredict opens bot i's network layer: a seat in room (of size
+// players) over the connection dial makes.
+func openPredict(room string, size int, dial dialer) func(ctx context.Context, i int) (predict.Network, error) {
+	return func(ctx context.Context, i int) (predict.Network, error) {
+		return netlayer.Open(ctx, netlayer.Options{Room: room, RoomSize: size,
+			Dial: func(ctx context.Context) (*transport.Conn, error) { return dial(ctx, i) }})
+	}
 }
 
 func playOne(ctx context.Context, i int, ticks uint64, tickRate int, lone bool, open func(ctx context.Context, i int) (predict.Network, error)) (predictPlayer, bool) {

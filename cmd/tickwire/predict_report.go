@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"time"
@@ -97,31 +96,24 @@ func parityHolds(t predict.Telemetry, lone bool) bool {
 	return !lone || t.Corrections == 0
 }
 
-func printPredictReport(w io.Writer, r *predictReport, asJSON bool, header func(io.Writer)) error {
-	if asJSON {
-		if err := json.NewEncoder(w).Encode(r); err != nil {
-			return err
+func (r *predictReport) table(w io.Writer) {
+	fmt.Fprintf(w, "%4s %6s %6s %6s %6s %7s %5s %8s %8s %6s %8s %8s %9s %8s %8s\n", "id", "ticks", "inputs", "acked",
+		"corr", "corr/s", "snaps", "err mean", "err p99", "replay", "ack p50", "ack p99", "prov m/d", "up B/s", "down B/s")
+	for _, p := range r.Players {
+		fmt.Fprintf(w, "%4d %6d %6d %6d %6d %7.2f %5d %8.3f %8.3f %6.0f %6.1fms %6.1fms %4d/%-4d %8.0f %8.0f\n", p.ID, p.Ticks,
+			p.InputsSent, p.InputsAcked, p.Corrections, p.CorrectionsPerS, p.HardSnaps, p.MeanError, p.P99Error, p.ReplayDepthP99,
+			p.InputToAckP50MS, p.InputToAckP99MS, p.ProvisionalMapped, p.ProvisionalDiscarded, p.BytesUpPerS, p.BytesDownPerS)
+		fmt.Fprintf(w, "     corrections: %d late input, %d interaction, %d unexplained\n",
+			p.CorrectionsByCause[0], p.CorrectionsByCause[1], p.CorrectionsByCause[2])
+		if p.Error != "" {
+			fmt.Fprintf(w, "     stopped: %s\n", p.Error)
 		}
-	} else {
-		header(w)
-		fmt.Fprintf(w, "%4s %6s %6s %6s %6s %7s %5s %8s %8s %6s %8s %8s %9s %8s %8s\n", "id", "ticks", "inputs", "acked",
-			"corr", "corr/s", "snaps", "err mean", "err p99", "replay", "ack p50", "ack p99", "prov m/d", "up B/s", "down B/s")
-		for _, p := range r.Players {
-			fmt.Fprintf(w, "%4d %6d %6d %6d %6d %7.2f %5d %8.3f %8.3f %6.0f %6.1fms %6.1fms %4d/%-4d %8.0f %8.0f\n", p.ID, p.Ticks,
-				p.InputsSent, p.InputsAcked, p.Corrections, p.CorrectionsPerS, p.HardSnaps, p.MeanError, p.P99Error, p.ReplayDepthP99,
-				p.InputToAckP50MS, p.InputToAckP99MS, p.ProvisionalMapped, p.ProvisionalDiscarded, p.BytesUpPerS, p.BytesDownPerS)
-			fmt.Fprintf(w, "     corrections: %d late input, %d interaction, %d unexplained\n",
-				p.CorrectionsByCause[0], p.CorrectionsByCause[1], p.CorrectionsByCause[2])
-			if p.Error != "" {
-				fmt.Fprintf(w, "     stopped: %s\n", p.Error)
-			}
-		}
-		verdict := "yes: every correction explained"
-		if !r.ParityOK {
-			verdict = "NO"
-		}
-		fmt.Fprintf(w, "parity: %s\n", verdict)
 	}
+	fmt.Fprintf(w, "parity: %s\n", yesNo(r.ParityOK, "yes: every correction explained"))
+}
+
+// verdict is errParity unless parity holds.
+func (r *predictReport) verdict() error {
 	if !r.ParityOK {
 		return errParity
 	}

@@ -87,7 +87,7 @@ func (c Codec) Append(dst []byte, m Message) ([]byte, error) {
 		b.U64(m.Seed).Uvarint(m.StartUs)
 	case *JoinRoom:
 		if len(m.Room) > MaxRoomName || m.RoomSize == 0 || len(m.NetworkModel) > MaxModelName || len(m.MatchType) > MaxModelName ||
-			m.As >= NumJoinKinds || (m.As == JoinRejoin && m.Secret.IsZero()) || m.Player > math.MaxUint16 {
+			m.As >= NumJoinKinds || (m.As == JoinRejoin && m.Secret.IsZero()) {
 			err = ErrRange
 			break
 		}

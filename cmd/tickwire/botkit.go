@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/tickwire/tickwire/transport"
+)
+
+// What the network models' bots share, in "bot --mode M" and in the
+// demos: the common flags of bot, the dial of a remote server, playing
+// bots side by side and printing their summary.
+
+// dialer connects bot i to the server.
+type dialer func(ctx context.Context, i int) (*transport.Conn, error)
+
+// botCommon are the options every "tickwire bot --mode M" has.
+type botCommon struct {
+	server   string
+	room     string
+	players  int
+	roomSize int
+	ticks    uint64
+	json     bool
+	sec      securityFlags
+	// spectate: the bots watch instead of playing (a mode that offers
+	// --spectate binds it): --players defaults to 1 and --ticks is not
+	// needed, as a spectator watches until the match ends.
+	spectate bool
+}
+
+// botSpec is what a mode sets of the shared bot flags.
+type botSpec struct {
+	name   string // the flag set's, e.g. "bot --mode fogauth"
+	server string // usage of --server
+	ticks  string // usage of --ticks
+}
+
+// flagSet is a flag set named s.name with the shared bot flags; the mode
+// adds its own before calling parse.
+func (f *botCommon) flagSet(s botSpec, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(s.name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.server, "server", "", s.server)
+	fs.StringVar(&f.room, "room", "", "room name (required)")
+	fs.IntVar(&f.players, "players", 0, "bot clients in this process (required)")
+	fs.Uint64Var(&f.ticks, "ticks", 0, s.ticks)
+	fs.IntVar(&f.roomSize, "room-size", 0, "players the room expects (default: --players)")
+	fs.BoolVar(&f.json, "json", false, "print one JSON object")
+	f.sec.addClient(fs)
+	return fs
+}
+
+// parse parses args into fs and checks the shared flags; --room-size
+// defaults to --players and is at most maxRoomSize. check, if not nil,
+// checks the mode's own before the room size.
+func (f *botCommon) parse(fs *flag.FlagSet, args []string, maxRoomSize int, check func() error) error {
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	case f.server == "" || f.room == "":
+		return fmt.Errorf("%w: --server and --room are required", errUsage)
+	case f.spectate:
+		f.players = max(f.players, 1)
+		f.roomSize = max(f.roomSize, f.players)
+	case f.players < 1 || f.ticks < 1:
+		return fmt.Errorf("%w: --players and --ticks must be at least 1", errUsage)
+	}
+	if check != nil {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	if f.roomSize == 0 {
+		f.roomSize = f.players
+	}
+	if f.roomSize < f.players || f.roomSize > maxRoomSize {
+		return fmt.Errorf("%w: --room-size must be between --players and %d", errUsage, maxRoomSize)
+	}
+	return nil
+}
+
+// dialer dials --server over UDP with tcfg (the channels of the server's
+// models) and the security of the flags.
+func (f *botCommon) dialer(tcfg transport.Config) (dialer, error) {
+	var err error
+	if tcfg.Security, err = f.sec.clientConfig(); err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, _ int) (*transport.Conn, error) {
+		return transport.DialUDP(ctx, f.server, tcfg)
+	}, nil
+}
+
+// playBots runs play for bots 0..n-1 side by side and returns their
+// results in that order.
+func playBots[T any](n int, play func(i int) T) []T {
+	out := make([]T, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { out[i] = play(i) })
+	}
+	wg.Wait()
+	return out
+}
+
+// summary is a mode's report of its bots.
+type summary interface {
+	// table prints the report for people.
+	table(w io.Writer)
+	// verdict is nil when the run passed, else the mode's error.
+	verdict() error
+}
+
+// printReport prints r as one JSON object with asJSON, else header (if
+// not nil) and r's table, and returns r's verdict.
+func printReport(w io.Writer, r summary, asJSON bool, header func(io.Writer)) error {
+	if asJSON {
+		if err := json.NewEncoder(w).Encode(r); err != nil {
+			return err
+		}
+	} else {
+		if header != nil {
+			header(w)
+		}
+		r.table(w)
+	}
+	return r.verdict()
+}
+
+// yesNo is a table's verdict line: yes when ok, else "NO".
+func yesNo(ok bool, yes string) string {
+	if ok {
+		return yes
+	}
+	return "NO"
+}

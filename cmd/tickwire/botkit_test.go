@@ -1,0 +1,52 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/tickwire/tickwire/internal/botrun"
+)
+
+func TestBotCommonParse(t *testing.T) {
+	spec := botSpec{name: "bot --mode x"}
+	var f botCommon
+	if err := f.parse(f.flagSet(spec, io.Discard), []string{"--server", "a:1", "--room", "r", "--players", "3", "--ticks", "5"}, 4, nil); err != nil || f.roomSize != 3 {
+		t.Fatalf("room size %d, %v", f.roomSize, err)
+	}
+	var g botCommon
+	err := g.parse(g.flagSet(spec, io.Discard), []string{"--server", "a:1", "--room", "r", "--players", "3", "--ticks", "5", "--room-size", "5"}, 4, nil)
+	if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "between --players and 4") {
+		t.Fatalf("--room-size 5 of at most 4: %v", err)
+	}
+}
+
+func TestPlayBotsKeepsOrder(t *testing.T) {
+	got := playBots(50, func(i int) int { return i * i })
+	for i, v := range got {
+		if v != i*i {
+			t.Fatalf("result %d is %d", i, v)
+		}
+	}
+}
+
+// TestLockstepReportJSON: the lockstep summary's JSON is exactly the
+// botrun.Report's.
+func TestLockstepReportJSON(t *testing.T) {
+	r := botrun.Report{Players: []botrun.PlayerReport{{ID: 1, FinalHash: "00ff"}}, AllInSync: true, NetworkModel: "lockstep"}
+	want, _ := json.Marshal(&r)
+	var out bytes.Buffer
+	if err := printReport(&out, lockstepReport{&r}, true, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := bytes.TrimSpace(out.Bytes()); !bytes.Equal(got, want) {
+		t.Fatalf("JSON %s, want %s", got, want)
+	}
+	r.AllInSync = false
+	if err := printReport(io.Discard, lockstepReport{&r}, false, nil); !errors.Is(err, errNotInSync) {
+		t.Fatalf("verdict %v", err)
+	}
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"crypto/ed25519"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/tickwire/tickwire/netsim"
+	"github.com/tickwire/tickwire/relay/server"
+	"github.com/tickwire/tickwire/transport"
+)
+
+// What the network models' demo subcommands share: the common flags and
+// the in-process server their bots dial through netsim. A mode's demo
+// holds only what is specific to it; botkit.go has what its bots share,
+// mode.go lists the modes.
+
+// demoCommon are the options every "tickwire demo --mode M" has.
+type demoCommon struct {
+	players int
+	ticks   uint64
+	tps     int
+	latency time.Duration
+	jitter  time.Duration
+	loss    float64
+	seed    uint64
+	json    bool
+	sec     securityFlags
+}
+
+// demoSpec is what a mode sets of the shared demo flags.
+type demoSpec struct {
+	name    string        // the flag set's, e.g. "demo --mode fogauth"
+	tps     int           // --tps default
+	latency time.Duration // --latency default
+	loss    float64       // --loss default
+	ticks   string        // usage of --ticks
+	seed    string        // usage of --seed
+	json    string        // usage of --json
+}
+
+// flagSet is a flag set named s.name with the shared demo flags; the mode
+// adds its own before calling parse.
+func (f *demoCommon) flagSet(s demoSpec, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(s.name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.IntVar(&f.players, "players", 4, "bot players")
+	fs.Uint64Var(&f.ticks, "ticks", 900, s.ticks)
+	fs.IntVar(&f.tps, "tps", s.tps, "ticks per second")
+	fs.DurationVar(&f.latency, "latency", s.latency, "one-way delay added in each direction of every client")
+	fs.DurationVar(&f.jitter, "jitter", 10*time.Millisecond, "uniform ± jitter on that delay")
+	fs.Float64Var(&f.loss, "loss", s.loss, "independent packet loss in each direction")
+	fs.Uint64Var(&f.seed, "seed", 1, s.seed)
+	fs.BoolVar(&f.json, "json", false, s.json)
+	f.sec.addInsecure(fs)
+	return fs
+}
+
+// parse parses args into fs and checks the shared flags. check, if not
+// nil, checks the mode's own after the counts and before the impairment.
+func (f *demoCommon) parse(fs *flag.FlagSet, args []string, maxPlayers int, check func() error) error {
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	case f.players < 1 || f.players > maxPlayers:
+		return fmt.Errorf("%w: --players must be 1..%d", errUsage, maxPlayers)
+	case f.ticks < 1:
+		return fmt.Errorf("%w: --ticks must be at least 1", errUsage)
+	case f.tps < 1 || f.tps > 1000:
+		return fmt.Errorf("%w: --tps must be 1..1000", errUsage)
+	}
+	if check != nil {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	if err := f.link().Validate(); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return nil
+}
+
+// link is the impairment of each direction of every client.
+func (f *demoCommon) link() netsim.Link {
+	return netsim.Link{Latency: f.latency, Jitter: f.jitter, Loss: f.loss}
+}
+
+// impairment describes the link for a summary's header.
+func (f *demoCommon) impairment() string {
+	return fmt.Sprintf("%v ± %v one-way, %.0f%% loss each way", f.latency, f.jitter, 100*f.loss)
+}
+
+// demoServer is a tickwire server in this process for a demo's bots,
+// which dial it from loopback sockets that netsim impairs, pinning its
+// key unless --insecure.
+type demoServer struct {
+	*localRelay
+	client transport.Config
+	link   netsim.Link
+	seed   uint64
+}
+
+// startDemoServer checks scfg and serves it on a loopback socket with the
+// transport its models need.
+func startDemoServer(ctx context.Context, f *demoCommon, scfg server.Config) (*demoServer, error) {
+	if err := scfg.Check(); err != nil {
+		return nil, err
+	}
+	relayCfg, err := scfg.Transport()
+	if err != nil {
+		return nil, err
+	}
+	clientCfg := relayCfg
+	sc, err := f.sec.serverConfig(0)
+	if err != nil {
+		return nil, err
+	}
+	if sc != nil { // the bots pin the server's key
+		relayCfg.Security = sc
+		clientCfg.Security = &transport.SecurityConfig{ServerKey: sc.Identity.Public().(ed25519.PublicKey)}
+	}
+	d, err := startLocalRelay(ctx, relayCfg, scfg)
+	if err != nil {
+		return nil, err
+	}
+	return &demoServer{localRelay: d, client: clientCfg, link: f.link(), seed: f.seed}, nil
+}
+
+// dial connects bot i from a loopback socket of its own, impaired both
+// ways with a seed of its own.
+func (d *demoServer) dial(ctx context.Context, i int) (*transport.Conn, error) {
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	impaired := netsim.Wrap(pc, netsim.Config{Seed: d.seed*1000 + uint64(i), Out: d.link, In: d.link})
+	conn, err := transport.Dial(ctx, impaired, d.addr, d.client)
+	if err != nil {
+		impaired.Close()
+		return nil, err
+	}
+	return conn, nil
+}
+
+// localRelay is a relay server in this process, on a loopback socket.
+type localRelay struct {
+	srv    *server.Server
+	ln     *transport.Listener
+	addr   net.Addr
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+func startLocalRelay(ctx context.Context, tcfg transport.Config, cfg server.Config) (*localRelay, error) {
+	ln, err := listenRelay(ctx, "127.0.0.1:0", tcfg)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	d := &localRelay{srv: server.New(cfg), ln: ln, addr: ln.Addr(), cancel: cancel}
+	d.wg.Go(func() { d.srv.Serve(ctx, ln) })
+	return d, nil
+}
+
+// stop ends the games and closes the socket.
+func (d *localRelay) stop() {
+	d.cancel()
+	d.wg.Wait()
+	d.srv.Close()
+	d.ln.Close()
+}
