@@ -39,24 +39,28 @@ type EntityReader interface {
 // (x-sx)² + (y-sy)² <= R². Terrain does not block sight. A player sees the
 // entities in visible cells and, always, its own entities.
 //
-// Each update stamps the sources' discs into a per-player grid of
-// generation numbers (so nothing is cleared between updates), stamping each
-// cell's largest disc once. When the sources are exactly those of the last
-// update, the stamping is skipped (the seed's sight-source hashing).
+// Each update stamps the sources' discs into a per-player bitmap of the
+// cells (rows of 64-bit words, one bit per cell, so a disc's row is a few
+// word operations), stamping each cell's largest disc once. When the
+// sources are exactly those of the last update, the stamping is skipped
+// (the seed's sight-source hashing).
 type RadiusFogProvider struct {
 	world   EntityReader
 	players []*playerFog // index = PlayerID
-	batch   []*playerFog // scratch of ListVisible
+	cells   []cellXY     // scratch of ListVisible: each entity's cell
 }
 
 type playerFog struct {
 	width, height int
-	gen           uint32
-	seen          []uint32 // cell visible iff seen == gen
+	words         int      // words per row of seen
+	gen           uint32   // generation of the stamped markers
+	seen          []uint64 // bit x%64 of word y*words+x/64: cell (x, y) visible
 	stamped       []uint32 // gen<<8 | largest range stamped from the cell this gen
 	sourcesHash   uint64
 	visible       []protocol.EntityID
 }
+
+type cellXY struct{ x, y int32 }
 
 // NewRadiusFogProvider returns a provider reading entity positions from w.
 func NewRadiusFogProvider(w EntityReader) *RadiusFogProvider {
@@ -69,8 +73,9 @@ func (f *RadiusFogProvider) fog(player protocol.PlayerID, t *Terrain) *playerFog
 	}
 	pf := f.players[player]
 	if pf == nil || pf.width != t.width || pf.height != t.height {
-		n := t.width * t.height
-		pf = &playerFog{width: t.width, height: t.height, seen: make([]uint32, n), stamped: make([]uint32, n)}
+		words := (t.width + 63) / 64
+		pf = &playerFog{width: t.width, height: t.height, words: words,
+			seen: make([]uint64, words*t.height), stamped: make([]uint32, t.width*t.height)}
 		f.players[player] = pf
 	}
 	return pf
@@ -91,32 +96,27 @@ func (f *RadiusFogProvider) UpdateCells(player protocol.PlayerID, sources []Sigh
 	}
 }
 
-// ListVisible implements BatchFogProvider: one pass over the entities,
-// each entity's cell checked against every player's cells. Players never
+// ListVisible implements BatchFogProvider: the entities' cells are found
+// once, then each player's list is one pass over them. Players never
 // updated are left out.
 func (f *RadiusFogProvider) ListVisible(players int) {
-	f.batch = f.batch[:0]
-	for p := 1; p <= players; p++ {
-		var pf *playerFog
-		if p < len(f.players) {
-			pf = f.players[p]
-		}
-		if pf != nil {
-			pf.visible = pf.visible[:0]
-		}
-		f.batch = append(f.batch, pf)
-	}
 	ents := f.world.Entities()
+	f.cells = f.cells[:0]
 	for i := range ents {
-		e := &ents[i]
-		x, y := CellOf(e.Pos)
-		for p, pf := range f.batch {
-			switch {
-			case pf == nil:
-			case e.Owner == protocol.PlayerID(p+1):
-				pf.visible = append(pf.visible, e.ID)
-			case x >= 0 && y >= 0 && x < pf.width && y < pf.height && pf.seen[y*pf.width+x] == pf.gen:
-				pf.visible = append(pf.visible, e.ID)
+		x, y := CellOf(ents[i].Pos)
+		f.cells = append(f.cells, cellXY{int32(x), int32(y)}) // a SimCoord over CellSize fits
+	}
+	for p := 1; p <= players && p < len(f.players); p++ {
+		pf := f.players[p]
+		if pf == nil {
+			continue
+		}
+		owner := protocol.PlayerID(p)
+		pf.visible = pf.visible[:0]
+		for i := range ents {
+			c := f.cells[i]
+			if ents[i].Owner == owner || pf.cell(int(c.x), int(c.y)) {
+				pf.visible = append(pf.visible, ents[i].ID)
 			}
 		}
 	}
@@ -129,11 +129,15 @@ func (f *RadiusFogProvider) list(player protocol.PlayerID, pf *playerFog) {
 			pf.visible = append(pf.visible, e.ID)
 			continue
 		}
-		x, y := CellOf(e.Pos)
-		if x >= 0 && y >= 0 && x < pf.width && y < pf.height && pf.seen[y*pf.width+x] == pf.gen {
+		if x, y := CellOf(e.Pos); pf.cell(x, y) {
 			pf.visible = append(pf.visible, e.ID)
 		}
 	}
+}
+
+// cell reports whether cell (x, y) is visible; false off the map.
+func (pf *playerFog) cell(x, y int) bool {
+	return uint(x) < uint(pf.width) && uint(y) < uint(pf.height) && pf.seen[y*pf.words+x>>6]>>(x&63)&1 != 0
 }
 
 // VisibleEntities implements FogProvider.
@@ -149,8 +153,7 @@ func (f *RadiusFogProvider) CellVisible(player protocol.PlayerID, x, y int) bool
 	if int(player) >= len(f.players) || f.players[player] == nil {
 		return false
 	}
-	pf := f.players[player]
-	return x >= 0 && y >= 0 && x < pf.width && y < pf.height && pf.seen[y*pf.width+x] == pf.gen
+	return f.players[player].cell(x, y)
 }
 
 // maxSightCells bounds a sight range, keeping stamps small and the stamp
@@ -160,11 +163,11 @@ const maxSightCells = 255
 func (pf *playerFog) stamp(sources []SightSource) {
 	pf.gen++
 	if pf.gen == 1<<24 { // the stamped marker keeps 24 bits of generation
-		clear(pf.seen)
 		clear(pf.stamped)
 		pf.gen = 1
 	}
 	gen := pf.gen
+	clear(pf.seen)
 	for _, s := range sources {
 		sx, sy := CellOf(s.Pos)
 		if s.Range < 0 || sx < 0 || sy < 0 || sx >= pf.width || sy >= pf.height {
@@ -184,19 +187,28 @@ func (pf *playerFog) stamp(sources []SightSource) {
 			}
 			x0, x1 := max(sx-dx, 0), min(sx+dx, pf.width-1)
 			if y := sy + dy; y < pf.height {
-				fill(pf.seen[y*pf.width+x0:y*pf.width+x1+1], gen)
+				setSpan(pf.seen[y*pf.words:(y+1)*pf.words], x0, x1)
 			}
 			if y := sy - dy; dy > 0 && y >= 0 {
-				fill(pf.seen[y*pf.width+x0:y*pf.width+x1+1], gen)
+				setSpan(pf.seen[y*pf.words:(y+1)*pf.words], x0, x1)
 			}
 		}
 	}
 }
 
-func fill(row []uint32, v uint32) {
-	for i := range row {
-		row[i] = v
+// setSpan sets bits x0..x1 (inclusive) of the bitmap row.
+func setSpan(row []uint64, x0, x1 int) {
+	w0, w1 := x0>>6, x1>>6
+	lo, hi := ^uint64(0)<<(x0&63), ^uint64(0)>>(63-x1&63)
+	if w0 == w1 {
+		row[w0] |= lo & hi
+		return
 	}
+	row[w0] |= lo
+	for w := w0 + 1; w < w1; w++ {
+		row[w] = ^uint64(0)
+	}
+	row[w1] |= hi
 }
 
 // hashSources fingerprints a source list (FNV-1a over the fields).
