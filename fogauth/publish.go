@@ -131,19 +131,19 @@ func (r *Room) publishTo(c *viewer, visible []protocol.EntityID, ents []sim.Enti
 		c.stats.Stalled++
 	}
 	k := classifier{r: r, player: c.player, ents: ents}
-	saturated := r.sel.plan(&c.view, ents, r.tick, k.tier)
+	saturated := r.sel.plan(&c.view, ents, r.tick, &k)
 	if saturated {
 		c.stats.Saturated++
 		r.stats.Saturated++
 	}
-	r.serialize(c, ents, saturated, &k)
+	r.serialize(c, ents, saturated)
 }
 
 // serialize writes the planned deltas into StateUpdates (one empty
 // StateUpdate when there is nothing to send, so the client sees the tick),
 // records them for acknowledgement and resets the sent entities'
 // priority.
-func (r *Room) serialize(c *viewer, ents []sim.EntityState, saturated bool, k *classifier) {
+func (r *Room) serialize(c *viewer, ents []sim.EntityState, saturated bool) {
 	v := &c.view
 	order := r.sel.order
 	start, count, firstItem := -1, 0, len(c.items)
@@ -199,7 +199,7 @@ func (r *Room) serialize(c *viewer, ents []sim.EntityState, saturated bool, k *c
 		}
 		e := &v.entries[p.entry]
 		if saturated && d.Kind != DeltaLeave {
-			r.recordWait(k.tier(&d.Entity), r.tick-e.lastSent)
+			r.recordWait(p.tier, r.tick-e.lastSent)
 		}
 		e.accum, e.lastSent = 0, r.tick
 		e.flight, e.flightTick = *d, r.tick

@@ -40,6 +40,7 @@ type entry struct {
 // target, cargo and veterancy).
 type pending struct {
 	kind  byte
+	tier  Tier // set when the budget is saturated
 	mask  FieldMask
 	entry int32
 	ent   int32
