@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/tickwire/tickwire/protocol"
+import (
+	"math/bits"
+
+	"github.com/tickwire/tickwire/protocol"
+)
 
 // FogProvider computes what each player can see. A fog-authoritative server
 // calls UpdateVisibility for every player after each tick, then sends each
@@ -39,23 +43,35 @@ type EntityReader interface {
 // (x-sx)² + (y-sy)² <= R². Terrain does not block sight. A player sees the
 // entities in visible cells and, always, its own entities.
 //
-// Each update stamps the sources' discs into a per-player bitmap of the
-// cells (rows of 64-bit words, one bit per cell, so a disc's row is a few
-// word operations), stamping each cell's largest disc once. When the
-// sources are exactly those of the last update, the stamping is skipped
-// (the seed's sight-source hashing).
+// Each update draws the sources' discs into a per-player bitmap of the
+// cells (rows of 64-bit words, one bit per cell). The sources are grouped
+// by range in whole cells, each group as a bitmap of the cells holding
+// one (so a cell's sources count once); a group with few cells stamps
+// each disc row by row, a crowded one dilates its bitmap by the disc
+// instead (the rows of the disc at height dy are the group's cells spread
+// by the disc's half-width there, shifted dy rows), which costs the same
+// however many sources it holds. When the sources are exactly those of the
+// last update, the drawing is skipped (the seed's sight-source hashing).
 type RadiusFogProvider struct {
 	world   EntityReader
 	players []*playerFog // index = PlayerID
 	cells   []cellXY     // scratch of ListVisible: each entity's cell
+	groups  []discGroup  // scratch of the drawing
+	dil     []uint64
+}
+
+// discGroup is the cells holding a source of range r cells.
+type discGroup struct {
+	r     int
+	count int // cells set in src
+	src   []uint64
 }
 
 type playerFog struct {
 	width, height int
 	words         int      // words per row of seen
-	gen           uint32   // generation of the stamped markers
+	drawn         bool     // seen was drawn once
 	seen          []uint64 // bit x%64 of word y*words+x/64: cell (x, y) visible
-	stamped       []uint32 // gen<<8 | largest range stamped from the cell this gen
 	sourcesHash   uint64
 	visible       []protocol.EntityID
 }
@@ -75,7 +91,7 @@ func (f *RadiusFogProvider) fog(player protocol.PlayerID, t *Terrain) *playerFog
 	if pf == nil || pf.width != t.width || pf.height != t.height {
 		words := (t.width + 63) / 64
 		pf = &playerFog{width: t.width, height: t.height, words: words,
-			seen: make([]uint64, words*t.height), stamped: make([]uint32, t.width*t.height)}
+			seen: make([]uint64, words*t.height)}
 		f.players[player] = pf
 	}
 	return pf
@@ -90,9 +106,9 @@ func (f *RadiusFogProvider) UpdateVisibility(player protocol.PlayerID, sources [
 // UpdateCells implements BatchFogProvider.
 func (f *RadiusFogProvider) UpdateCells(player protocol.PlayerID, sources []SightSource, t *Terrain) {
 	pf := f.fog(player, t)
-	if h := hashSources(sources); h != pf.sourcesHash || pf.gen == 0 {
-		pf.sourcesHash = h
-		pf.stamp(sources)
+	if h := hashSources(sources); h != pf.sourcesHash || !pf.drawn {
+		pf.sourcesHash, pf.drawn = h, true
+		f.draw(pf, sources)
 	}
 }
 
@@ -156,41 +172,128 @@ func (f *RadiusFogProvider) CellVisible(player protocol.PlayerID, x, y int) bool
 	return f.players[player].cell(x, y)
 }
 
-// maxSightCells bounds a sight range, keeping stamps small and the stamp
-// marker's 8 bits sufficient.
+// maxSightCells bounds a sight range, keeping discs small.
 const maxSightCells = 255
 
-func (pf *playerFog) stamp(sources []SightSource) {
-	pf.gen++
-	if pf.gen == 1<<24 { // the stamped marker keeps 24 bits of generation
-		clear(pf.stamped)
-		pf.gen = 1
-	}
-	gen := pf.gen
+// draw computes pf.seen from the sources.
+func (f *RadiusFogProvider) draw(pf *playerFog, sources []SightSource) {
 	clear(pf.seen)
+	n := len(pf.seen)
+	groups := f.groups[:0]
 	for _, s := range sources {
 		sx, sy := CellOf(s.Pos)
 		if s.Range < 0 || sx < 0 || sy < 0 || sx >= pf.width || sy >= pf.height {
 			continue
 		}
 		r := int(min(s.Range/protocol.CellSize, maxSightCells))
-		c := sy*pf.width + sx
-		if m := pf.stamped[c]; m>>8 == gen && int(m&0xff) >= r {
-			continue // a disc at least as large was stamped from this cell
+		g := 0
+		for g < len(groups) && groups[g].r != r {
+			g++
 		}
-		pf.stamped[c] = gen<<8 | uint32(r)
-		r2 := r * r
-		dx := r
-		for dy := 0; dy <= r; dy++ {
-			for dx*dx+dy*dy > r2 {
-				dx--
+		if g == len(groups) {
+			if g < cap(groups) {
+				groups = groups[:g+1]
+			} else {
+				groups = append(groups, discGroup{})
 			}
-			x0, x1 := max(sx-dx, 0), min(sx+dx, pf.width-1)
-			if y := sy + dy; y < pf.height {
-				setSpan(pf.seen[y*pf.words:(y+1)*pf.words], x0, x1)
+			gr := &groups[g]
+			gr.r, gr.count = r, 0
+			if cap(gr.src) < n {
+				gr.src = make([]uint64, n)
 			}
-			if y := sy - dy; dy > 0 && y >= 0 {
-				setSpan(pf.seen[y*pf.words:(y+1)*pf.words], x0, x1)
+			gr.src = gr.src[:n]
+			clear(gr.src)
+		}
+		w, bit := sy*pf.words+sx>>6, uint64(1)<<(sx&63)
+		if groups[g].src[w]&bit == 0 {
+			groups[g].src[w] |= bit
+			groups[g].count++
+		}
+	}
+	f.groups = groups
+	for i := range groups {
+		g := &groups[i]
+		if g.crowded(pf) {
+			f.dil = pf.dilateDisc(g, f.dil)
+		} else {
+			pf.stampEach(g)
+		}
+	}
+}
+
+// crowded reports whether dilating g's bitmap is cheaper than stamping
+// its discs: stamping costs about a dozen instructions per disc row and
+// cell, the dilation about eleven per disc row and bitmap word.
+func (g *discGroup) crowded(pf *playerFog) bool {
+	return g.count*12 >= 11*pf.height*pf.words
+}
+
+// stampEach stamps the disc of every cell of g, row by row.
+func (pf *playerFog) stampEach(g *discGroup) {
+	for w, word := range g.src {
+		for word != 0 {
+			b := bits.TrailingZeros64(word)
+			word &= word - 1
+			pf.stamp(w%pf.words*64+b, w/pf.words, g.r)
+		}
+	}
+}
+
+// stamp sets the cells of the disc of r cells around cell (sx, sy).
+func (pf *playerFog) stamp(sx, sy, r int) {
+	r2 := r * r
+	dx := r
+	for dy := 0; dy <= r; dy++ {
+		for dx*dx+dy*dy > r2 {
+			dx--
+		}
+		x0, x1 := max(sx-dx, 0), min(sx+dx, pf.width-1)
+		if y := sy + dy; y < pf.height {
+			setSpan(pf.seen[y*pf.words:(y+1)*pf.words], x0, x1)
+		}
+		if y := sy - dy; dy > 0 && y >= 0 {
+			setSpan(pf.seen[y*pf.words:(y+1)*pf.words], x0, x1)
+		}
+	}
+}
+
+// dilateDisc sets the cells of the discs of all of g's cells at once: d
+// holds g's bitmap spread by 0, 1, … r cells along x in turn, and each
+// spread is ORed into seen shifted by the rows dy of the disc whose
+// half-width it is. Bits spread past the map's width are never read, and
+// a bit spread d times lies within d cells of a source, so nothing
+// outside the discs is set. It returns d's storage for reuse.
+func (pf *playerFog) dilateDisc(g *discGroup, d []uint64) []uint64 {
+	d = append(d[:0], g.src...)
+	nw, r := pf.words, g.r
+	dy, half := r, 0 // the disc's rows from the rim inwards; half-width of row dy
+	for spread := 0; ; spread++ {
+		for ; dy >= 0; dy-- {
+			for (half+1)*(half+1)+dy*dy <= r*r {
+				half++
+			}
+			if half != spread {
+				break
+			}
+			off := dy * nw // rows ±dy of the discs: d shifted dy rows
+			for i := 0; i+off < len(d); i++ {
+				pf.seen[i+off] |= d[i]
+				pf.seen[i] |= d[i+off]
+			}
+		}
+		if dy < 0 {
+			return d
+		}
+		for y := 0; y < pf.height; y++ { // spread d by one more cell
+			row := d[y*nw : (y+1)*nw]
+			prev := uint64(0)
+			for i, cur := range row {
+				next := uint64(0)
+				if i+1 < nw {
+					next = row[i+1]
+				}
+				row[i] = cur | cur<<1 | prev>>63 | cur>>1 | next<<63
+				prev = cur
 			}
 		}
 	}
