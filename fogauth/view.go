@@ -163,10 +163,12 @@ func (v *view) check(es []entry, i int, vis bool, c *cursor) {
 	if !vis {
 		kind = DeltaLeave
 	} else {
-		for c.ents[c.k].ID < e.acked.ID {
-			c.k++
+		k, id := c.k, e.acked.ID // locals: the walk stays in registers
+		for c.ents[k].ID < id {
+			k++
 		}
-		cur, ent = &c.ents[c.k], int32(c.k)
+		c.k = k
+		cur, ent = &c.ents[k], int32(k)
 		switch {
 		case !e.present || e.unsure || e.acked.Type != cur.Type || e.acked.HealthMax != cur.HealthMax:
 			kind, mask = DeltaEnter, enterExtra(cur)

@@ -120,9 +120,28 @@ type sent struct {
 	data []byte
 }
 
-// Steps is the server's handling of what the clients submitted.
+// Steps is the server's handling of what the clients submitted: their
+// orders (StepOrders), then their acknowledgements and Done messages
+// (StepAcks). The two touch separate state (orders are only queued), so
+// the split keeps the room's behaviour.
 func (g *Game) Steps() error {
+	if err := g.StepOrders(); err != nil {
+		return err
+	}
+	return g.StepAcks()
+}
+
+// StepOrders hands the room the clients' Orders messages.
+func (g *Game) StepOrders() error { return g.step(true) }
+
+// StepAcks hands the room the clients' other messages.
+func (g *Game) StepAcks() error { return g.step(false) }
+
+func (g *Game) step(orders bool) error {
 	for _, m := range g.out {
+		if (len(m.data) > 0 && m.data[0] == fogauth.TypeOrders) != orders {
+			continue
+		}
 		if err := g.Room.Step(m.from, m.data); err != nil {
 			return err
 		}
