@@ -246,9 +246,10 @@ func (f *RadiusFogProvider) draw(pf *playerFog, sources []SightSource) {
 // crowded reports whether dilating g's bitmap is cheaper than stamping
 // its discs (instruction counts measured on the benchmark battle):
 // stamping costs about 23 instructions per disc row and cell, the
-// dilation about 6 per spread and 4 per disc row, each per bitmap word.
+// dilation about 3 per spread and 5 per pair of disc rows, each per
+// bitmap word.
 func (g *discGroup) crowded(pf *playerFog) bool {
-	return g.count*(2*g.r+1)*23 >= pf.height*pf.words*(14*g.r+10)
+	return g.count*(2*g.r+1)*23 >= pf.height*pf.words*(8*g.r+5)
 }
 
 // stampEach stamps the disc of every cell of g, row by row.
@@ -299,15 +300,26 @@ func (pf *playerFog) dilateDisc(g *discGroup, d []uint64) []uint64 {
 				break
 			}
 			off := dy * nw // rows ±dy of the discs: d shifted dy rows
-			for i := 0; i+off < len(d); i++ {
-				pf.seen[i+off] |= d[i]
-				pf.seen[i] |= d[i+off]
+			if off < len(d) {
+				up, down := pf.seen[off:], pf.seen[:len(d)-off]
+				for i, v := range d[:len(d)-off] {
+					up[i] |= v
+				}
+				for i, v := range d[off:] {
+					down[i] |= v
+				}
 			}
 		}
 		if dy < 0 {
 			return d
 		}
-		for y := 0; y < pf.height; y++ { // spread d by one more cell
+		if nw == 1 { // spread d by one more cell
+			for i, v := range d {
+				d[i] = v | v<<1 | v>>1
+			}
+			continue
+		}
+		for y := 0; y < pf.height; y++ {
 			row := d[y*nw : (y+1)*nw]
 			prev := uint64(0)
 			for i, cur := range row {
