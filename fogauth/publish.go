@@ -38,20 +38,20 @@ func (r *Room) Publish() {
 // pass.
 func (r *Room) updateFog() {
 	t := r.sim.Terrain()
+	r.sources = r.sim.AllSightSources(r.sources)
 	for p := 1; p <= r.sim.Players(); p++ {
-		player := protocol.PlayerID(p)
-		r.sources = r.sim.AppendSightSources(r.sources[:0], player)
+		player, sources := protocol.PlayerID(p), r.sources[p]
 		if r.batch == nil {
-			r.fog.UpdateVisibility(player, r.sources, t) // any FogProvider: no skip
+			r.fog.UpdateVisibility(player, sources, t) // any FogProvider: no skip
 			r.stats.FogRecomputes++
 			continue
 		}
-		h := hashSources(r.sources)
+		h := hashSources(sources)
 		if !r.cfg.AlwaysRecomputeFog && r.fogDone[p] && h == r.sightHash[p] {
 			r.stats.FogSkips++
 			continue
 		}
-		r.batch.UpdateCells(player, r.sources, t)
+		r.batch.UpdateCells(player, sources, t)
 		r.sightHash[p], r.fogDone[p] = h, true
 		r.stats.FogRecomputes++
 	}

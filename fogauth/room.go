@@ -71,7 +71,7 @@ type Room struct {
 	// Fog state per player (index = PlayerID).
 	sightHash []uint64
 	fogDone   []bool
-	sources   []sim.SightSource
+	sources   [][]sim.SightSource // per player, index = PlayerID
 
 	// Scratch reused every tick.
 	union   []uint64 // bitset of entity IDs visible to some player

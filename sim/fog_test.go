@@ -132,3 +132,29 @@ func TestRadiusFogCells(t *testing.T) {
 		}
 	}
 }
+
+// TestAllSightSourcesMatchesPerPlayer compares the one-pass listing with
+// each player's own over a played match.
+func TestAllSightSourcesMatchesPerPlayer(t *testing.T) {
+	md, cfg, team := newMatch(t, scenario.Params{Players: 3, UnitsPerPlayer: 20, Seed: 3}, 3)
+	s, err := sim.New(md, cfg, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all [][]sim.SightSource
+	for range 20 {
+		if err := team.Play(s, 5); err != nil {
+			t.Fatal(err)
+		}
+		all = s.AllSightSources(all)
+		if len(all) != s.Players()+1 || len(all[0]) != 0 {
+			t.Fatalf("%d lists, %d sources for player 0", len(all), len(all[0]))
+		}
+		for p := 1; p <= s.Players(); p++ {
+			want := s.SightSources(protocol.PlayerID(p))
+			if !slices.Equal(all[p], want) || len(want) == 0 {
+				t.Fatalf("tick %d player %d: %d sources, want %d", s.Tick(), p, len(all[p]), len(want))
+			}
+		}
+	}
+}
