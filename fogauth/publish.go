@@ -15,6 +15,7 @@ import (
 func (r *Room) Publish() {
 	r.updateFog()
 	ents := r.sim.Entities()
+	r.slots = indexEntities(r.slots, ents)
 	spectators := false
 	for _, c := range r.clients {
 		spectators = spectators || c.player == 0
@@ -123,7 +124,7 @@ func (k *classifier) tier(e *sim.EntityState) Tier {
 
 func (r *Room) publishTo(c *viewer, visible []protocol.EntityID, ents []sim.EntityState) {
 	c.expireOld(r.tick)
-	c.view.diff(visible, ents, r.tick, c.resendTicks())
+	c.view.diff(visible, ents, r.slots, r.tick, c.resendTicks())
 	c.converged = len(c.view.pend) == 0 && c.view.inFlight == 0 && c.unacked() == 0
 	c.stats.Pending = len(c.view.pend)
 	if c.unacked() >= r.cfg.MaxUnackedParts {

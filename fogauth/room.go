@@ -76,6 +76,7 @@ type Room struct {
 	// Scratch reused every tick.
 	union   []uint64 // bitset of entity IDs visible to some player
 	specVis []protocol.EntityID
+	slots   []int32 // index in the simulation's entities by entity ID (indexEntities)
 	valid   []protocol.TimestampedOrder
 	ackBuf  []PartID
 	grid    nearGrid
