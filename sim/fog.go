@@ -55,7 +55,7 @@ type EntityReader interface {
 type RadiusFogProvider struct {
 	world   EntityReader
 	players []*playerFog // index = PlayerID
-	cells   []cellBit    // scratch of ListVisible: each entity's cell
+	occ     occupancy    // scratch of ListVisible
 	groups  []discGroup  // scratch of the drawing
 	dil     []uint64
 }
@@ -76,10 +76,71 @@ type playerFog struct {
 	visible       []protocol.EntityID
 }
 
-// cellBit is where a cell's bit is in a bitmap; word -1: off the map.
-type cellBit struct {
-	word int32
-	bit  uint8
+// occupancy lists which entities stand in which cells, as cell bitmaps
+// do: the cell at bit position pos (word pos/64, bit pos%64) is occupied
+// when its bit in occ is set, and then its entities are head[pos],
+// next[head[pos]], … (-1 ends a list). own[p] lists player p's entities
+// through ownNext the same way. seenBy is one player's result: bit i for
+// entity i.
+type occupancy struct {
+	occ          []uint64
+	head, next   []int32
+	own, ownNext []int32
+	seenBy       []uint64
+}
+
+// fill indexes ents on a map of the given size (words per bitmap row).
+func (o *occupancy) fill(ents []EntityState, width, height, words, players int) {
+	n := words * height
+	o.occ = resize(o.occ, n)
+	clear(o.occ)
+	o.head = resize(o.head, n*64) // read only where occ is set
+	o.next = resize(o.next, len(ents))
+	o.ownNext = resize(o.ownNext, len(ents))
+	o.own = resize(o.own, players+1)
+	for p := range o.own {
+		o.own[p] = -1
+	}
+	for i := range ents {
+		e := &ents[i]
+		if x, y := CellOf(e.Pos); uint(x) < uint(width) && uint(y) < uint(height) {
+			pos := y*words*64 + x
+			if bit := uint64(1) << (pos & 63); o.occ[pos>>6]&bit == 0 {
+				o.occ[pos>>6] |= bit
+				o.head[pos] = -1
+			}
+			o.next[i], o.head[pos] = o.head[pos], int32(i)
+		}
+		if e.Owner != Neutral && int(e.Owner) <= players {
+			o.ownNext[i], o.own[e.Owner] = o.own[e.Owner], int32(i)
+		}
+	}
+	o.seenBy = resize(o.seenBy, (len(ents)+63)/64)
+}
+
+// visible sets seenBy to the entities player owns or that stand in a
+// cell set in seen (a bitmap of the size fill was given).
+func (o *occupancy) visible(player protocol.PlayerID, seen []uint64) {
+	clear(o.seenBy)
+	for w, occ := range o.occ {
+		for m := occ & seen[w]; m != 0; m &= m - 1 {
+			for i := o.head[w*64+bits.TrailingZeros64(m)]; i >= 0; i = o.next[i] {
+				o.seenBy[i>>6] |= 1 << (i & 63)
+			}
+		}
+	}
+	for i := o.own[player]; i >= 0; i = o.ownNext[i] {
+		o.seenBy[i>>6] |= 1 << (i & 63)
+	}
+}
+
+// resize returns s with length n, reusing its storage when it can; the
+// contents are unspecified.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }
 
 // NewRadiusFogProvider returns a provider reading entity positions from w.
@@ -116,9 +177,10 @@ func (f *RadiusFogProvider) UpdateCells(player protocol.PlayerID, sources []Sigh
 	}
 }
 
-// ListVisible implements BatchFogProvider: the entities' bits in the
-// cell bitmaps are found once, then each player's list is one pass over
-// them. Players never updated are left out.
+// ListVisible implements BatchFogProvider: the entities are indexed by
+// cell once, then each player's list comes from the occupied cells it
+// sees and the entities it owns, in ID order. Players never updated are
+// left out.
 func (f *RadiusFogProvider) ListVisible(players int) {
 	ents := f.world.Entities()
 	var dims *playerFog // the players' bitmaps share its size (one map)
@@ -130,14 +192,7 @@ func (f *RadiusFogProvider) ListVisible(players int) {
 	if dims == nil {
 		return
 	}
-	f.cells = f.cells[:0]
-	for i := range ents {
-		c := cellBit{word: -1}
-		if x, y := CellOf(ents[i].Pos); uint(x) < uint(dims.width) && uint(y) < uint(dims.height) {
-			c = cellBit{word: int32(y*dims.words + x>>6), bit: uint8(x & 63)}
-		}
-		f.cells = append(f.cells, c)
-	}
+	f.occ.fill(ents, dims.width, dims.height, dims.words, players)
 	for p := 1; p <= players && p < len(f.players); p++ {
 		pf := f.players[p]
 		if pf == nil {
@@ -148,12 +203,11 @@ func (f *RadiusFogProvider) ListVisible(players int) {
 			f.list(owner, pf)
 			continue
 		}
-		// Locals, so the loop keeps them in registers across appends.
-		seen, cells, vis := pf.seen, f.cells[:len(ents)], pf.visible[:0]
-		for i := range ents {
-			c := cells[i]
-			if ents[i].Owner == owner || c.word >= 0 && seen[c.word]>>(c.bit&63)&1 != 0 {
-				vis = append(vis, ents[i].ID)
+		f.occ.visible(owner, pf.seen)
+		vis := pf.visible[:0]
+		for w, word := range f.occ.seenBy {
+			for ; word != 0; word &= word - 1 {
+				vis = append(vis, ents[w*64+bits.TrailingZeros64(word)].ID)
 			}
 		}
 		pf.visible = vis
