@@ -134,11 +134,12 @@ func (o *occupancy) visible(player protocol.PlayerID, seen []uint64) {
 	}
 }
 
-// resize returns s with length n, reusing its storage when it can; the
-// contents are unspecified.
+// resize returns s with length n, reusing its storage when it can (it
+// allocates a quarter to spare, so a slowly growing n rarely allocates);
+// the contents are unspecified.
 func resize[T any](s []T, n int) []T {
 	if cap(s) < n {
-		return make([]T, n)
+		return make([]T, n, n+n/4)
 	}
 	return s[:n]
 }
