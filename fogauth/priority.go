@@ -86,14 +86,31 @@ func (g *nearGrid) build(ents []sim.EntityState, players int, t *sim.Terrain, ti
 }
 
 // dilate spreads every set bit of b over the cells within NearCells-1 of
-// it along x, then along y. Bits past the map's width are genuine
-// dilations of units on the map, so they never make a cell near wrongly.
+// it along x, row by row, then along y. Bits past the map's width are
+// genuine dilations of units on the map, so they never make a cell near
+// wrongly. A bitmap without units is left as it is.
 func (g *nearGrid) dilate(b []uint64) {
 	nw := g.words
-	for _, k := range dilateSteps {
-		copy(g.tmp, b)
-		for y := 0; y < g.h; y++ {
-			row, src := b[y*nw:(y+1)*nw], g.tmp[y*nw:(y+1)*nw]
+	set := uint64(0)
+	for _, v := range b {
+		set |= v
+	}
+	if set == 0 {
+		return
+	}
+	for y := 0; y < g.h; y++ {
+		row := b[y*nw : (y+1)*nw]
+		if nw == 1 {
+			v := row[0]
+			for _, k := range dilateSteps {
+				v |= v<<k | v>>k
+			}
+			row[0] = v
+			continue
+		}
+		src := g.tmp[:nw]
+		for _, k := range dilateSteps {
+			copy(src, row)
 			for i := range row {
 				l := src[i] << k
 				r := src[i] >> k
@@ -108,19 +125,18 @@ func (g *nearGrid) dilate(b []uint64) {
 		}
 	}
 	for _, k := range dilateSteps {
-		copy(g.tmp, b)
-		for y := 0; y < g.h; y++ {
-			row := b[y*nw : (y+1)*nw]
-			if y >= k {
-				for i, v := range g.tmp[(y-k)*nw : (y-k+1)*nw] {
-					row[i] |= v
-				}
+		src := g.tmp[:len(b)]
+		copy(src, b)
+		up, down := k*nw, len(b)-k*nw // rows y-k and y+k exist past these words
+		for i := range b {
+			v := src[i]
+			if i >= up {
+				v |= src[i-up]
 			}
-			if y+k < g.h {
-				for i, v := range g.tmp[(y+k)*nw : (y+k+1)*nw] {
-					row[i] |= v
-				}
+			if i < down {
+				v |= src[i+up]
 			}
+			b[i] = v
 		}
 	}
 }
@@ -161,7 +177,7 @@ type selector struct {
 // plan fills s.order with the deltas to send, in order; it reports whether
 // the budget was saturated (something had to wait). Without saturation
 // every delta is sent in ID order and no priority is computed.
-func (s *selector) plan(v *view, ents []sim.EntityState, tick uint64, classify func(*sim.EntityState) Tier) bool {
+func (s *selector) plan(v *view, ents []sim.EntityState, tick uint64, k *classifier) bool {
 	s.order = s.order[:0]
 	if s.fits(v.pend) {
 		for i := range v.pend {
@@ -176,11 +192,11 @@ func (s *selector) plan(v *view, ents []sim.EntityState, tick uint64, classify f
 	for i := range v.pend {
 		p := &v.pend[i]
 		e := &v.entries[p.entry]
-		base := TierBase[TierFar] // a leave carries no state to rank by
+		p.tier = TierFar // a leave carries no state to rank by
 		if p.kind != DeltaLeave {
-			base = TierBase[classify(&ents[p.ent])]
+			p.tier = k.tier(&ents[p.ent])
 		}
-		e.accum += base + uint32(tick-e.lastSent)*s.bonus
+		e.accum += TierBase[p.tier] + uint32(tick-e.lastSent)*s.bonus
 		s.keys = append(s.keys, uint64(e.accum)<<32|uint64(^uint32(i)))
 	}
 	s.takeTop(v.pend)

@@ -15,6 +15,7 @@ import (
 func (r *Room) Publish() {
 	r.updateFog()
 	ents := r.sim.Entities()
+	r.slots = indexEntities(r.slots, ents)
 	spectators := false
 	for _, c := range r.clients {
 		spectators = spectators || c.player == 0
@@ -38,20 +39,20 @@ func (r *Room) Publish() {
 // pass.
 func (r *Room) updateFog() {
 	t := r.sim.Terrain()
+	r.sources = r.sim.AllSightSources(r.sources)
 	for p := 1; p <= r.sim.Players(); p++ {
-		player := protocol.PlayerID(p)
-		r.sources = r.sim.AppendSightSources(r.sources[:0], player)
+		player, sources := protocol.PlayerID(p), r.sources[p]
 		if r.batch == nil {
-			r.fog.UpdateVisibility(player, r.sources, t) // any FogProvider: no skip
+			r.fog.UpdateVisibility(player, sources, t) // any FogProvider: no skip
 			r.stats.FogRecomputes++
 			continue
 		}
-		h := hashSources(r.sources)
+		h := hashSources(sources)
 		if !r.cfg.AlwaysRecomputeFog && r.fogDone[p] && h == r.sightHash[p] {
 			r.stats.FogSkips++
 			continue
 		}
-		r.batch.UpdateCells(player, r.sources, t)
+		r.batch.UpdateCells(player, sources, t)
 		r.sightHash[p], r.fogDone[p] = h, true
 		r.stats.FogRecomputes++
 	}
@@ -123,7 +124,7 @@ func (k *classifier) tier(e *sim.EntityState) Tier {
 
 func (r *Room) publishTo(c *viewer, visible []protocol.EntityID, ents []sim.EntityState) {
 	c.expireOld(r.tick)
-	c.view.diff(visible, ents, r.tick, c.resendTicks())
+	c.view.diff(visible, ents, r.slots, r.tick, c.resendTicks())
 	c.converged = len(c.view.pend) == 0 && c.view.inFlight == 0 && c.unacked() == 0
 	c.stats.Pending = len(c.view.pend)
 	if c.unacked() >= r.cfg.MaxUnackedParts {
@@ -131,19 +132,19 @@ func (r *Room) publishTo(c *viewer, visible []protocol.EntityID, ents []sim.Enti
 		c.stats.Stalled++
 	}
 	k := classifier{r: r, player: c.player, ents: ents}
-	saturated := r.sel.plan(&c.view, ents, r.tick, k.tier)
+	saturated := r.sel.plan(&c.view, ents, r.tick, &k)
 	if saturated {
 		c.stats.Saturated++
 		r.stats.Saturated++
 	}
-	r.serialize(c, ents, saturated, &k)
+	r.serialize(c, ents, saturated)
 }
 
 // serialize writes the planned deltas into StateUpdates (one empty
 // StateUpdate when there is nothing to send, so the client sees the tick),
 // records them for acknowledgement and resets the sent entities'
 // priority.
-func (r *Room) serialize(c *viewer, ents []sim.EntityState, saturated bool, k *classifier) {
+func (r *Room) serialize(c *viewer, ents []sim.EntityState, saturated bool) {
 	v := &c.view
 	order := r.sel.order
 	start, count, firstItem := -1, 0, len(c.items)
@@ -199,7 +200,7 @@ func (r *Room) serialize(c *viewer, ents []sim.EntityState, saturated bool, k *c
 		}
 		e := &v.entries[p.entry]
 		if saturated && d.Kind != DeltaLeave {
-			r.recordWait(k.tier(&d.Entity), r.tick-e.lastSent)
+			r.recordWait(p.tier, r.tick-e.lastSent)
 		}
 		e.accum, e.lastSent = 0, r.tick
 		e.flight, e.flightTick = *d, r.tick

@@ -71,11 +71,12 @@ type Room struct {
 	// Fog state per player (index = PlayerID).
 	sightHash []uint64
 	fogDone   []bool
-	sources   []sim.SightSource
+	sources   [][]sim.SightSource // per player, index = PlayerID
 
 	// Scratch reused every tick.
 	union   []uint64 // bitset of entity IDs visible to some player
 	specVis []protocol.EntityID
+	slots   []int32 // index in the simulation's entities by entity ID (indexEntities)
 	valid   []protocol.TimestampedOrder
 	ackBuf  []PartID
 	grid    nearGrid

@@ -40,6 +40,7 @@ type entry struct {
 // target, cargo and veterancy).
 type pending struct {
 	kind  byte
+	tier  Tier // set when the budget is saturated
 	mask  FieldMask
 	entry int32
 	ent   int32
@@ -68,15 +69,16 @@ type view struct {
 // to the truth: Enter for a visible entity the client does not hold (or
 // whose type or maximum health changed, which Updates cannot carry),
 // Update for changed fields, Leave for a held entity no longer visible.
-// visible and ents are in ascending ID order, and every visible ID is in
-// ents.
+// visible and ents are in ascending ID order, every visible ID is in
+// ents, and slots[id] is the index in ents of every entity id of ents
+// (see indexEntities).
 //
 // A delta identical to the one sent fewer than resend ticks ago is not
 // listed: that one is in flight, and its acknowledgement is due. It is
 // sent again once resend ticks pass without one.
-func (v *view) diff(visible []protocol.EntityID, ents []sim.EntityState, tick, resend uint64) {
+func (v *view) diff(visible []protocol.EntityID, ents []sim.EntityState, slots []int32, tick, resend uint64) {
 	v.pend, v.inFlight = v.pend[:0], 0
-	c := cursor{ents: ents, tick: tick, resend: resend}
+	c := cursor{ents: ents, slots: slots, tick: tick, resend: resend}
 	if !v.gains(visible) {
 		v.diffInPlace(visible, &c)
 		return
@@ -142,12 +144,30 @@ func (v *view) diffInPlace(visible []protocol.EntityID, c *cursor) {
 	v.entries = es[:w]
 }
 
-// cursor walks the simulation's entities (ascending ID) alongside the
-// entries.
+// cursor finds the entries' current states in the simulation's entities.
 type cursor struct {
 	ents         []sim.EntityState
-	k            int
+	slots        []int32
 	tick, resend uint64
+}
+
+// indexEntities makes slots[id] the index in ents of each entity id of
+// ents (ascending ID), reusing slots' storage; other slots are left as
+// they were, never read. It grows with the highest entity ID, with room
+// to spare so that new entities rarely make it allocate.
+func indexEntities(slots []int32, ents []sim.EntityState) []int32 {
+	if len(ents) == 0 {
+		return slots[:0]
+	}
+	n := int(ents[len(ents)-1].ID) + 1
+	if cap(slots) < n {
+		slots = make([]int32, n, n+n/4)
+	}
+	slots = slots[:n]
+	for i := range ents {
+		slots[ents[i].ID] = int32(i)
+	}
+	return slots
 }
 
 // check lists the delta that entry es[i] needs, if any.
@@ -162,10 +182,8 @@ func (v *view) check(es []entry, i int, vis bool, c *cursor) {
 	if !vis {
 		kind = DeltaLeave
 	} else {
-		for c.ents[c.k].ID < e.acked.ID {
-			c.k++
-		}
-		cur, ent = &c.ents[c.k], int32(c.k)
+		k := c.slots[e.acked.ID]
+		cur, ent = &c.ents[k], k
 		switch {
 		case !e.present || e.unsure || e.acked.Type != cur.Type || e.acked.HealthMax != cur.HealthMax:
 			kind, mask = DeltaEnter, enterExtra(cur)

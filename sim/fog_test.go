@@ -65,6 +65,45 @@ func TestRadiusFogMatchesBruteForce(t *testing.T) {
 	}
 }
 
+// TestRadiusFogBatchMatchesBruteForce is the same property for the
+// batch path a server takes (UpdateCells, skipped or not, then one
+// ListVisible for every player), on maps whose width is not a multiple of
+// 64 cells.
+func TestRadiusFogBatchMatchesBruteForce(t *testing.T) {
+	for seed := uint64(1); seed <= 4; seed++ {
+		p := scenario.Params{Players: int(seed) + 1, UnitsPerPlayer: 40, Seed: seed, MapSize: 40 + 30*int(seed)}
+		md, cfg, team := newMatch(t, p, seed)
+		s, err := sim.New(md, cfg, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fog := sim.NewRadiusFogProvider(s)
+		compared := 0
+		for round := range 30 {
+			if round%3 != 2 {
+				if err := team.Play(s, 5); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for pl := 1; pl <= s.Players(); pl++ {
+				fog.UpdateCells(protocol.PlayerID(pl), s.SightSources(protocol.PlayerID(pl)), s.Terrain())
+			}
+			fog.ListVisible(s.Players())
+			for pl := 1; pl <= s.Players(); pl++ {
+				player := protocol.PlayerID(pl)
+				got, want := fog.VisibleEntities(player), bruteVisible(s, player, s.SightSources(player))
+				if !slices.Equal(got, want) {
+					t.Fatalf("seed %d tick %d player %d: fog sees %d entities, brute force %d", seed, s.Tick(), pl, len(got), len(want))
+				}
+				compared += len(want)
+			}
+		}
+		if compared == 0 {
+			t.Fatal("nothing visible: the property was not exercised")
+		}
+	}
+}
+
 // TestRadiusFogCells checks single discs cell by cell, clipped at the map
 // edge, including a source with a range of less than a cell.
 func TestRadiusFogCells(t *testing.T) {
@@ -89,6 +128,32 @@ func TestRadiusFogCells(t *testing.T) {
 				if got := fog.CellVisible(1, x, y); got != want {
 					t.Fatalf("source %v: cell (%d,%d) visible %v, want %v", src, x, y, got, want)
 				}
+			}
+		}
+	}
+}
+
+// TestAllSightSourcesMatchesPerPlayer compares the one-pass listing with
+// each player's own over a played match.
+func TestAllSightSourcesMatchesPerPlayer(t *testing.T) {
+	md, cfg, team := newMatch(t, scenario.Params{Players: 3, UnitsPerPlayer: 20, Seed: 3}, 3)
+	s, err := sim.New(md, cfg, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all [][]sim.SightSource
+	for range 20 {
+		if err := team.Play(s, 5); err != nil {
+			t.Fatal(err)
+		}
+		all = s.AllSightSources(all)
+		if len(all) != s.Players()+1 || len(all[0]) != 0 {
+			t.Fatalf("%d lists, %d sources for player 0", len(all), len(all[0]))
+		}
+		for p := 1; p <= s.Players(); p++ {
+			want := s.SightSources(protocol.PlayerID(p))
+			if !slices.Equal(all[p], want) || len(want) == 0 {
+				t.Fatalf("tick %d player %d: %d sources, want %d", s.Tick(), p, len(all[p]), len(want))
 			}
 		}
 	}

@@ -212,6 +212,28 @@ func (s *Sim) AppendSightSources(dst []SightSource, player protocol.PlayerID) []
 	return dst
 }
 
+// AllSightSources lists every player's sight sources in one pass over the
+// entities: dst[p] becomes what AppendSightSources(dst[p][:0], p) returns,
+// for p in 1..Players (dst[0] stays empty). It reuses dst's storage.
+func (s *Sim) AllSightSources(dst [][]SightSource) [][]SightSource {
+	for len(dst) <= s.Players() {
+		dst = append(dst, nil)
+	}
+	for p := range dst {
+		dst[p] = dst[p][:0]
+	}
+	for i := range s.states {
+		e := &s.states[i]
+		if e.Owner == 0 || int(e.Owner) >= len(dst) {
+			continue
+		}
+		if r := rulesOf(e.Type); r.Sight > 0 {
+			dst[e.Owner] = append(dst[e.Owner], SightSource{Pos: e.Pos, Range: r.Sight})
+		}
+	}
+	return dst
+}
+
 func (s *Sim) slotOf(id protocol.EntityID) (int, bool) {
 	return slices.BinarySearchFunc(s.states, id, func(e EntityState, id protocol.EntityID) int {
 		switch {

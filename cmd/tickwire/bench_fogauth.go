@@ -30,8 +30,12 @@ type fogBenchReport struct {
 	CostExclSimCPUUS float64 `json:"cost_excl_sim_cpu_mean_us,omitempty"`
 	SimTickMeanUS    float64 `json:"sim_tick_mean_us"`
 	AllocsPerTick    float64 `json:"allocs_per_tick"`
-	GamesPerCore     float64 `json:"games_per_core_at_30tps"`
-	MemoryBytes      uint64  `json:"memory_per_game_bytes"` // the room and 8 client cores (an upper bound of the server's)
+	// Decoding the clients' orders, measured apart from the cost above
+	// (issue 10 lists fog, deltas, accumulator and serialisation).
+	OrdersMeanUS        float64 `json:"orders_mean_us"`
+	OrdersAllocsPerTick float64 `json:"orders_allocs_per_tick"`
+	GamesPerCore        float64 `json:"games_per_core_at_30tps"`
+	MemoryBytes         uint64  `json:"memory_per_game_bytes"` // the room and 8 client cores (an upper bound of the server's)
 
 	BudgetBytesPerTick int          `json:"budget_bytes_per_tick"`
 	Traffic            []fogTraffic `json:"traffic"`
@@ -98,8 +102,9 @@ func benchFogAuth(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return json.NewEncoder(stdout).Encode(r)
 	}
 	fmt.Fprintf(stdout, "battle: %d players, %.0f entities, %.0f visible per client\n", r.Players, r.Entities, r.VisiblePerClient)
-	fmt.Fprintf(stdout, "server cost per tick excluding the simulation: p50 %.0f µs, p99 %.0f µs, mean %.0f µs (CPU time %.0f µs); %.1f allocations per tick\n",
+	fmt.Fprintf(stdout, "server cost per tick excluding the simulation and orders: p50 %.0f µs, p99 %.0f µs, mean %.0f µs (CPU time %.0f µs); %.1f allocations per tick\n",
 		r.CostExclSimP50US, r.CostExclSimP99US, r.CostExclSimMeanUS, r.CostExclSimCPUUS, r.AllocsPerTick)
+	fmt.Fprintf(stdout, "decoding orders: mean %.1f µs, %.1f allocations per tick\n", r.OrdersMeanUS, r.OrdersAllocsPerTick)
 	fmt.Fprintf(stdout, "simulation tick mean %.0f µs; %.1f games per core at 30 ticks/s; %d bytes of memory per game\n",
 		r.SimTickMeanUS, r.GamesPerCore, r.MemoryBytes)
 	fmt.Fprintf(stdout, "budget %d bytes per client per tick\n", r.BudgetBytesPerTick)
@@ -124,8 +129,8 @@ func fogBattle(ctx context.Context, r *fogBenchReport, ticks int) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	var costs []time.Duration
-	var sim, cpu time.Duration
-	var allocs uint64
+	var sim, cpu, orders time.Duration
+	var allocs, ordersAllocs uint64
 	var bytes, maxTick, saturated int
 	var g *fogbench.Game
 	for i := range ticks {
@@ -152,17 +157,28 @@ func fogBattle(ctx context.Context, r *fogBenchReport, ticks int) error {
 			return err
 		}
 		runtime.ReadMemStats(&ms)
-		m0 := ms.Mallocs
+		m0, o0 := ms.Mallocs, time.Now()
+		if err := g.StepOrders(); err != nil {
+			return err
+		}
+		orders += time.Since(o0)
+		runtime.ReadMemStats(&ms)
+		ordersAllocs += ms.Mallocs - m0
+		m0 = ms.Mallocs
 		c0, _ := fogbench.ThreadCPU()
 		t0 := time.Now()
-		if err := g.Steps(); err != nil {
+		if err := g.StepAcks(); err != nil {
 			return err
 		}
 		t1 := time.Now()
 		c1, _ := fogbench.ThreadCPU()
+		runtime.ReadMemStats(&ms)
+		allocs += ms.Mallocs - m0
 		if err := g.Room.Simulate(); err != nil {
 			return err
 		}
+		runtime.ReadMemStats(&ms)
+		m0 = ms.Mallocs
 		c2, _ := fogbench.ThreadCPU()
 		t2 := time.Now()
 		g.Room.Publish()
@@ -203,6 +219,8 @@ func fogBattle(ctx context.Context, r *fogBenchReport, ticks int) error {
 	}
 	r.SimTickMeanUS = us(sim / time.Duration(ticks))
 	r.AllocsPerTick = float64(allocs) / float64(ticks)
+	r.OrdersMeanUS = us(orders / time.Duration(ticks))
+	r.OrdersAllocsPerTick = float64(ordersAllocs) / float64(ticks)
 	if perTick := (total + sim) / time.Duration(ticks); perTick > 0 {
 		r.GamesPerCore = float64(time.Second) / float64(30*perTick)
 	}

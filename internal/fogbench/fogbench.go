@@ -21,9 +21,10 @@ type Game struct {
 	// MaxTickBytes[i] the most in one tick.
 	Bytes, MaxTickBytes []int
 	tickBytes           []int
-	// Sim and Cost are the time of the last Tick spent in the simulation
-	// and in the rest of the server's work.
-	Sim, Cost time.Duration
+	// Sim, Orders and Cost are the time of the last Tick spent in the
+	// simulation, in decoding the clients' orders and in the rest of the
+	// server's work.
+	Sim, Orders, Cost time.Duration
 }
 
 // Options shape a Game.
@@ -67,14 +68,19 @@ func New(o Options) (*Game, error) {
 	return g, nil
 }
 
-// Tick runs one tick and delivers everything; Sim and Cost hold its
-// times.
+// Tick runs one tick and delivers everything; Sim, Orders and Cost hold
+// its times.
 func (g *Game) Tick() error {
 	if err := g.Submit(); err != nil {
 		return err
 	}
+	o0 := time.Now()
+	if err := g.StepOrders(); err != nil {
+		return err
+	}
 	t0 := time.Now()
-	if err := g.Steps(); err != nil {
+	g.Orders = t0.Sub(o0)
+	if err := g.StepAcks(); err != nil {
 		return err
 	}
 	t1 := time.Now()
@@ -120,9 +126,21 @@ type sent struct {
 	data []byte
 }
 
-// Steps is the server's handling of what the clients submitted.
-func (g *Game) Steps() error {
+// StepOrders hands the room the clients' Orders messages, so decoding
+// them can be timed apart; StepAcks then hands it the rest. Orders are
+// only queued and the rest touches other state, so handling all orders
+// before all acknowledgements keeps the room's behaviour.
+func (g *Game) StepOrders() error { return g.step(true) }
+
+// StepAcks hands the room the clients' messages other than Orders:
+// acknowledgements and Done.
+func (g *Game) StepAcks() error { return g.step(false) }
+
+func (g *Game) step(orders bool) error {
 	for _, m := range g.out {
+		if (len(m.data) > 0 && m.data[0] == fogauth.TypeOrders) != orders {
+			continue
+		}
 		if err := g.Room.Step(m.from, m.data); err != nil {
 			return err
 		}
