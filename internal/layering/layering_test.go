@@ -93,6 +93,28 @@ func rules() []rule {
 			}
 			return false, "RelayCore may import only protocol, wire, relay/msg and the standard library"
 		}},
+		{pkg: "statesync/msg", allowed: func(d dep) (bool, string) {
+			switch {
+			case d.standard && networking(d.path):
+				return false, "state-sync messages are pure: no networking code"
+			case d.standard, under(d.path, "wire"):
+				return true, ""
+			}
+			return false, "statesync/msg may import only wire and the standard library"
+		}},
+		// The state-sync cores are pure and know no game: a game plugs in
+		// through statesync.Engine.
+		{pkg: "statesync", exact: true, allowed: func(d dep) (bool, string) {
+			switch {
+			case d.standard && networking(d.path):
+				return false, "the state-sync core is pure: no networking code"
+			case d.standard, under(d.path, "wire", "statesync/msg"):
+				return true, ""
+			case strings.HasPrefix(d.path, "github.com/klauspost/compress"), strings.HasPrefix(d.path, "github.com/OneOfOne/xxhash"):
+				return true, ""
+			}
+			return false, "the state-sync core may import only wire, statesync/msg, zstd, xxHash32 and the standard library"
+		}},
 	}
 }
 
@@ -169,17 +191,20 @@ func TestLayering(t *testing.T) {
 // forbid, so TestLayering cannot pass vacuously.
 func TestRulesCatchForbiddenImports(t *testing.T) {
 	forbidden := map[string][]dep{
-		"wire":      {{path: "github.com/klauspost/compress/zstd"}, {path: "net", standard: true}},
-		"protocol":  {{path: module + "/wire"}, {path: "net/netip", standard: true}},
-		"netsim":    {{path: module + "/transport"}},
-		"sim":       {{path: module + "/transport"}, {path: module + "/netsim"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
-		"transport": {{path: module + "/protocol"}, {path: module + "/sim"}, {path: module + "/relay/core"}},
-		"relay":     {{path: module + "/transport"}, {path: module + "/relay/server"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
+		"wire":          {{path: "github.com/klauspost/compress/zstd"}, {path: "net", standard: true}},
+		"protocol":      {{path: module + "/wire"}, {path: "net/netip", standard: true}},
+		"netsim":        {{path: module + "/transport"}},
+		"sim":           {{path: module + "/transport"}, {path: module + "/netsim"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
+		"transport":     {{path: module + "/protocol"}, {path: module + "/sim"}, {path: module + "/relay/core"}},
+		"relay":         {{path: module + "/transport"}, {path: module + "/relay/server"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
+		"statesync/msg": {{path: module + "/protocol"}, {path: "net", standard: true}},
+		"statesync":     {{path: module + "/sim"}, {path: module + "/transport"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
 	}
 	allowed := map[string][]dep{
 		"sim":       {{path: module + "/protocol"}, {path: module + "/wire"}, {path: "github.com/cespare/xxhash/v2"}, {path: "sort", standard: true}},
 		"transport": {{path: module + "/wire"}, {path: "github.com/klauspost/compress/zstd"}, {path: "net", standard: true}},
 		"relay":     {{path: module + "/protocol"}, {path: module + "/relay/msg"}, {path: "crypto/sha256", standard: true}},
+		"statesync": {{path: module + "/statesync/msg"}, {path: "github.com/klauspost/compress/zstd"}, {path: "github.com/OneOfOne/xxhash"}},
 	}
 	for _, r := range rules() {
 		for _, d := range forbidden[r.pkg] {
