@@ -3,13 +3,13 @@ module github.com/tickwire/tickwire
 go 1.26.0
 
 require (
+	github.com/OneOfOne/xxhash v1.2.8
 	github.com/cespare/xxhash/v2 v2.3.0
 	github.com/klauspost/compress v1.20.3
 	golang.org/x/net v0.62.0
 )
 
 require (
-	github.com/OneOfOne/xxhash v1.2.8 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cockroachdb/datadriven v1.0.3 // indirect
 	github.com/coder/websocket v1.8.15 // indirect
