@@ -37,8 +37,10 @@ type AssignInput struct {
 	// Score returns a client's reliability score; nil gives every client
 	// ScoreOne.
 	Score func(client uint32) uint16
-	// Entities is the number of entities in the frame's state.
-	Entities int
+	// Parts is the frame's partition count, NumPartitions of the frame's
+	// entity count and len(Clients). Clients compute it from their state;
+	// the server learns it from the partitions it receives.
+	Parts int
 	// Redundancy is how many candidates each partition has: the first
 	// sends, the others are asked in order if it fails. At least 1.
 	Redundancy int
@@ -94,8 +96,8 @@ type Assigner struct {
 // assignments on every machine.
 func (s *Assigner) Assign(in AssignInput) Assignment {
 	r := max(in.Redundancy, 1)
-	a := Assignment{Parts: NumPartitions(in.Entities, len(in.Clients))}
-	if len(in.Clients) == 0 {
+	a := Assignment{Parts: in.Parts}
+	if len(in.Clients) == 0 || in.Parts <= 0 {
 		return a
 	}
 	need := min(len(in.Clients), a.Parts*r)

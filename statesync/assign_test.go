@@ -62,7 +62,7 @@ func TestAssignmentAgreesAcrossClients(t *testing.T) {
 			rm, _ := msg.Parse(rel)
 			l, r := lm.(*msg.ClientListUpdate), rm.(*msg.ReliabilityUpdate)
 			var a statesync.Assigner
-			in := statesync.AssignInput{Frame: frame, ListVersion: l.Version, Clients: l.Clients, Entities: entities,
+			in := statesync.AssignInput{Frame: frame, ListVersion: l.Version, Clients: l.Clients, Parts: statesync.NumPartitions(entities, len(l.Clients)),
 				Redundancy: redundancy, Score: func(c uint32) uint16 { return statesync.ScoreIn(r.Scores, c) }}
 			got := a.Assign(in)
 			if k == 0 {
@@ -98,8 +98,8 @@ func TestAssignmentVersionChangesSeed(t *testing.T) {
 		clients[i] = uint32(i + 1)
 	}
 	var s statesync.Assigner
-	a := s.Assign(statesync.AssignInput{Frame: 7, ListVersion: 1, Clients: clients, Entities: 1000})
-	b := s.Assign(statesync.AssignInput{Frame: 7, ListVersion: 2, Clients: clients, Entities: 1000})
+	a := s.Assign(statesync.AssignInput{Frame: 7, ListVersion: 1, Clients: clients, Parts: statesync.NumPartitions(1000, 100)})
+	b := s.Assign(statesync.AssignInput{Frame: 7, ListVersion: 2, Clients: clients, Parts: statesync.NumPartitions(1000, 100)})
 	same := 0
 	for p := range a.Parts {
 		x, _ := a.Primary(p)
@@ -132,7 +132,7 @@ func TestAssignmentFavoursReliable(t *testing.T) {
 	var s statesync.Assigner
 	count := map[uint32]int{}
 	for f := range uint32(2000) {
-		a := s.Assign(statesync.AssignInput{Frame: f, ListVersion: 1, Clients: clients, Entities: 150, Score: score})
+		a := s.Assign(statesync.AssignInput{Frame: f, ListVersion: 1, Clients: clients, Parts: statesync.NumPartitions(150, 20), Score: score})
 		for p := range a.Parts {
 			c, _ := a.Primary(p)
 			count[c]++
@@ -150,7 +150,7 @@ func TestAssignmentPrimariesDistinct(t *testing.T) {
 	for range 100 {
 		clients, _ := randomRoster(rng)
 		var s statesync.Assigner
-		a := s.Assign(statesync.AssignInput{Frame: rng.Uint32(), Clients: clients, Entities: rng.IntN(30000), Redundancy: 3})
+		a := s.Assign(statesync.AssignInput{Frame: rng.Uint32(), Clients: clients, Parts: statesync.NumPartitions(rng.IntN(30000), len(clients)), Redundancy: 3})
 		seen := map[uint32]bool{}
 		for p := range a.Parts {
 			c, _ := a.Primary(p)

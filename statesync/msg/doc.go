@@ -66,6 +66,7 @@
 //	+------------------------------------------------------------------+
 //	| requests: list of (client u32, kind u8, part u16, parts u16)     |
 //	+------------------------------------------------------------------+
+//	flags: bit 0 verdict, bit 1 assembled, bit 2 read-only (no quorum).
 //	kind 1 freeze (send leaves, hold this frame), 2 leaves (send leaves,
 //	keep this frame's state), 3 full-state partition part of parts.
 //

@@ -21,6 +21,9 @@ type Tick struct {
 	Assembled    Assembled
 	// Requests are addressed to single clients; they act on this frame.
 	Requests []Request
+	// ReadOnly says the room has lost its quorum: clients simulate but
+	// send no partitions until a Tick without it.
+	ReadOnly bool
 }
 
 // ClientInput is one client's input for a frame, opaque to state sync.
@@ -73,6 +76,7 @@ type Request struct {
 const (
 	tickHasVerdict   = 1 << 0
 	tickHasAssembled = 1 << 1
+	tickReadOnly     = 1 << 2
 )
 
 func (*Tick) Type() wire.MessageType { return TypeTick }
@@ -84,6 +88,9 @@ func (m *Tick) appendTo(b *wire.Builder) {
 	}
 	if m.HasAssembled {
 		flags |= tickHasAssembled
+	}
+	if m.ReadOnly {
+		flags |= tickReadOnly
 	}
 	b.U32(m.Frame).U32(m.ReliabilityVersion).U32(m.ClientListVersion).U8(flags)
 	b.ArrayHeader(uint32(len(m.Inputs)))
@@ -106,10 +113,11 @@ func (m *Tick) appendTo(b *wire.Builder) {
 func (m *Tick) parseFrom(r *wire.Reader) error {
 	m.Frame, m.ReliabilityVersion, m.ClientListVersion = r.U32(), r.U32(), r.U32()
 	flags := r.U8()
-	if flags&^(tickHasVerdict|tickHasAssembled) != 0 {
+	if flags&^(tickHasVerdict|tickHasAssembled|tickReadOnly) != 0 {
 		return invalid(r, "tick flags")
 	}
 	m.HasVerdict, m.HasAssembled = flags&tickHasVerdict != 0, flags&tickHasAssembled != 0
+	m.ReadOnly = flags&tickReadOnly != 0
 	if n := r.ArrayHeader(); n > 0 {
 		m.Inputs = make([]ClientInput, n)
 		for i := range m.Inputs {
