@@ -79,13 +79,13 @@ type ClientEventKind uint8
 
 // Client event kinds.
 const (
-	ClientSynced       ClientEventKind = iota + 1 // applied a verified full state at Frame
-	ClientDesynced                                // the server named this client desynced at Frame
-	ClientCorrected                               // applied a correction at Frame; Diffs says what was wrong
-	ClientRecoveryFail                            // a correction or full state did not verify; asked for a full state
-	ClientAgreed                                  // a verdict for Frame matched this client's hash
-	ClientDisagreed                               // a verdict for Frame did not
-	ClientDeltaMismatch                           // the server's assembled delta for Frame differs from this client's own
+	ClientSynced        ClientEventKind = iota + 1 // applied a verified full state at Frame
+	ClientDesynced                                 // the server named this client desynced at Frame
+	ClientCorrected                                // applied a correction at Frame; Diffs says what was wrong
+	ClientRecoveryFail                             // a correction or full state did not verify; asked for a full state
+	ClientAgreed                                   // a verdict for Frame matched this client's hash
+	ClientDisagreed                                // a verdict for Frame did not
+	ClientDeltaMismatch                            // the server's assembled delta for Frame differs from this client's own
 )
 
 // ClientEvent is something the client core did.
