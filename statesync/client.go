@@ -368,6 +368,8 @@ func (c *Client) onRequest(frame uint32, q msg.Request) {
 		if len(c.kept) > 3 {
 			c.kept = c.kept[1:]
 		}
+	case msg.RequestResync:
+		c.phase, c.full = phaseSyncing, nil
 	case msg.RequestFullPart:
 		set := FullStatePartition(nil, c.e, q.Part, q.Parts)
 		enc, data := c.comp.Encode(nil, set)

@@ -155,6 +155,7 @@ type Server struct {
 	history   deltaHistory
 	snapshots snapshotHistory
 
+	resyncs    []uint32    // clients to tell, in the next Tick, to wait for a full state
 	checkpoint *checkpoint // recoveries whose Tick has not been sent
 	recoveries []*checkpoint
 	assembly   *assembly // the full-state assembly not yet requested
@@ -334,7 +335,9 @@ func (s *Server) resync(c *client) {
 		c.recovering.abandon()
 		c.recovering = nil
 	}
+	c.lateJoinAt = s.now
 	c.state = StateSyncing
+	s.resyncs = append(s.resyncs, c.id)
 	if i, ok := slices.BinarySearch(s.list, c.id); ok {
 		s.list = slices.Delete(slices.Clone(s.list), i, i+1)
 		s.listDirty = true
@@ -346,7 +349,9 @@ func (s *Server) resync(c *client) {
 func (s *Server) NextDeadline() time.Duration {
 	d := s.nextAt
 	for _, f := range s.frames {
-		d = min(d, f.deadline())
+		if f.stage != closed {
+			d = min(d, f.deadline())
+		}
 	}
 	return d
 }

@@ -171,12 +171,12 @@ func (s *Server) onPartition(c *client, m *msg.PartitionData) error {
 }
 
 // closeFrames gives the verdict on frames whose collection window is over
-// and gives up on those whose missing partitions did not come.
+// and gives up on those whose missing partitions did not come, in frame
+// order (a frame waiting for partitions outlives the next one's window).
 func (s *Server) closeFrames() {
-	for len(s.frames) > 0 {
-		r := s.frames[0]
+	for _, r := range s.frames {
 		if r.deadline() > s.now {
-			return
+			continue
 		}
 		switch r.stage {
 		case collecting:
@@ -185,11 +185,9 @@ func (s *Server) closeFrames() {
 			s.emitTier(r, TierSkip)
 			r.stage = closed
 		}
-		if r.stage == closed {
-			s.frames = s.frames[1:]
-			s.stats.OpenFrames = len(s.frames)
-		}
 	}
+	s.frames = slices.DeleteFunc(s.frames, func(r *frameRec) bool { return r.stage == closed })
+	s.stats.OpenFrames = len(s.frames)
 }
 
 // majority is the most common hash among ACTIVE clients' (ties go to the
@@ -318,10 +316,16 @@ func (s *Server) fillPartitions(r *frameRec) {
 	s.tryAssemble(r)
 }
 
-// rejectUntrusted reports partitions refused by the trust model.
+// rejectUntrusted reports partitions refused by the trust model: from a
+// client whose hash is not the majority's, or whose content does not
+// match the majority. (A partition whose sender's hash was lost is
+// ignored without blame.)
 func (s *Server) rejectUntrusted(r *frameRec) {
 	for part, subs := range r.subs {
 		for i := range subs {
+			if _, voted := r.hashes[subs[i].from]; !voted {
+				continue
+			}
 			if _, ok := s.trusted(r, &subs[i]); !ok {
 				s.stats.PartitionsRejected++
 				s.rel.Fail(subs[i].from)
@@ -436,10 +440,7 @@ func (s *Server) tryAssemble(r *frameRec) {
 	s.history.put(r.frame, pieces[0].ResultHash, whole)
 	s.assembled = assembled{pending: true, frame: r.frame, delta: whole}
 	s.emitTier(r, tier)
-	r.stage = closed
-	// Closed frames leave s.frames from closeFrames; one closed out of
-	// order just waits there until the frames before it close.
-	r.window = 0
+	r.stage = closed // closeFrames drops it
 }
 
 func (s *Server) emitTier(r *frameRec, t Tier) {

@@ -37,10 +37,10 @@ func (s *Server) needState(c *client) {
 // assemblyRequests fixes the pending assembly (or a periodic check) at
 // frame f and returns its Tick requests.
 func (s *Server) assemblyRequests(f uint32) []msg.Request {
-	if s.quorum.readOnly {
-		return nil
-	}
-	if s.assembly == nil && f%s.cfg.FullCheckInterval == 0 && len(s.list) > 0 {
+	// Read-only mode still syncs (re)joining clients: that is how the
+	// quorum comes back after a split heals. Only the periodic check
+	// waits.
+	if s.assembly == nil && f%s.cfg.FullCheckInterval == 0 && len(s.list) > 0 && !s.quorum.readOnly {
 		s.assembly = &assembly{}
 	}
 	a := s.assembly
@@ -65,7 +65,14 @@ func (s *Server) assemblyRequests(f uint32) []msg.Request {
 func (s *Server) tickRequests(f uint32) []msg.Request {
 	s.expireRecoveries()
 	s.expireAssemblies()
-	return append(s.recoveryRequests(f), s.assemblyRequests(f)...)
+	reqs := s.recoveryRequests(f)
+	for _, id := range s.resyncs {
+		if c := s.clients[id]; c != nil && c.state == StateSyncing {
+			reqs = append(reqs, msg.Request{Client: id, Kind: msg.RequestResync})
+		}
+	}
+	s.resyncs = s.resyncs[:0]
+	return append(reqs, s.assemblyRequests(f)...)
 }
 
 func (s *Server) onEntityData(c *client, m *msg.EntityData) error {
@@ -171,6 +178,10 @@ func (s *Server) expireAssemblies() {
 // promote makes a synced client ACTIVE: its hash agreed with the majority
 // at a frame after its full state.
 func (s *Server) promote(c *client, frame uint32) {
+	if r := c.recovering; r != nil {
+		// A snapshot fallback completes a recovery too.
+		s.recovered(c, frame)
+	}
 	c.state = StateActive
 	i, _ := slices.BinarySearch(s.list, c.id)
 	s.list = slices.Insert(slices.Clone(s.list), i, c.id)

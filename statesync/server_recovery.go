@@ -186,6 +186,15 @@ func (s *Server) progressCheckpoint(cp *checkpoint) {
 		r.divergent, _ = Divergent(nil, NewMerkleTree(r.leaves), provider)
 		union = append(union, r.divergent...)
 	}
+	for _, r := range slices.Clone(cp.members) {
+		if !r.corrected && len(r.divergent) == 0 {
+			// Its hash disagrees but its leaves do not: it reported a
+			// hash of no state it has. Only a full state can settle it.
+			if c := s.clients[r.client]; c != nil && c.recovering == r {
+				s.snapshotFallback(c)
+			}
+		}
+	}
 	slices.Sort(union)
 	union = slices.Compact(union)
 	if len(union) == 0 {
@@ -287,7 +296,13 @@ func (s *Server) snapshotFallback(c *client) {
 	s.stats.SnapshotFallbacks++
 	s.emit(Event{Kind: EventSnapshotFallback, Client: c.id, Frame: s.next})
 	c.lateJoinAt = s.now
+	r := c.recovering
 	s.resync(c)
+	c.recovering = r // closed by promote when the client agrees again
+	if r != nil {
+		r.abandon()
+		r.cp = nil
+	}
 }
 
 // recovered closes a client's recovery when its hash agrees again.
@@ -306,7 +321,7 @@ func (s *Server) recovered(c *client, frame uint32) {
 // expireRecoveries sends recoveries that took too long to the fallback.
 func (s *Server) expireRecoveries() {
 	for _, c := range s.clients {
-		if r := c.recovering; r != nil && s.now > r.deadline {
+		if r := c.recovering; r != nil && c.state == StateActive && s.now > r.deadline {
 			s.snapshotFallback(c)
 		}
 	}

@@ -68,7 +68,8 @@
 //	+------------------------------------------------------------------+
 //	flags: bit 0 verdict, bit 1 assembled, bit 2 read-only (no quorum).
 //	kind 1 freeze (send leaves, hold this frame), 2 leaves (send leaves,
-//	keep this frame's state), 3 full-state partition part of parts.
+//	keep this frame's state), 3 full-state partition part of parts,
+//	4 resync (stop after this frame and wait for a FULL_STATE).
 //
 //	PARTITION_REQUEST 0x32 (seed: 6 bytes; here parts travels too, and
 //	parts = 0 asks for every partition of the frame)

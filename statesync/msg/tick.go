@@ -63,6 +63,10 @@ const (
 	// RequestFullPart: after simulating this frame send partition Part of
 	// Parts of the full state as EntityData.
 	RequestFullPart RequestKind = 3
+	// RequestResync: after simulating this frame stop, hold the Ticks
+	// that follow and wait for a FullState (a recovery that fell back to
+	// a snapshot).
+	RequestResync RequestKind = 4
 )
 
 // Request is one request of a Tick.
@@ -141,7 +145,7 @@ func (m *Tick) parseFrom(r *wire.Reader) error {
 		m.Requests = make([]Request, n)
 		for i := range m.Requests {
 			q := Request{Client: r.U32(), Kind: RequestKind(r.U8()), Part: r.U16(), Parts: r.U16()}
-			if q.Kind < RequestFreeze || q.Kind > RequestFullPart || (q.Kind == RequestFullPart && q.Part >= q.Parts) {
+			if q.Kind < RequestFreeze || q.Kind > RequestResync || (q.Kind == RequestFullPart && q.Part >= q.Parts) {
 				return invalid(r, "tick request")
 			}
 			m.Requests[i] = q
