@@ -155,6 +155,7 @@ type Server struct {
 	history   deltaHistory
 	snapshots snapshotHistory
 
+	departed   []uint32    // clients gone since the last Tick, told to the game by an empty input
 	resyncs    []uint32    // clients to tell, in the next Tick, to wait for a full state
 	checkpoint *checkpoint // recoveries whose Tick has not been sent
 	recoveries []*checkpoint
@@ -277,6 +278,7 @@ func (s *Server) Leave(now time.Duration, id uint32) {
 func (s *Server) drop(c *client) {
 	c.state = StateDisconnected
 	delete(s.clients, c.id)
+	s.departed = append(s.departed, c.id)
 	s.rel.Remove(c.id)
 	s.churn.add(s.now)
 	if i, ok := slices.BinarySearch(s.list, c.id); ok {

@@ -98,8 +98,17 @@ func (s *Server) broadcastTick() {
 	}
 }
 
+// collectInputs takes every client's input for the frame, and an empty
+// input for each client that left since the last frame (so the game
+// removes its player at the same frame on every machine).
 func (s *Server) collectInputs() []msg.ClientInput {
 	var in []msg.ClientInput
+	for _, id := range s.departed {
+		if s.clients[id] == nil && !slices.ContainsFunc(in, func(x msg.ClientInput) bool { return x.Client == id }) {
+			in = append(in, msg.ClientInput{Client: id})
+		}
+	}
+	s.departed = s.departed[:0]
 	for _, c := range s.clients {
 		if len(c.input) > 0 {
 			in = append(in, msg.ClientInput{Client: c.id, Data: slices.Clone(c.input)})

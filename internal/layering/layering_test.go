@@ -115,6 +115,17 @@ func rules() []rule {
 			}
 			return false, "the state-sync core may import only wire, statesync/msg, zstd, xxHash32 and the standard library"
 		}},
+		// The adapter joins the state-sync core and the action game; it is
+		// still simulation-side code.
+		{pkg: "statesync/actiongame", allowed: func(d dep) (bool, string) {
+			switch {
+			case d.standard && networking(d.path):
+				return false, "the game adapter never imports networking code"
+			case under(d.path, "transport", "netsim", "secure", "relay"):
+				return false, "the game adapter imports no network layer"
+			}
+			return true, ""
+		}},
 	}
 }
 
@@ -191,14 +202,15 @@ func TestLayering(t *testing.T) {
 // forbid, so TestLayering cannot pass vacuously.
 func TestRulesCatchForbiddenImports(t *testing.T) {
 	forbidden := map[string][]dep{
-		"wire":          {{path: "github.com/klauspost/compress/zstd"}, {path: "net", standard: true}},
-		"protocol":      {{path: module + "/wire"}, {path: "net/netip", standard: true}},
-		"netsim":        {{path: module + "/transport"}},
-		"sim":           {{path: module + "/transport"}, {path: module + "/netsim"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
-		"transport":     {{path: module + "/protocol"}, {path: module + "/sim"}, {path: module + "/relay/core"}},
-		"relay":         {{path: module + "/transport"}, {path: module + "/relay/server"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
-		"statesync/msg": {{path: module + "/protocol"}, {path: "net", standard: true}},
-		"statesync":     {{path: module + "/sim"}, {path: module + "/transport"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
+		"wire":                 {{path: "github.com/klauspost/compress/zstd"}, {path: "net", standard: true}},
+		"protocol":             {{path: module + "/wire"}, {path: "net/netip", standard: true}},
+		"netsim":               {{path: module + "/transport"}},
+		"sim":                  {{path: module + "/transport"}, {path: module + "/netsim"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
+		"transport":            {{path: module + "/protocol"}, {path: module + "/sim"}, {path: module + "/relay/core"}},
+		"relay":                {{path: module + "/transport"}, {path: module + "/relay/server"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
+		"statesync/msg":        {{path: module + "/protocol"}, {path: "net", standard: true}},
+		"statesync":            {{path: module + "/sim"}, {path: module + "/transport"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
+		"statesync/actiongame": {{path: module + "/transport"}, {path: "net", standard: true}},
 	}
 	allowed := map[string][]dep{
 		"sim":       {{path: module + "/protocol"}, {path: module + "/wire"}, {path: "github.com/cespare/xxhash/v2"}, {path: "sort", standard: true}},
