@@ -34,6 +34,22 @@ type room struct {
 	clientEvents       map[uint32][]statesync.ClientEvent
 	lieAbout           map[uint32]bool // clients that send forged partitions
 	tickCPU            time.Duration
+	// transcript, when not nil, records every call into the server.
+	transcript *[]serverOp
+}
+
+// serverOp is one call into the server core, for replay in benchmarks.
+type serverOp struct {
+	kind byte // 'j' join, 'l' leave, 's' step, 't' tick
+	at   time.Duration
+	id   uint32
+	b    []byte
+}
+
+func (r *room) note(op serverOp) {
+	if r.transcript != nil {
+		*r.transcript = append(*r.transcript, op)
+	}
 }
 
 type player struct {
@@ -79,6 +95,7 @@ func (r *room) join(id uint32) {
 	p := &player{id: id, e: newTestEngine(r.target)}
 	p.c = statesync.NewClient(statesync.ClientConfig{}, p.e)
 	r.clients[id] = p
+	r.note(serverOp{kind: 'j', at: r.now, id: id})
 	if err := r.srv.Join(r.now, id); err != nil {
 		r.t.Fatal(err)
 	}
@@ -87,6 +104,7 @@ func (r *room) join(id uint32) {
 
 func (r *room) leave(id uint32) {
 	delete(r.clients, id)
+	r.note(serverOp{kind: 'l', at: r.now, id: id})
 	r.srv.Leave(r.now, id)
 	r.flushServer()
 }
@@ -194,6 +212,7 @@ func (r *room) run(until time.Duration) {
 			continue
 		}
 		start := time.Now()
+		r.note(serverOp{kind: 't', at: r.now})
 		r.srv.Tick(r.now)
 		r.tickCPU += time.Since(start)
 		r.flushServer()
@@ -209,6 +228,7 @@ func (r *room) deliver(d delivery) {
 		if _, ok := r.clients[d.from]; !ok {
 			return
 		}
+		r.note(serverOp{kind: 's', at: r.now, id: d.from, b: d.b})
 		_ = r.srv.Step(r.now, d.from, m)
 		r.flushServer()
 		return
