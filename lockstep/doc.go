@@ -15,7 +15,10 @@
 // # RelayClient
 //
 // JoinRelay sends JoinRoom on a transport connection (configured with
-// server.TransportConfig) and waits for JoinAccepted; from then on the
+// server.TransportConfig), asking for the lockstep network model (a
+// server that would seat it in a room of another model refuses), and
+// waits for JoinAccepted, whose model RelayClient.NetworkModel reports;
+// from then on the
 // client runs the match in two goroutines of its own (a reader and a
 // driver with one timer) while the NetworkModel methods only touch
 // state under a mutex, so PollTick never blocks:

@@ -20,7 +20,8 @@ type EmbeddedRelayConfig struct {
 	// Room is the room remote players join; "" means DefaultHostRoom.
 	Room string
 	// Server configures the relay; MaxGames is forced to 1, the host's
-	// game.
+	// game, and the room waits for its players without expiring unless
+	// WaitingTimeout says otherwise.
 	Server server.Config
 	// Client configures the host's own RelayClient.
 	Client RelayClientConfig
@@ -52,6 +53,9 @@ func HostRelay(ctx context.Context, l *transport.Listener, roomSize int, cfg Emb
 		cfg.Room = DefaultHostRoom
 	}
 	cfg.Server.MaxGames = 1
+	if cfg.Server.WaitingTimeout == 0 {
+		cfg.Server.WaitingTimeout = -1 // the host waits in its lobby as long as it likes
+	}
 	srv := server.New(cfg.Server)
 	sctx, cancel := context.WithCancel(context.Background())
 	e := &EmbeddedRelay{srv: srv, cancel: cancel, served: make(chan struct{})}

@@ -87,8 +87,12 @@ func TestRelaySurvivesHostileClient(t *testing.T) {
 	})
 }
 
-// inject sends random messages on conn every few milliseconds until ctx
-// ends.
+// inject sends random messages on conn every 10 to 20 milliseconds until
+// ctx ends: with the client's own traffic, within the relay's inbound
+// rate limit (4 × 30 messages a second), so that what is tested is the
+// messages' content. Beyond the limit the relay drops the player's
+// messages, its own sync reports among them (TestFloodDoesNotDelayOthers
+// floods).
 func inject(ctx context.Context, conn *transport.Conn, rng *rand.Rand) {
 	var c msg.Codec
 	for ctx.Err() == nil {
@@ -96,6 +100,6 @@ func inject(ctx context.Context, conn *transport.Conn, rng *rand.Rand) {
 		if b, err := c.Append(nil, m); err == nil {
 			conn.Send(server.Lane(m), b)
 		}
-		time.Sleep(time.Duration(1+rng.IntN(10)) * time.Millisecond)
+		time.Sleep(time.Duration(10+rng.IntN(11)) * time.Millisecond)
 	}
 }

@@ -17,6 +17,10 @@ import (
 	"github.com/tickwire/tickwire/transport"
 )
 
+// NetworkModelName is the name of the lockstep network model in a join
+// (msg.JoinRoom.NetworkModel) and in a server's configuration.
+const NetworkModelName = "lockstep"
+
 // Errors of the relay client. Test with errors.Is.
 var (
 	// ErrJoinRefused: the relay refused the join; the error is a
@@ -71,6 +75,12 @@ type RelayClientConfig struct {
 	FPS func() int
 	// Logger receives the client's logs; nil discards them.
 	Logger *slog.Logger
+	// MatchType names the kind of match in JoinRoom (a server may host
+	// match types with different network models); "" is none. The client
+	// always asks for the lockstep network model: a server that would
+	// seat it in a room of another model refuses the join
+	// (msg.RefuseModelMismatch).
+	MatchType string
 }
 
 // RelayClient is the lockstep network model of a player connected to a
@@ -89,6 +99,7 @@ type RelayClient struct {
 	codec msg.Codec
 	log   *slog.Logger
 	epoch time.Time
+	model string // the room's network model, from JoinAccepted
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -148,7 +159,7 @@ func join(ctx context.Context, conn *transport.Conn, room string, roomSize int, 
 	if _, err := io.ReadFull(src, c.st.nonce[:]); err != nil {
 		return nil, fmt.Errorf("lockstep: seed nonce: %w", err)
 	}
-	if err := c.send(&msg.JoinRoom{Room: room, RoomSize: uint8(roomSize)}); err != nil {
+	if err := c.send(&msg.JoinRoom{Room: room, RoomSize: uint8(roomSize), NetworkModel: NetworkModelName, MatchType: cfg.MatchType}); err != nil {
 		return nil, err
 	}
 	conn.Flush()
@@ -165,7 +176,11 @@ func join(ctx context.Context, conn *transport.Conn, room string, roomSize int, 
 		case *msg.JoinRefused:
 			return nil, &JoinError{Reason: m.Reason, Detail: m.Detail}
 		case *msg.JoinAccepted:
+			if m.NetworkModel != NetworkModelName {
+				return nil, fmt.Errorf("%w: the relay seated the client in a %q room", ErrProtocol, m.NetworkModel)
+			}
 			c.st.id, c.st.roomSize, c.st.tickRate = m.Player, int(m.RoomSize), int(m.TickRate)
+			c.model = m.NetworkModel
 			c.st.status = StatusConnecting
 			c.ctx, c.cancel = context.WithCancel(context.Background())
 			c.wg.Add(2)
@@ -307,6 +322,11 @@ func (c *RelayClient) Diagnostics() Diagnostics {
 
 // PlayerID is the local player's id in the match.
 func (c *RelayClient) PlayerID() protocol.PlayerID { return c.st.id }
+
+// NetworkModel is the network model the relay asserted for the room
+// when it accepted the join (JoinAccepted.NetworkModel): always
+// NetworkModelName for a RelayClient.
+func (c *RelayClient) NetworkModel() string { return c.model }
 
 // RoomSize is the number of players in the match.
 func (c *RelayClient) RoomSize() int { return c.st.roomSize }

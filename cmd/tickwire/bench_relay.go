@@ -189,8 +189,9 @@ func rampCapacity(ctx context.Context, r *relayBenchReport, most int, measure ti
 	removals := newRemovalCount()
 	// The relay runs its default policy; the core's host-stall rules keep
 	// a step's join wave from striking everyone. Removals are counted per
-	// step.
-	cfg := server.Config{TickRate: r.TickRate, OnEvent: removals.event}
+	// step. The load generators fill thousands of rooms from loopback:
+	// the game and per-address waiting room limits are lifted.
+	cfg := server.Config{TickRate: r.TickRate, OnEvent: removals.event, MaxGames: -1, MaxWaitingPerAddr: -1}
 	lr, err := startLocalRelay(ctx, tcfg, cfg)
 	if err != nil {
 		return err

@@ -40,8 +40,9 @@ func checkBotJSON(t *testing.T, out string, players int) []map[string]any {
 	t.Helper()
 	dec := json.NewDecoder(strings.NewReader(out))
 	var r struct {
-		Players   []map[string]any `json:"players"`
-		AllInSync *bool            `json:"all_in_sync"`
+		Players      []map[string]any `json:"players"`
+		AllInSync    *bool            `json:"all_in_sync"`
+		NetworkModel string           `json:"network_model"`
 	}
 	if err := dec.Decode(&r); err != nil {
 		t.Fatalf("output is not a JSON object: %v\n%s", err, out)
@@ -54,6 +55,9 @@ func checkBotJSON(t *testing.T, out string, players int) []map[string]any {
 	}
 	if len(r.Players) != players {
 		t.Fatalf("%d players, want %d", len(r.Players), players)
+	}
+	if r.NetworkModel != "lockstep" {
+		t.Errorf("network_model %q, want lockstep", r.NetworkModel)
 	}
 	hash := r.Players[0]["final_hash"]
 	for _, p := range r.Players {

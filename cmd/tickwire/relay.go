@@ -9,44 +9,135 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"time"
 
+	"github.com/tickwire/tickwire/relay"
 	"github.com/tickwire/tickwire/relay/admin"
 	"github.com/tickwire/tickwire/relay/server"
+	"github.com/tickwire/tickwire/relay/server/room"
 	"github.com/tickwire/tickwire/transport"
 )
 
 // relayFlags are the options of "tickwire relay".
 type relayFlags struct {
-	listen   string
-	admin    string
-	tps      int
-	maxGames int
-	maxConns int
-	sec      securityFlags
+	config         string
+	listen         string
+	admin          string
+	tps            int
+	maxGames       int
+	maxConns       int
+	maxRoomSize    int
+	waitingTimeout time.Duration
+	maxWaiting     int
+	messageRate    int
+	messageBurst   int
+	defaultModel   string
+	sec            securityFlags
+	// from the configuration file only
+	matchTypes     map[string]string
+	allowRequested bool
+	fogAuth        fogAuthFile
 }
 
 func parseRelayFlags(args []string, stderr io.Writer) (relayFlags, error) {
 	var f relayFlags
 	fs := flag.NewFlagSet("relay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.StringVar(&f.config, "config", "", "server configuration file (TOML, see server_config.toml); flags override it")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:7777", "UDP address for clients")
 	fs.StringVar(&f.admin, "admin", "127.0.0.1:7778", "HTTP address for /healthz, /readyz and /metrics (empty: none)")
 	fs.IntVar(&f.tps, "tps", 30, "ticks per second")
-	fs.IntVar(&f.maxGames, "max-games", 0, "concurrent games (rooms), 0 for no limit")
+	fs.IntVar(&f.maxGames, "max-games", server.DefaultMaxGames, "concurrent games (rooms, waiting or playing), -1 for no limit")
 	fs.IntVar(&f.maxConns, "max-conns", 16384, "concurrent client connections")
+	fs.IntVar(&f.maxRoomSize, "max-room-size", relay.MaxPlayers, "players of a lockstep room at most")
+	fs.DurationVar(&f.waitingTimeout, "waiting-timeout", server.DefaultWaitingTimeout, "a room not full this long after its first join expires (0: never)")
+	fs.IntVar(&f.maxWaiting, "max-waiting-per-addr", server.DefaultMaxWaitingPerAddr, "waiting rooms one IP address may have created, -1 for no limit")
+	fs.IntVar(&f.messageRate, "message-rate", 0, "inbound messages per second per connection (default 4 × --tps)")
+	fs.IntVar(&f.messageBurst, "message-burst", 0, "inbound message burst per connection (default 4 × --tps)")
+	fs.StringVar(&f.defaultModel, "default-network-model", room.Lockstep, "network model of rooms whose match type names none")
 	f.sec.addServer(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return f, err
 	}
-	switch {
-	case fs.NArg() > 0:
+	if fs.NArg() > 0 {
 		return f, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if f.config != "" {
+		fc, err := loadConfig(f.config, hostedModels())
+		if err != nil {
+			return f, err
+		}
+		set := map[string]bool{}
+		fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+		f.merge(&fc, set)
+	}
+	switch {
 	case f.tps < 1 || f.tps > 1000:
 		return f, fmt.Errorf("%w: --tps must be 1..1000", errUsage)
-	case f.maxGames < 0 || f.maxConns < 1:
-		return f, fmt.Errorf("%w: --max-games must not be negative, --max-conns positive", errUsage)
+	case f.maxGames < -1 || f.maxGames == 0 || f.maxConns < 1:
+		return f, fmt.Errorf("%w: --max-games must be positive or -1, --max-conns positive", errUsage)
+	case f.maxRoomSize < 1 || f.maxRoomSize > relay.MaxPlayers:
+		return f, fmt.Errorf("%w: --max-room-size must be 1..%d", errUsage, relay.MaxPlayers)
+	case f.waitingTimeout < 0 || f.maxWaiting < -1 || f.maxWaiting == 0 || f.messageRate < 0 || f.messageBurst < 0:
+		return f, fmt.Errorf("%w: --waiting-timeout, --message-rate and --message-burst must not be negative, --max-waiting-per-addr positive or -1", errUsage)
+	}
+	if err := checkModel("--default-network-model", f.defaultModel, hostedModels()); err != nil {
+		return f, fmt.Errorf("%w: %v", errUsage, err)
 	}
 	return f, nil
+}
+
+// merge takes the file's values for the options not set on the command
+// line.
+func (f *relayFlags) merge(fc *fileConfig, set map[string]bool) {
+	r := &fc.Relay
+	take := func(flagName string, dst *int, v *int) {
+		if v != nil && !set[flagName] {
+			*dst = *v
+		}
+	}
+	takeString := func(flagName string, dst *string, v *string) {
+		if v != nil && !set[flagName] {
+			*dst = *v
+		}
+	}
+	takeString("listen", &f.listen, r.Listen)
+	takeString("admin", &f.admin, r.Admin)
+	takeString("default-network-model", &f.defaultModel, r.DefaultNetworkModel)
+	take("tps", &f.tps, r.TickRate)
+	take("max-games", &f.maxGames, r.MaxGames)
+	take("max-conns", &f.maxConns, r.MaxConns)
+	take("max-room-size", &f.maxRoomSize, r.MaxRoomSize)
+	take("max-waiting-per-addr", &f.maxWaiting, r.MaxWaitingRooms)
+	take("message-rate", &f.messageRate, r.MessageRate)
+	take("message-burst", &f.messageBurst, r.MessageBurst)
+	if r.WaitingRoomTimeout != nil && !set["waiting-timeout"] {
+		f.waitingTimeout = r.WaitingRoomTimeout.Duration
+	}
+	if len(r.MatchTypes) > 0 {
+		f.matchTypes = make(map[string]string, len(r.MatchTypes))
+		for name, mt := range r.MatchTypes {
+			f.matchTypes[name] = mt.NetworkModel
+		}
+	}
+	if r.AllowRequestedNetworkModel != nil {
+		f.allowRequested = *r.AllowRequestedNetworkModel
+	}
+	f.fogAuth = r.FogAuth
+}
+
+// hostedModels are the network models this binary hosts.
+func hostedModels() []string { return []string{room.Lockstep} }
+
+// serverConfig is the relay server's configuration from the options.
+func (f *relayFlags) serverConfig(log *slog.Logger) server.Config {
+	cfg := server.Config{TickRate: f.tps, MaxGames: f.maxGames, MaxRoomSize: f.maxRoomSize, WaitingTimeout: f.waitingTimeout,
+		MaxWaitingPerAddr: f.maxWaiting, MessageRate: f.messageRate, MessageBurst: f.messageBurst,
+		DefaultModel: f.defaultModel, MatchTypes: f.matchTypes, AllowRequestedModel: f.allowRequested, Logger: log}
+	if cfg.WaitingTimeout == 0 {
+		cfg.WaitingTimeout = -1 // the flag's 0 means never
+	}
+	return cfg
 }
 
 // runRelay hosts games until ctx ends (SIGINT or SIGTERM): "tickwire relay".
@@ -56,7 +147,14 @@ func runRelay(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	tcfg := server.TransportConfig()
+	scfg := f.serverConfig(log)
+	if err := scfg.Check(); err != nil {
+		return err
+	}
+	tcfg, err := scfg.Transport()
+	if err != nil {
+		return err
+	}
 	tcfg.MaxConnections = f.maxConns
 	tcfg.AcceptBacklog = 1024
 	if tcfg.Security, err = f.sec.serverConfig(f.maxConns); err != nil {
@@ -66,7 +164,7 @@ func runRelay(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	srv := server.New(server.Config{TickRate: f.tps, MaxGames: f.maxGames, Logger: log})
+	srv := server.New(scfg)
 	var wg sync.WaitGroup
 	var adminErr error
 	if f.admin != "" {
@@ -80,7 +178,7 @@ func runRelay(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		wg.Go(func() { adminErr = adm.Serve(ctx, hl) })
 		log.Info("admin listening", "addr", hl.Addr().String())
 	}
-	log.Info("relay listening", "addr", ln.Addr().String(), "tps", f.tps, "max_games", f.maxGames,
+	log.Info("relay listening", "addr", ln.Addr().String(), "tps", f.tps, "max_games", f.maxGames, "default_network_model", f.defaultModel,
 		"encrypted", tcfg.Security != nil, "public_key", publicKeyHex(tcfg.Security))
 	err = srv.Serve(ctx, ln)
 	// Shutting down: end the games, close their connections gracefully,
@@ -138,6 +236,7 @@ func adminSource(srv *server.Server) admin.Source {
 			HostStalls:     st.HostStalls,
 			BytesIn:        st.BytesIn,
 			BytesOut:       st.BytesOut,
+			Extra:          st.AdminMetrics(),
 		}
 	})
 }

@@ -14,14 +14,14 @@ import (
 
 func TestRelayFlags(t *testing.T) {
 	f, err := parseRelayFlags(nil, io.Discard)
-	if err != nil || f.listen != "127.0.0.1:7777" || f.admin != "127.0.0.1:7778" || f.tps != 30 || f.maxGames != 0 {
+	if err != nil || f.listen != "127.0.0.1:7777" || f.admin != "127.0.0.1:7778" || f.tps != 30 || f.maxGames != 1000 || f.waitingTimeout != 2*time.Minute {
 		t.Fatalf("defaults %+v, %v", f, err)
 	}
 	f, err = parseRelayFlags([]string{"--listen", ":9000", "--admin", "", "--tps", "60", "--max-games", "5"}, io.Discard)
 	if err != nil || f.listen != ":9000" || f.admin != "" || f.tps != 60 || f.maxGames != 5 {
 		t.Fatalf("parsed %+v, %v", f, err)
 	}
-	for _, bad := range [][]string{{"--tps", "0"}, {"--max-games", "-1"}, {"extra"}, {"--nope"}} {
+	for _, bad := range [][]string{{"--tps", "0"}, {"--max-games", "0"}, {"--max-games", "-2"}, {"--max-room-size", "65"}, {"--waiting-timeout", "-1s"}, {"extra"}, {"--nope"}} {
 		if _, err := parseRelayFlags(bad, io.Discard); !errors.Is(err, errUsage) {
 			t.Errorf("%v: %v, want a usage error", bad, err)
 		}
@@ -43,7 +43,9 @@ func TestRelayAdmin(t *testing.T) {
 	}
 	for _, name := range []string{"tickwire_relay_active_games", "tickwire_relay_players", "tickwire_relay_late_orders_total",
 		"tickwire_relay_strikes_total", "tickwire_relay_qos_adjustments_total", "tickwire_relay_desyncs_total",
-		"tickwire_relay_bytes_received_total", "tickwire_relay_bytes_sent_total"} {
+		"tickwire_relay_bytes_received_total", "tickwire_relay_bytes_sent_total",
+		`tickwire_relay_games{network_model="lockstep"} 0`, `tickwire_relay_joins_refused_total{reason="room_full"} 0`,
+		"tickwire_relay_rooms_expired_total 0", "tickwire_relay_messages_rate_limited_total 0"} {
 		if !strings.Contains(body, name) {
 			t.Errorf("/metrics lacks %s", name)
 		}

@@ -21,6 +21,9 @@ type Client interface {
 	Wait(ctx context.Context) error
 	// Close leaves the match and releases the connection.
 	Close() error
+	// NetworkModel is the room's network model as the server asserted it
+	// when the client joined.
+	NetworkModel() string
 }
 
 // JoinFunc connects bot i (0-based, of this process) and joins its room.

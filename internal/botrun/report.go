@@ -41,6 +41,9 @@ type Report struct {
 	// AllInSync: every bot applied every tick, all final hashes are equal
 	// and no desync was reported.
 	AllInSync bool `json:"all_in_sync"`
+	// NetworkModel is the network model the server asserted when the
+	// bots joined (the trust label of the room; "" if none joined).
+	NetworkModel string `json:"network_model"`
 }
 
 // inSync reports whether the players all finished want ticks with the

@@ -113,6 +113,9 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	r := Report{Players: make([]PlayerReport, len(bots))}
 	for i, b := range bots {
 		r.Players[i] = b.report
+		if r.NetworkModel == "" {
+			r.NetworkModel = b.model
+		}
 	}
 	slices.SortStableFunc(r.Players, func(a, b PlayerReport) int { return a.ID - b.ID })
 	r.AllInSync = inSync(r.Players, cfg.Ticks)
@@ -159,6 +162,7 @@ type runner struct {
 	index   int
 	joining chan struct{} // a semaphore of Config.MaxJoining, or nil
 	report  PlayerReport
+	model   string // the network model the server asserted at the join
 
 	mu      sync.Mutex // guards live and playing for progress reports
 	live    lockstep.Diagnostics
@@ -182,6 +186,7 @@ func (r *runner) run(ctx context.Context) {
 		return
 	}
 	defer c.Close()
+	r.model = c.NetworkModel()
 	if err := r.play(ctx, c); err != nil {
 		r.report.Error = err.Error()
 	}

@@ -97,6 +97,7 @@ func (c *hubClient) Status() lockstep.Status           { return lockstep.StatusP
 func (c *hubClient) Diagnostics() lockstep.Diagnostics { return c.diag }
 func (c *hubClient) PlayerID() protocol.PlayerID       { return c.id }
 func (c *hubClient) Close() error                      { return nil }
+func (c *hubClient) NetworkModel() string              { return "lockstep" }
 
 func (c *hubClient) AwaitSeed(context.Context) (uint64, error) { return c.h.seed, nil }
 
@@ -128,6 +129,9 @@ func TestRunInSync(t *testing.T) {
 		}
 		if !r.AllInSync || len(r.Players) != 3 {
 			t.Fatalf("not in sync: %+v", r)
+		}
+		if r.NetworkModel != "lockstep" {
+			t.Errorf("network model %q, want the clients' lockstep", r.NetworkModel)
 		}
 		ids := map[int]bool{}
 		orders := 0

@@ -8,4 +8,6 @@
 //	                 library; never networking code
 //	transport        no game package (protocol, sim, lockstep, relay, …)
 //	netsim           standard library only, so any layer's tests can use it
+//	relay/server/room  the network model seam: no lockstep code (relay,
+//	                 relay/msg, relay/server, lockstep)
 package layering

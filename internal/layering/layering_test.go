@@ -126,6 +126,14 @@ func rules() []rule {
 			}
 			return true, ""
 		}},
+		// The network model seam: a model's package imports it without
+		// linking the lockstep relay.
+		{pkg: "relay/server/room", allowed: func(d dep) (bool, string) {
+			if d.path == module+"/relay" || under(d.path, "relay/server", "lockstep", "relay/msg") && !under(d.path, "relay/server/room") {
+				return false, "the model seam links no lockstep code"
+			}
+			return true, ""
+		}},
 	}
 }
 
@@ -211,12 +219,16 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"statesync/msg":        {{path: module + "/protocol"}, {path: "net", standard: true}},
 		"statesync":            {{path: module + "/sim"}, {path: module + "/transport"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
 		"statesync/actiongame": {{path: module + "/transport"}, {path: "net", standard: true}},
+		"relay/server/room": {{path: module + "/relay"}, {path: module + "/relay/server"}, {path: module + "/relay/msg"},
+			{path: module + "/lockstep"}},
 	}
 	allowed := map[string][]dep{
 		"sim":       {{path: module + "/protocol"}, {path: module + "/wire"}, {path: "github.com/cespare/xxhash/v2"}, {path: "sort", standard: true}},
 		"transport": {{path: module + "/wire"}, {path: "github.com/klauspost/compress/zstd"}, {path: "net", standard: true}},
 		"relay":     {{path: module + "/protocol"}, {path: module + "/relay/msg"}, {path: "crypto/sha256", standard: true}},
 		"statesync": {{path: module + "/statesync/msg"}, {path: "github.com/klauspost/compress/zstd"}, {path: "github.com/OneOfOne/xxhash"}},
+		"relay/server/room": {{path: module + "/transport"}, {path: module + "/protocol"}, {path: module + "/relay/admin"},
+			{path: "net", standard: true}},
 	}
 	for _, r := range rules() {
 		for _, d := range forbidden[r.pkg] {

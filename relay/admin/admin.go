@@ -26,6 +26,10 @@ type Stats struct {
 	HostStalls     uint64
 	BytesIn        uint64
 	BytesOut       uint64
+	// Extra are further series: labelled figures of the server (games by
+	// network model, refused joins by reason, …) and the network models'
+	// own metrics.
+	Extra []Metric
 }
 
 // Source supplies the snapshot a scrape exposes. It is called from HTTP
@@ -52,6 +56,7 @@ func New(src Source) *Server {
 	s := &Server{reg: prometheus.NewRegistry(), mux: http.NewServeMux()}
 	s.reg.MustRegister(
 		newCollector(src),
+		extraCollector{src},
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)

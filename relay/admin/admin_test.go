@@ -22,7 +22,14 @@ func get(t *testing.T, h http.Handler, path string) (int, string) {
 func TestEndpoints(t *testing.T) {
 	s := admin.New(admin.SourceFunc(func() admin.Stats {
 		return admin.Stats{ActiveGames: 3, Players: 12, LateOrders: 7, Strikes: 2, QosAdjustments: 1,
-			Desyncs: 0, Removals: 5, HostStalls: 4, BytesIn: 1000, BytesOut: 4000}
+			Desyncs: 0, Removals: 5, HostStalls: 4, BytesIn: 1000, BytesOut: 4000,
+			Extra: []admin.Metric{
+				{Name: "tickwire_relay_joins_refused_total", Help: "Joins refused.", Counter: true, Labels: [][2]string{{"reason", "room_full"}}, Value: 2},
+				{Name: "tickwire_relay_joins_refused_total", Help: "Joins refused.", Counter: true, Labels: [][2]string{{"reason", "server_full"}}, Value: 1},
+				{Name: "tickwire_relay_games", Help: "Games.", Labels: [][2]string{{"network_model", "lockstep"}}, Value: 3},
+				{Name: "tickwire_relay_rooms_expired_total", Help: "Expired.", Counter: true, Value: 6},
+				{Name: "a bad name", Value: 1}, // left out, the scrape still works
+			}}
 	}))
 	h := s.Handler()
 	if code, _ := get(t, h, "/healthz"); code != http.StatusOK {
@@ -52,6 +59,12 @@ func TestEndpoints(t *testing.T) {
 		"tickwire_relay_bytes_sent_total 4000",
 		"# TYPE tickwire_relay_late_orders_total counter",
 		"# TYPE tickwire_relay_active_games gauge",
+		`tickwire_relay_joins_refused_total{reason="room_full"} 2`,
+		`tickwire_relay_joins_refused_total{reason="server_full"} 1`,
+		"# TYPE tickwire_relay_joins_refused_total counter",
+		`tickwire_relay_games{network_model="lockstep"} 3`,
+		"# TYPE tickwire_relay_games gauge",
+		"tickwire_relay_rooms_expired_total 6",
 		"go_goroutines",
 	} {
 		if !strings.Contains(body, want) {

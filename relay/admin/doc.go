@@ -20,5 +20,9 @@
 //	tickwire_relay_bytes_received_total   counter  UDP payload bytes in
 //	tickwire_relay_bytes_sent_total       counter  UDP payload bytes out
 //
-// together with the standard go_* and process_* collectors.
+// Stats.Extra adds series known only at scrape time, with labels: the
+// server's games, waiting rooms and players by network_model, refused
+// joins by reason, expired rooms, rate-limited messages, and the network
+// models' own metrics (see Metric). These come together with the
+// standard go_* and process_* collectors.
 package admin

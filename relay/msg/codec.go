@@ -82,15 +82,19 @@ func (c Codec) Append(dst []byte, m Message) ([]byte, error) {
 	case *SeedResult:
 		b.U64(m.Seed).Uvarint(m.StartUs)
 	case *JoinRoom:
-		if len(m.Room) > MaxRoomName || m.RoomSize == 0 {
+		if len(m.Room) > MaxRoomName || m.RoomSize == 0 || len(m.NetworkModel) > MaxModelName || len(m.MatchType) > MaxModelName {
 			err = ErrRange
 			break
 		}
-		b.String(m.Room).U8(m.RoomSize)
+		b.String(m.Room).U8(m.RoomSize).String(m.NetworkModel).String(m.MatchType)
 	case *JoinAccepted:
-		b.Uvarint(uint64(m.Player)).U8(m.RoomSize).U16(m.TickRate)
+		if len(m.NetworkModel) > MaxModelName {
+			err = ErrRange
+			break
+		}
+		b.Uvarint(uint64(m.Player)).U8(m.RoomSize).U16(m.TickRate).String(m.NetworkModel)
 	case *JoinRefused:
-		if m.Reason >= numRefusals || len(m.Detail) > MaxRefusalDetail {
+		if m.Reason >= NumRefusalReasons || len(m.Detail) > MaxRefusalDetail {
 			err = ErrRange
 			break
 		}
@@ -253,12 +257,16 @@ func (c Codec) Decode(b []byte) (Message, error) {
 		if j.RoomSize == 0 && r.Valid() && err == nil {
 			err = ErrRange
 		}
+		j.NetworkModel = readString(r, MaxModelName, &err)
+		j.MatchType = readString(r, MaxModelName, &err)
 		m = j
 	case TypeJoinAccepted:
-		m = &JoinAccepted{Player: u16Player(r, &err), RoomSize: r.U8(), TickRate: r.U16()}
+		a := &JoinAccepted{Player: u16Player(r, &err), RoomSize: r.U8(), TickRate: r.U16()}
+		a.NetworkModel = readString(r, MaxModelName, &err)
+		m = a
 	case TypeJoinRefused:
 		j := &JoinRefused{Reason: RefusalReason(r.U8())}
-		if j.Reason >= numRefusals && r.Valid() && err == nil {
+		if j.Reason >= NumRefusalReasons && r.Valid() && err == nil {
 			err = ErrRange
 		}
 		j.Detail = readString(r, MaxRefusalDetail, &err)

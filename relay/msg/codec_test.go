@@ -44,7 +44,9 @@ func samples() []msg.Message {
 		&msg.SeedResult{Seed: 0xFEEDFACECAFEBEEF, StartUs: 2_600_000},
 		&msg.JoinRoom{Room: "lobby-7", RoomSize: 8},
 		&msg.JoinRoom{Room: "", RoomSize: 1},
-		&msg.JoinAccepted{Player: 3, RoomSize: 8, TickRate: 30},
+		&msg.JoinRoom{Room: "cup-final", RoomSize: 2, NetworkModel: "fog_authoritative", MatchType: "tournament"},
+		&msg.JoinAccepted{Player: 3, RoomSize: 8, TickRate: 30, NetworkModel: "lockstep"},
+		&msg.JoinAccepted{Player: 1, RoomSize: 1, TickRate: 60},
 		&msg.JoinRefused{Reason: msg.RefuseRoomFull, Detail: "room \"lobby-7\" has 8 of 8 players"},
 		&msg.JoinRefused{Reason: msg.RefuseShutdown},
 	}
@@ -140,8 +142,11 @@ func TestDecodeErrors(t *testing.T) {
 		{"orders wrong tick", wrongTick, msg.ErrOrders},
 		{"orders bad packet", append(submit[:len(submit)-2:len(submit)-2], 'Q', 'Z'), msg.ErrOrders},
 		{"commitments count", []byte{0xC0, 0x00, 0x44, 5, 1}, msg.ErrMalformed},
-		{"room size 0", []byte{0xC0, 0x00, 0x50, 1, 'a', 0}, msg.ErrRange},
-		{"room name too long", append(append([]byte{0xC0, 0x00, 0x50, msg.MaxRoomName + 1}, bytes.Repeat([]byte{'r'}, msg.MaxRoomName+1)...), 2), msg.ErrRange},
+		{"room size 0", []byte{0xC0, 0x00, 0x50, 1, 'a', 0, 0, 0}, msg.ErrRange},
+		{"room name too long", append(append([]byte{0xC0, 0x00, 0x50, msg.MaxRoomName + 1}, bytes.Repeat([]byte{'r'}, msg.MaxRoomName+1)...), 2, 0, 0), msg.ErrRange},
+		{"model name too long", append(append([]byte{0xC0, 0x00, 0x50, 1, 'a', 2, msg.MaxModelName + 1}, bytes.Repeat([]byte{'m'}, msg.MaxModelName+1)...), 0), msg.ErrRange},
+		{"match type too long", append([]byte{0xC0, 0x00, 0x50, 1, 'a', 2, 0, msg.MaxModelName + 1}, bytes.Repeat([]byte{'t'}, msg.MaxModelName+1)...), msg.ErrRange},
+		{"accepted model too long", append([]byte{0xC0, 0x00, 0x51, 1, 2, 30, 0, msg.MaxModelName + 1}, bytes.Repeat([]byte{'m'}, msg.MaxModelName+1)...), msg.ErrRange},
 		{"refusal reason", []byte{0xC0, 0x00, 0x52, 99, 0}, msg.ErrRange},
 	} {
 		_, err := c.Decode(tc.b)
@@ -166,6 +171,10 @@ func TestAppendErrors(t *testing.T) {
 		{&msg.OrderSubmit{Orders: []protocol.TimestampedOrder{{Player: 1}}}, msg.ErrOrders},
 		{&msg.JoinRoom{Room: "r"}, msg.ErrRange},
 		{&msg.JoinRoom{Room: string(make([]byte, msg.MaxRoomName+1)), RoomSize: 2}, msg.ErrRange},
+		{&msg.JoinRoom{Room: "r", RoomSize: 2, NetworkModel: string(make([]byte, msg.MaxModelName+1))}, msg.ErrRange},
+		{&msg.JoinRoom{Room: "r", RoomSize: 2, MatchType: string(make([]byte, msg.MaxModelName+1))}, msg.ErrRange},
+		{&msg.JoinAccepted{Player: 1, RoomSize: 2, NetworkModel: string(make([]byte, msg.MaxModelName+1))}, msg.ErrRange},
+		{&msg.JoinRefused{Reason: msg.NumRefusalReasons}, msg.ErrRange},
 		{&msg.JoinRefused{Reason: 77}, msg.ErrRange},
 		{&msg.JoinRefused{Detail: string(make([]byte, msg.MaxRefusalDetail+1))}, msg.ErrRange},
 	} {
@@ -177,5 +186,50 @@ func TestAppendErrors(t *testing.T) {
 		if !bytes.Equal(out, dst) {
 			t.Errorf("%T: dst changed on error", tc.m)
 		}
+	}
+}
+
+// TestJoinGolden pins the join messages byte by byte (the field layout of
+// the package doc).
+func TestJoinGolden(t *testing.T) {
+	var c msg.Codec
+	for _, tc := range []struct {
+		m    msg.Message
+		want []byte
+	}{
+		{&msg.JoinRoom{Room: "r1", RoomSize: 4},
+			[]byte{0xC0, 0x00, 0x50, 2, 'r', '1', 4, 0, 0}},
+		{&msg.JoinRoom{Room: "r", RoomSize: 2, NetworkModel: "fog", MatchType: "cup"},
+			[]byte{0xC0, 0x00, 0x50, 1, 'r', 2, 3, 'f', 'o', 'g', 3, 'c', 'u', 'p'}},
+		{&msg.JoinAccepted{Player: 300, RoomSize: 8, TickRate: 0x0102, NetworkModel: "lockstep"},
+			[]byte{0xC0, 0x00, 0x51, 0xAC, 0x02, 8, 0x02, 0x01, 8, 'l', 'o', 'c', 'k', 's', 't', 'e', 'p'}},
+		{&msg.JoinRefused{Reason: msg.RefuseModelMismatch, Detail: "x"},
+			[]byte{0xC0, 0x00, 0x52, 8, 1, 'x'}},
+		{&msg.JoinRefused{Reason: msg.RefuseTooManyRooms},
+			[]byte{0xC0, 0x00, 0x52, 6, 0}},
+	} {
+		b, err := c.Append(nil, tc.m)
+		if err != nil {
+			t.Fatalf("%+v: %v", tc.m, err)
+		}
+		if !bytes.Equal(b, tc.want) {
+			t.Errorf("%+v:\n got % x\nwant % x", tc.m, b, tc.want)
+		}
+	}
+}
+
+// TestRefusalNames: every reason has a name, and the names are distinct
+// (they label the refused-join metric).
+func TestRefusalNames(t *testing.T) {
+	seen := map[string]bool{}
+	for r := range msg.NumRefusalReasons {
+		n := r.String()
+		if n == "refusal?" || seen[n] {
+			t.Errorf("reason %d: name %q", r, n)
+		}
+		seen[n] = true
+	}
+	if got := msg.NumRefusalReasons.String(); got != "refusal?" {
+		t.Errorf("out-of-range reason named %q", got)
 	}
 }

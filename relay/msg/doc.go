@@ -81,13 +81,20 @@
 // # Joining (three-byte types)
 //
 //	JoinRoom        0xC0 0x00 0x50  client → relay, the first message
-//	  room uv-length string (≤ 64 bytes) | roomSize u8 (≥ 1)
+//	  room str (≤ 64 bytes) | roomSize u8 (≥ 1) | networkModel str (≤ 32) | matchType str (≤ 32)
+//	  networkModel  "" = the server decides; matchType "" = none
 //	JoinAccepted    0xC0 0x00 0x51  relay → client
-//	  player uv | roomSize u8 | tickRate u16
+//	  player uv | roomSize u8 | tickRate u16 | networkModel str (≤ 32)
+//	  networkModel  the room's model, asserted by the server (trust label)
 //	JoinRefused     0xC0 0x00 0x52  relay → client, then the relay closes
-//	  reason u8 | detail uv-length string (≤ 200 bytes)
-//	  reason     0 room full, 1 server full, 2 size mismatch, 3 bad request,
-//	             4 shutting down
+//	  reason u8 | detail str (≤ 200 bytes)
+//	  reason     0 room full, 1 server full (or the model's game limit),
+//	             2 size mismatch, 3 bad request, 4 shutting down,
+//	             5 room size beyond the model's bound, 6 too many waiting
+//	             rooms from the address, 7 network model unavailable,
+//	             8 network model mismatch
+//
+//	str = uv length, then that many bytes
 //
 // Times named ...Us on the relay clock are microseconds since the relay's
 // epoch; a client converts with MatchTiming.ClockOffsetUs.

@@ -236,6 +236,9 @@ const (
 	MaxRoomName = 64
 	// MaxRefusalDetail is the longest refusal detail in bytes.
 	MaxRefusalDetail = 200
+	// MaxModelName is the longest network model name and the longest
+	// match type in bytes.
+	MaxModelName = 32
 )
 
 // JoinRoom asks the relay for a seat in the named room, which starts a game
@@ -244,15 +247,26 @@ const (
 type JoinRoom struct {
 	Room     string // at most MaxRoomName bytes
 	RoomSize uint8  // players the game needs, at least 1
+	// NetworkModel is the network model the client can play ("lockstep",
+	// "fog_authoritative", …); "" lets the server decide. The server
+	// refuses a join whose model it does not pick for the room.
+	NetworkModel string // at most MaxModelName bytes
+	// MatchType names the kind of match ("ranked", "tournament", …); the
+	// server may configure a network model per match type. "" is none.
+	MatchType string // at most MaxModelName bytes
 }
 
 // JoinAccepted gives the client its seat: its player id and the room's
-// size and tick rate. Calibration follows once the room is full.
-// Relay → client.
+// size, tick rate and network model. What follows depends on the model
+// (for lockstep: calibration once the room is full). Relay → client.
 type JoinAccepted struct {
 	Player   protocol.PlayerID
 	RoomSize uint8
 	TickRate uint16 // ticks per second
+	// NetworkModel is the room's network model as the server asserts it:
+	// the trust label a lobby shows ("fog_authoritative" is
+	// maphack-proof). At most MaxModelName bytes.
+	NetworkModel string
 }
 
 // RefusalReason says why the relay refused a join.
@@ -260,18 +274,25 @@ type RefusalReason uint8
 
 // Refusal reasons.
 const (
-	RefuseRoomFull     RefusalReason = iota // the room has all its players
-	RefuseServerFull                        // the relay hosts as many games as it may
-	RefuseSizeMismatch                      // the room exists with another size
-	RefuseBadRequest                        // the first message was not a valid JoinRoom
-	RefuseShutdown                          // the relay is shutting down
-	numRefusals
+	RefuseRoomFull         RefusalReason = iota // the room has all its players
+	RefuseServerFull                            // the relay hosts as many games as it may
+	RefuseSizeMismatch                          // the room exists with another size
+	RefuseBadRequest                            // the first message was not a valid JoinRoom
+	RefuseShutdown                              // the relay is shutting down
+	RefuseRoomSize                              // the room size is beyond the network model's bound
+	RefuseTooManyRooms                          // the peer's address already waits in as many rooms as it may
+	RefuseModelUnavailable                      // the server does not host the requested network model
+	RefuseModelMismatch                         // the room (or the match type) plays another network model
+	// NumRefusalReasons is the number of refusal reasons: every valid
+	// reason is below it.
+	NumRefusalReasons
 )
 
-var refusalNames = [numRefusals]string{"room full", "server full", "room size mismatch", "bad request", "shutting down"}
+var refusalNames = [NumRefusalReasons]string{"room full", "server full", "room size mismatch", "bad request", "shutting down",
+	"room size out of range", "too many waiting rooms", "network model unavailable", "network model mismatch"}
 
 func (r RefusalReason) String() string {
-	if r < numRefusals {
+	if r < NumRefusalReasons {
 		return refusalNames[r]
 	}
 	return "refusal?"

@@ -1,22 +1,35 @@
-// Package server is the relay server: it hosts many concurrent lockstep
-// games, each in a named room driven by a relay.Core, over transport
-// connections.
+// Package server is the game server: it hosts many concurrent games, each
+// in a named room of one network model, over transport connections.
+// Lockstep (a relay.Core per room) is built in; other models plug in
+// through package room (Config.Models).
 //
 // # Joining
 //
-// A client connects (transport.Dial with TransportConfig) and sends
-// JoinRoom{Room, RoomSize} as its first message. The server seats it in
-// the named room, creating the room on first use, and answers
-// JoinAccepted{Player, RoomSize, TickRate}; player ids are 1..RoomSize in
-// join order (a seat freed before the game starts is given to the next
-// joiner). It answers JoinRefused and closes the connection when the room
-// is full or already playing, when the room exists with another size, when
-// creating the room would exceed Config.MaxGames, when the first message
-// is not a JoinRoom, or when the server is closing.
+// A client connects (transport.Dial with Config.Transport, which is
+// TransportConfig while models use the lanes) and sends JoinRoom{Room,
+// RoomSize, NetworkModel, MatchType} as its first message. The server
+// seats it in the named room, creating the room on first use with the
+// network model the configuration picks (Config.MatchTypes, else the
+// request if Config.AllowRequestedModel, else Config.DefaultModel), and
+// answers JoinAccepted{Player, RoomSize, TickRate, NetworkModel}; player
+// ids are 1..RoomSize in join order (a seat freed before the game starts
+// is given to the next joiner). It answers JoinRefused and closes the
+// connection when the room is full or already playing, when the room
+// exists with another size or model, when the size exceeds the model's
+// bound, when creating the room would exceed Config.MaxGames or the
+// model's room limit, when the peer's address already waits in
+// Config.MaxWaitingPerAddr rooms, when the model is not hosted, when the
+// first message is not a JoinRoom, or when the server is closing.
+//
+// A room not full within Config.WaitingTimeout (server clock) expires: its
+// connections are closed. Each seated connection's messages pass a token
+// bucket (Config.MessageRate, MessageBurst) before the room's queue;
+// messages beyond it are dropped and counted, so one player cannot fill
+// the queue the others' submissions wait in.
 //
 //	client                         server
-//	  │── JoinRoom{"r1", 4} ─────────▶│  seat 1..4, or JoinRefused + close
-//	  │◀──────── JoinAccepted{3,4,30} ─│
+//	  │── JoinRoom{"r1", 4, lockstep} ▶│  seat 1..4, or JoinRefused + close
+//	  │◀─ JoinAccepted{3,4,30,lockstep}│
 //	  │        … room fills …          │  relay.New(cfg, [1 2 3 4], now)
 //	  │◀─ CalibrationPing ×20 ─────────│
 //	  │── CalibrationPong, SeedCommit ▶│
@@ -42,14 +55,14 @@
 //	transport.LaneOrders     reliable ordered      every other message
 //	transport.LaneChat       reliable ordered      (chat, not used by the relay)
 //
-// # Rooms
+// # Lockstep rooms
 //
 // One goroutine drives each room, with one timer armed at the core's
 // NextDeadline (or the next statistics refresh). One reader goroutine per
-// connection decodes messages, stamps them with the relay clock on
-// arrival and queues them for the room. The room goroutine takes
-// everything queued at once, feeds it to the core with Step (each message
-// with its arrival time), advances the core's clock with Tick, sends the
+// connection (the server's, for every model) stamps messages with the
+// relay clock on arrival and queues them in the room's room.Inbox. The
+// room goroutine takes everything queued at once, decodes it, feeds it to
+// the core with Step (each message with its arrival time), advances the core's clock with Tick, sends the
 // core's Ready messages (encoded once per message, for every recipient)
 // and flushes the connections it wrote to together, with one
 // transport.FlushGroup (one sendmmsg for the room on Linux), then calls
@@ -76,7 +89,10 @@
 // The relay clock is Config.Clock, by default the time since New; relay
 // times in messages are microseconds of it. Stats returns cumulative
 // counters (late orders, strikes, removals, QoS adjustments, desyncs,
-// messages, wire bytes and datagrams) that are atomics, cheap to read at any rate,
-// and a per-room snapshot refreshed about once a second. Config.OnEvent
-// sees every relay.Event of every room.
+// messages, refused joins by reason, expired rooms, rate-limited
+// messages, wire bytes and datagrams), a per-room snapshot (lockstep
+// figures refreshed about once a second) and per-model figures with each
+// model's own metrics; Stats.AdminMetrics turns the labelled ones into
+// admin metrics. Config.OnEvent sees every relay.Event of every lockstep
+// room.
 package server

@@ -1,6 +1,10 @@
+// The lockstep network model: its room.Model and its room, a relay.Core
+// driven by one goroutine (the relay server before it hosted other models).
+
 package server
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"math"
@@ -10,31 +14,40 @@ import (
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/relay"
 	"github.com/tickwire/tickwire/relay/msg"
+	"github.com/tickwire/tickwire/relay/server/room"
 	"github.com/tickwire/tickwire/transport"
 )
 
-// room is one game: its seats, and once full, its relay core. One
-// goroutine (run) drives it; per-connection readers decode messages and
-// queue them in the inbox, and run takes everything queued at once, feeds
-// the core, and sends what the core produced with one flush per
-// connection: the room's connections form one poll group.
-type room struct {
-	s    *Server
-	name string
-	size int
-	log  *slog.Logger
+// lockstepModel is the built-in network model: relay-assisted lockstep,
+// one relay.Core per room.
+func (s *Server) lockstepModel() room.Model {
+	return room.Model{
+		Name:        room.Lockstep,
+		MaxRoomSize: s.cfg.MaxRoomSize,
+		TickRate:    s.cfg.TickRate,
+		Channels:    TransportConfig().Channels,
+		New:         func(p room.Params) (room.Room, error) { return s.newLockstepRoom(p) },
+	}
+}
 
-	// Guarded by s.mu.
-	members []*member // seats by player index; nil = free before start
-	seated  int       // members whose connection is still open
-	started bool      // every seat was taken; seats are fixed from now on
+// lockstepRoom is one lockstep game: a relay core and its seats. One
+// goroutine (Run) drives it: it takes everything the seats' readers
+// queued at once, feeds the core, and sends what the core produced with
+// one flush for the room's connections: they form one poll group.
+type lockstepRoom struct {
+	s         *Server
+	name      string
+	size      int
+	log       *slog.Logger
+	inbox     *room.Inbox
+	closeSeat func(i int, reason string)
+	published atomic.Pointer[lockstepStatus]
 
-	inbox     chan event
-	done      chan struct{} // closed when run returns
-	published atomic.Pointer[RoomStats]
-
-	// Owned by run.
+	// Owned by Run.
 	core      *relay.Core
+	members   []*member
+	gone      int // members gone or removed
+	taken     []room.Inbound
 	notices   []msg.LateNotice // by player index, for this Ready
 	late      []bool
 	buf       []byte
@@ -44,112 +57,74 @@ type room struct {
 	nextStats time.Duration
 }
 
-// member is a seat and its connection.
+// lockstepStatus is a lockstep room's published figures.
+type lockstepStatus struct {
+	room.Status
+	RunAhead uint8
+	Deadline time.Duration
+}
+
+// member is a seat of a lockstep room.
 type member struct {
-	id   protocol.PlayerID
-	conn *transport.Conn
-	// Owned by run.
-	gone, removed     bool   // connection ended; removed from the match
-	bytesIn, bytesOut uint64 // wire bytes already counted
-	dgIn, dgOut       uint64 // datagrams already counted
-	flush             bool
+	id            protocol.PlayerID
+	conn          *transport.Conn
+	gone, removed bool // connection ended; removed from the match
+	flush         bool
 }
 
-// event is what a reader (or the join) tells run.
-type event struct {
-	m      *member
-	at     time.Duration // relay clock at receipt
-	msg    msg.Message
-	err    error // the connection ended
-	joined bool  // a seat was taken
-}
-
-func (s *Server) newRoom(name string, size int) *room {
-	r := &room{s: s, name: name, size: size, log: s.cfg.Logger.With("room", name),
-		members: make([]*member, size), inbox: make(chan event, inboxPerPlayer*size), done: make(chan struct{})}
-	r.published.Store(&RoomStats{Name: name, Size: size, Phase: "waiting"})
-	return r
-}
-
-// post queues an event for run, or drops it if the room has ended.
-func (r *room) post(ev event) {
-	select {
-	case r.inbox <- ev:
-	case <-r.done:
+func (s *Server) newLockstepRoom(p room.Params) (*lockstepRoom, error) {
+	ids := make([]protocol.PlayerID, len(p.Seats))
+	r := &lockstepRoom{s: s, name: p.Name, size: len(p.Seats), log: p.Logger, inbox: p.Inbox, closeSeat: p.CloseSeat}
+	for i, st := range p.Seats {
+		ids[i] = st.Player
+		r.members = append(r.members, &member{id: st.Player, conn: st.Conn})
 	}
-}
-
-// read is a member's reader: it decodes each message and queues it.
-func (r *room) read(m *member) {
-	defer r.s.wg.Done()
-	c := &r.s.counters
-	for {
-		tm, err := m.conn.Receive(r.s.ctx)
-		if err != nil {
-			r.post(event{m: m, err: err})
-			return
-		}
-		at := r.s.clock()
-		dm, err := r.s.codec.Decode(tm.Data)
-		if err != nil {
-			c.malformed.Add(1)
-			continue
-		}
-		c.messagesIn.Add(1)
-		select {
-		case r.inbox <- event{m: m, at: at, msg: dm}:
-		case <-r.done:
-			return
-		}
+	cfg := s.cfg.Relay
+	cfg.TickRate = p.TickRate
+	core, err := relay.New(cfg, ids, p.Clock())
+	if err != nil {
+		return nil, err
 	}
+	r.core = core
+	r.notices, r.late = make([]msg.LateNotice, r.size), make([]bool, r.size)
+	r.published.Store(&lockstepStatus{Status: room.Status{Phase: core.Phase().String()}})
+	return r, nil
 }
 
-// run drives the room until its game ends, every connection is gone or
-// the server closes.
-func (r *room) run() {
+// Status implements room.Room.
+func (r *lockstepRoom) Status() room.Status { return r.published.Load().Status }
+
+// Run implements room.Room: it drives the game until it ends, every
+// connection is gone or ctx is done.
+func (r *lockstepRoom) Run(ctx context.Context) error {
 	s := r.s
-	defer s.wg.Done()
-	defer r.end()
-	timer := time.NewTimer(time.Hour)
+	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
 		// While the game plays, messages wait in the inbox for the next
 		// deadline: they carry their arrival time, and nothing they cause
 		// is due before it. Before play the seed exchange and calibration
 		// answer messages as they come.
-		inbox := r.inbox
-		if r.core != nil && r.core.Phase() == relay.PhasePlaying {
-			inbox = nil
+		var ready <-chan struct{}
+		if r.core.Phase() != relay.PhasePlaying {
+			ready = r.inbox.Ready()
 		}
 		select {
-		case ev := <-inbox:
-			r.handle(ev)
+		case <-ready:
 		case <-timer.C:
-		case <-s.ctx.Done():
-			return
+		case <-ctx.Done():
+			return nil
 		}
-		for more := true; more; {
-			select {
-			case ev := <-r.inbox:
-				r.handle(ev)
-			default:
-				more = false
-			}
+		r.taken = r.inbox.Take(r.taken[:0])
+		for i := range r.taken {
+			r.handle(&r.taken[i])
 		}
+		clear(r.taken)
 		now := s.clock()
-		if r.core == nil {
-			started, err := r.start(now)
-			if err != nil || (!started && r.empty()) {
-				return
-			}
-			if !started {
-				continue
-			}
-		}
 		r.core.Tick(now)
 		r.output(now)
-		if r.core.Phase() == relay.PhaseEnded || r.empty() {
-			return
+		if r.core.Phase() == relay.PhaseEnded || r.gone == r.size {
+			return nil
 		}
 		if now >= r.nextStats {
 			r.refresh(now)
@@ -162,83 +137,44 @@ func (r *room) run() {
 	}
 }
 
-// start creates the core once every seat is taken.
-func (r *room) start(now time.Duration) (bool, error) {
-	r.s.mu.Lock()
-	started := r.started
-	r.s.mu.Unlock()
-	if !started {
-		return false, nil
+// handle applies one inbound message or a seat's end.
+func (r *lockstepRoom) handle(in *room.Inbound) {
+	m := r.members[in.Seat]
+	if in.Err != nil {
+		r.disconnected(m, in.Err)
+		return
 	}
-	ids := make([]protocol.PlayerID, r.size)
-	for i := range ids {
-		ids[i] = protocol.PlayerID(i + 1)
-	}
-	core, err := relay.New(r.s.cfg.Relay, ids, now)
+	dm, err := r.s.codec.Decode(in.Msg.Data)
 	if err != nil {
-		r.log.Error("relay: cannot start game", "err", err)
-		return false, err
+		r.s.counters.malformed.Add(1)
+		return
 	}
-	r.core = core
-	r.notices, r.late = make([]msg.LateNotice, r.size), make([]bool, r.size)
-	r.s.counters.gamesStarted.Add(1)
-	r.log.Info("relay: game starting", "players", r.size)
-	for _, m := range r.members {
-		if m.gone {
-			r.core.Leave(now, m.id)
-		}
+	if m.removed {
+		return
 	}
-	return true, nil
-}
-
-// handle applies one event.
-func (r *room) handle(ev event) {
-	m := ev.m
-	switch {
-	case ev.joined:
-	case ev.err != nil:
-		r.disconnected(m, ev.err)
-	case r.core != nil && !m.removed:
-		if err := r.core.Step(ev.at, m.id, ev.msg); err != nil {
-			r.s.counters.rejected.Add(1)
-			r.log.Debug("relay: message refused", "player", m.id, "type", ev.msg.Type(), "err", err)
-		}
+	if err := r.core.Step(in.At, m.id, dm); err != nil {
+		r.s.counters.rejected.Add(1)
+		r.log.Debug("relay: message refused", "player", m.id, "type", dm.Type(), "err", err)
 	}
 }
 
-// disconnected handles a connection that ended: before the game a seat
-// is freed, during it the player leaves the match.
-func (r *room) disconnected(m *member, err error) {
+// disconnected handles a connection that ended: the player leaves the
+// match (at a scheduled tick during play, so every client removes it on
+// the same tick).
+func (r *lockstepRoom) disconnected(m *member, err error) {
 	if m.gone {
 		return
 	}
-	s := r.s
-	s.mu.Lock()
 	m.gone = true
-	r.seated--
-	if !r.started {
-		r.members[m.id-1] = nil
-	}
-	s.mu.Unlock()
-	r.countBytes(m)
-	s.closeConn(m.conn, "") // release what the ended connection holds
+	r.gone++
 	r.log.Info("relay: player disconnected", "player", m.id, "err", err)
-	if r.core != nil {
-		r.core.Leave(s.clock(), m.id)
-	}
-}
-
-// empty reports whether every seat's connection is gone.
-func (r *room) empty() bool {
-	r.s.mu.Lock()
-	defer r.s.mu.Unlock()
-	return r.seated == 0
+	r.core.Leave(r.s.clock(), m.id)
 }
 
 // output sends what the core produced, records its events, flushes the
 // connections written to together (one batch write for the room), and
 // acknowledges the core's Ready.
-func (r *room) output(now time.Duration) {
+func (r *lockstepRoom) output(now time.Duration) {
 	if !r.core.HasReady() {
 		return
 	}
@@ -273,14 +209,11 @@ func (r *room) output(now time.Duration) {
 	clear(r.flushing)
 	r.touched, r.flushing = r.touched[:0], r.flushing[:0]
 	r.core.Advance()
-	for _, m := range r.members {
+	for i, m := range r.members {
 		if m.removed && !m.gone {
 			m.gone = true
-			r.s.mu.Lock()
-			r.seated--
-			r.s.mu.Unlock()
-			r.countBytes(m)
-			r.s.closeConn(m.conn, "removed from the match")
+			r.gone++
+			r.closeSeat(i, "removed from the match")
 		}
 	}
 }
@@ -288,7 +221,7 @@ func (r *room) output(now time.Duration) {
 // sendNotices tells each player whose submissions this Ready reported
 // late about the latest one and its strikes (the player-facing timing
 // feedback; at most one notice per player per Ready).
-func (r *room) sendNotices() {
+func (r *lockstepRoom) sendNotices() {
 	for i, late := range r.late {
 		if !late {
 			continue
@@ -307,13 +240,13 @@ func (r *room) sendNotices() {
 
 // due is when tick k's frame is scheduled: its window's end plus the
 // tick deadline.
-func (r *room) due(k uint64) time.Duration {
+func (r *lockstepRoom) due(k uint64) time.Duration {
 	return r.core.Start() + time.Duration(k+1)*r.core.TickInterval() + r.core.Deadline()
 }
 
 // deliver queues the encoded message in r.buf for m.
-func (r *room) deliver(m *member, dm msg.Message) {
-	if m == nil || m.gone {
+func (r *lockstepRoom) deliver(m *member, dm msg.Message) {
+	if m.gone {
 		return
 	}
 	err := m.conn.Send(Lane(dm), r.buf)
@@ -333,7 +266,7 @@ func (r *room) deliver(m *member, dm msg.Message) {
 }
 
 // event counts, logs and forwards a core event.
-func (r *room) event(ev relay.Event) {
+func (r *lockstepRoom) event(ev relay.Event) {
 	r.s.counters.count(ev)
 	switch e := ev.(type) {
 	case relay.LateSubmission:
@@ -342,8 +275,8 @@ func (r *room) event(ev relay.Event) {
 			r.notices[i] = msg.LateNotice{Tick: e.Tick, LateByUs: uint32(min(max(e.LateBy, 0)/time.Microsecond, math.MaxUint32))}
 		}
 	case relay.PlayerRemoved:
-		if m := r.members[e.Player-1]; m != nil {
-			m.removed = true
+		if i := int(e.Player) - 1; i >= 0 && i < r.size {
+			r.members[i].removed = true
 		}
 		r.log.Info("relay: player removed", "player", e.Player, "tick", e.AtTick, "reason", e.Reason)
 	case relay.Desync:
@@ -358,58 +291,12 @@ func (r *room) event(ev relay.Event) {
 	}
 }
 
-// countBytes adds m's wire bytes and datagrams since the last count to
-// the totals.
-func (r *room) countBytes(m *member) {
-	st := m.conn.Stats()
-	r.s.counters.bytesIn.Add(st.BytesReceived - m.bytesIn)
-	r.s.counters.bytesOut.Add(st.BytesSent - m.bytesOut)
-	r.s.counters.datagramsIn.Add(st.PacketsReceived - m.dgIn)
-	r.s.counters.datagramsOut.Add(st.PacketsSent - m.dgOut)
-	m.bytesIn, m.bytesOut = st.BytesReceived, st.BytesSent
-	m.dgIn, m.dgOut = st.PacketsReceived, st.PacketsSent
-}
-
-// refresh publishes the room's figures and counts wire bytes.
-func (r *room) refresh(now time.Duration) {
+// refresh publishes the room's figures.
+func (r *lockstepRoom) refresh(now time.Duration) {
 	r.nextStats = now + statsInterval
-	for _, m := range r.members {
-		if m != nil && !m.gone {
-			r.countBytes(m)
-		}
-	}
-	st := &RoomStats{Name: r.name, Size: r.size, Phase: "waiting"}
-	if r.core != nil {
-		st.Phase = r.core.Phase().String()
-		st.Tick = r.core.NextTick()
-		st.RunAhead = r.core.RunAhead()
-		st.Deadline = r.core.Deadline()
-	}
-	r.published.Store(st)
-}
-
-// end removes the room from the server and closes the connections left.
-func (r *room) end() {
-	close(r.done)
-	s := r.s
-	s.mu.Lock()
-	delete(s.rooms, r.name)
-	started := r.started
-	var open []*member
-	for _, m := range r.members {
-		if m != nil && !m.gone {
-			m.gone = true
-			open = append(open, m)
-		}
-	}
-	r.seated = 0
-	s.mu.Unlock()
-	for _, m := range open {
-		r.countBytes(m)
-		s.closeConn(m.conn, "game over")
-	}
-	if started {
-		s.counters.gamesEnded.Add(1)
-	}
-	r.log.Info("relay: room closed")
+	r.published.Store(&lockstepStatus{
+		Status:   room.Status{Phase: r.core.Phase().String(), Tick: r.core.NextTick()},
+		RunAhead: r.core.RunAhead(),
+		Deadline: r.core.Deadline(),
+	})
 }

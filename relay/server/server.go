@@ -4,43 +4,59 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"time"
 
-	"github.com/tickwire/tickwire/protocol"
-	"github.com/tickwire/tickwire/relay"
 	"github.com/tickwire/tickwire/relay/msg"
+	"github.com/tickwire/tickwire/relay/server/room"
 	"github.com/tickwire/tickwire/transport"
 )
 
 // ErrClosed is returned by Serve and ServeConn once the server is closed.
 var ErrClosed = errors.New("relay/server: server closed")
 
-// Server hosts relay games in named rooms. Its methods are safe for
-// concurrent use.
+// Server hosts games in named rooms, each of one network model. Its
+// methods are safe for concurrent use.
 type Server struct {
 	cfg      Config
 	clock    func() time.Duration
 	codec    msg.Codec
 	counters counters
+	models   map[string]*hostedModel
 
 	ctx    context.Context // the lifetime of the rooms
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // room drivers, readers, closing connections
 
-	mu     sync.Mutex
-	rooms  map[string]*room
-	closed bool
+	mu      sync.Mutex
+	rooms   map[string]*hostedRoom
+	waiting map[string]int // waiting rooms by their creator's address
+	closed  bool
+}
+
+// hostedModel is a network model and its room count (guarded by
+// Server.mu).
+type hostedModel struct {
+	room.Model
+	rooms int
 }
 
 // New returns a server with cfg. It starts nothing until Serve or
-// ServeConn.
+// ServeConn. Config.Check reports what New would quietly accept.
 func New(cfg Config) *Server {
 	cfg = cfg.withDefaults()
-	s := &Server{cfg: cfg, clock: cfg.Clock, rooms: make(map[string]*room)}
+	s := &Server{cfg: cfg, clock: cfg.Clock, rooms: make(map[string]*hostedRoom),
+		waiting: make(map[string]int), models: make(map[string]*hostedModel)}
 	if s.clock == nil {
 		epoch := time.Now()
 		s.clock = func() time.Duration { return time.Since(epoch) }
+	}
+	s.models[room.Lockstep] = &hostedModel{Model: s.lockstepModel()}
+	for _, m := range cfg.Models {
+		if _, dup := s.models[m.Name]; !dup && m.New != nil {
+			s.models[m.Name] = &hostedModel{Model: m}
+		}
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	return s
@@ -99,30 +115,39 @@ func (s *Server) ServeConn(ctx context.Context, c *transport.Conn) error {
 	if !ok {
 		return s.refuse(c, msg.RefuseBadRequest, "the first message must be JoinRoom")
 	}
-	if int(j.RoomSize) > relay.MaxPlayers {
-		return s.refuse(c, msg.RefuseBadRequest, fmt.Sprintf("a game has at most %d players", relay.MaxPlayers))
+	h, st, full, ref := s.join(c, j)
+	if h == nil {
+		return s.refuse(c, ref.reason, ref.detail)
 	}
-	r, mem, reason, detail := s.join(c, j)
-	if r == nil {
-		return s.refuse(c, reason, detail)
-	}
-	if err := s.send(c, &msg.JoinAccepted{Player: mem.id, RoomSize: uint8(r.size), TickRate: uint16(s.cfg.TickRate)}); err != nil {
-		r.post(event{m: mem, err: err})
-		return err
+	accepted := &msg.JoinAccepted{Player: st.player, RoomSize: uint8(h.size), TickRate: uint16(h.tickRate), NetworkModel: h.model.Name}
+	if err := s.send(c, accepted); err != nil {
+		s.closeConn(c, "cannot answer the join")
 	}
 	c.Flush()
-	s.cfg.Logger.Info("relay: player joined", "room", r.name, "player", mem.id, "peer", c.RemoteAddr())
+	s.cfg.Logger.Info("relay: player joined", "room", h.name, "player", st.player, "network_model", h.model.Name, "peer", c.RemoteAddr())
 	s.wg.Add(1)
-	go r.read(mem)
-	r.post(event{m: mem, joined: true})
-	return nil
+	go s.read(h, st)
+	if full {
+		s.start(h)
+	}
+	return err
 }
 
 // ErrRefused wraps the reason a join was refused.
 var ErrRefused = errors.New("relay/server: join refused")
 
+// refusal is why a join is refused.
+type refusal struct {
+	reason msg.RefusalReason
+	detail string
+}
+
+func refuse(reason msg.RefusalReason, format string, args ...any) refusal {
+	return refusal{reason, fmt.Sprintf(format, args...)}
+}
+
 func (s *Server) refuse(c *transport.Conn, reason msg.RefusalReason, detail string) error {
-	s.counters.joinsRefused.Add(1)
+	s.counters.refused[reason].Add(1)
 	if len(detail) > msg.MaxRefusalDetail {
 		detail = detail[:msg.MaxRefusalDetail]
 	}
@@ -151,41 +176,18 @@ func (s *Server) closeConn(c *transport.Conn, reason string) {
 	}()
 }
 
-// join seats c in the room j names, creating the room if needed. It
-// returns the room and the seat, or a refusal.
-func (s *Server) join(c *transport.Conn, j *msg.JoinRoom) (*room, *member, msg.RefusalReason, string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil, nil, msg.RefuseShutdown, "the relay is shutting down"
+// addrKey is the address a per-address limit counts: the peer's IP.
+func addrKey(a net.Addr) string {
+	switch a := a.(type) {
+	case *net.UDPAddr:
+		return a.IP.String()
+	case nil:
+		return ""
 	}
-	r := s.rooms[j.Room]
-	if r == nil {
-		if s.cfg.MaxGames > 0 && len(s.rooms) >= s.cfg.MaxGames {
-			return nil, nil, msg.RefuseServerFull, fmt.Sprintf("the relay hosts its limit of %d games", s.cfg.MaxGames)
-		}
-		r = s.newRoom(j.Room, int(j.RoomSize))
-		s.rooms[j.Room] = r
-		s.wg.Add(1)
-		go r.run()
+	if host, _, err := net.SplitHostPort(a.String()); err == nil {
+		return host
 	}
-	if r.size != int(j.RoomSize) {
-		return nil, nil, msg.RefuseSizeMismatch, fmt.Sprintf("room %q is for %d players, not %d", r.name, r.size, j.RoomSize)
-	}
-	if r.started || r.seated == r.size {
-		return nil, nil, msg.RefuseRoomFull, fmt.Sprintf("room %q has all its %d players", r.name, r.size)
-	}
-	i := 0
-	for r.members[i] != nil {
-		i++
-	}
-	m := &member{id: protocol.PlayerID(i + 1), conn: c}
-	r.members[i] = m
-	r.seated++
-	if r.seated == r.size {
-		r.started = true
-	}
-	return r, m, 0, ""
+	return a.String()
 }
 
 // Close ends every game, closes their connections and waits for the

@@ -20,6 +20,7 @@ import (
 type harness struct {
 	t     *testing.T
 	mn    *netsim.MemNetwork
+	tc    transport.Config
 	l     *transport.Listener
 	srv   *server.Server
 	done  chan error
@@ -28,16 +29,21 @@ type harness struct {
 
 func newHarness(t *testing.T, cfg server.Config) *harness {
 	t.Helper()
+	return newHarnessTransport(t, cfg, server.TransportConfig())
+}
+
+func newHarnessTransport(t *testing.T, cfg server.Config, tc transport.Config) *harness {
+	t.Helper()
 	mn := netsim.NewMemNetwork()
 	pc, err := mn.ListenPacket("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := transport.Listen(t.Context(), pc, server.TransportConfig())
+	l, err := transport.Listen(t.Context(), pc, tc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, mn: mn, l: l, srv: server.New(cfg), done: make(chan error, 1)}
+	h := &harness{t: t, mn: mn, tc: tc, l: l, srv: server.New(cfg), done: make(chan error, 1)}
 	go func() { h.done <- h.srv.Serve(context.Background(), l) }()
 	return h
 }
@@ -60,7 +66,7 @@ func (h *harness) dial() *transport.Conn {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	c, err := transport.Dial(h.t.Context(), pc, h.l.Addr(), server.TransportConfig())
+	c, err := transport.Dial(h.t.Context(), pc, h.l.Addr(), h.tc)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -111,8 +117,8 @@ func (h *harness) join(room string, size int) (*transport.Conn, msg.Message) {
 func wantAccepted(t *testing.T, m msg.Message, id protocol.PlayerID, size int) {
 	t.Helper()
 	a, ok := m.(*msg.JoinAccepted)
-	if !ok || a.Player != id || int(a.RoomSize) != size || a.TickRate != relay.DefaultTickRate {
-		t.Fatalf("got %+v, want JoinAccepted{Player: %d, RoomSize: %d, TickRate: %d}", m, id, size, relay.DefaultTickRate)
+	if !ok || a.Player != id || int(a.RoomSize) != size || a.TickRate != relay.DefaultTickRate || a.NetworkModel != "lockstep" {
+		t.Fatalf("got %+v, want JoinAccepted{Player: %d, RoomSize: %d, TickRate: %d, NetworkModel: lockstep}", m, id, size, relay.DefaultTickRate)
 	}
 }
 
@@ -146,7 +152,7 @@ func TestRoomLifecycle(t *testing.T) {
 		_, m = h.join("a", 4)
 		wantRefused(t, m, msg.RefuseSizeMismatch)
 		_, m = h.join("c", relay.MaxPlayers+1)
-		wantRefused(t, m, msg.RefuseBadRequest)
+		wantRefused(t, m, msg.RefuseRoomSize)
 		bad := h.dial()
 		send(t, bad, &msg.SyncHash{Tick: 1})
 		wantRefused(t, reply(t, bad), msg.RefuseBadRequest)

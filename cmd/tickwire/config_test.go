@@ -1,0 +1,77 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestExampleConfig: the checked-in server_config.toml loads, and its
+// values reach the relay's options.
+func TestExampleConfig(t *testing.T) {
+	f, err := parseRelayFlags([]string{"--config", filepath.Join("..", "..", "server_config.toml")}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.tps != 30 || f.maxGames != 1000 || f.waitingTimeout != 2*time.Minute || f.maxWaiting != 16 || f.defaultModel != "lockstep" ||
+		f.matchTypes["ranked"] != "lockstep" || f.fogAuth.MaxConcurrentGames != 10 || f.fogAuth.BandwidthPerClientKbps != 64 {
+		t.Fatalf("options %+v", f)
+	}
+}
+
+func writeConfig(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "server_config.toml")
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestConfigFlagsOverride: a flag on the command line wins over the
+// file; the file wins over a flag's default.
+func TestConfigFlagsOverride(t *testing.T) {
+	path := writeConfig(t, "[relay]\ntick_rate = 20\nmax_games = 50\nwaiting_room_timeout = \"30s\"\n")
+	f, err := parseRelayFlags([]string{"--config", path, "--tps", "60"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.tps != 60 || f.maxGames != 50 || f.waitingTimeout != 30*time.Second {
+		t.Fatalf("tps %d, max games %d, waiting timeout %v", f.tps, f.maxGames, f.waitingTimeout)
+	}
+}
+
+// TestConfigErrorsNameTheKey: an unknown key, a value of the wrong type
+// or out of range, and an unknown or unavailable network model each stop
+// startup with an error naming the key.
+func TestConfigErrorsNameTheKey(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"[relay]\ntick_rat = 30\n", "unknown key relay.tick_rat"},
+		{"[relay.fogauth]\nbandwidth = 1\n", "unknown key relay.fogauth.bandwidth"},
+		{"[relay]\ntick_rate = \"fast\"\n", "relay.tick_rate"},
+		{"[relay]\ntick_rate = 0\n", "relay.tick_rate: 0 is outside 1..1000"},
+		{"[relay]\nmax_games = 0\n", "relay.max_games: 0 allows nothing"},
+		{"[relay]\nwaiting_room_timeout = \"soon\"\n", "waiting_room_timeout"},
+		{"[relay.match_types.ranked]\nnetwork_model = \"x\"\n", `relay.match_types.ranked.network_model: unknown network model "x"`},
+		{"[relay.match_types.ranked]\n", "relay.match_types.ranked.network_model: missing network model"},
+		{"[relay]\ndefault_network_model = \"state_sync\"\n", `relay.default_network_model: network model "state_sync" is not available`},
+		{"[relay.fogauth]\nmax_concurrent_games = -1\n", "relay.fogauth.max_concurrent_games: -1 is negative"},
+		{"[capabilities]\nrelay = false\n", "capabilities.relay"},
+		{"[relay\n", "server_config.toml"},
+	} {
+		_, err := parseRelayFlags([]string{"--config", writeConfig(t, tc.text)}, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: got %v, want an error with %q", tc.text, err, tc.want)
+		}
+	}
+	if _, err := parseRelayFlags([]string{"--config", filepath.Join(t.TempDir(), "missing.toml")}, io.Discard); err == nil {
+		t.Error("a missing file was accepted")
+	}
+	if _, err := parseRelayFlags([]string{"--default-network-model", "fog"}, io.Discard); !errors.Is(err, errUsage) {
+		t.Errorf("--default-network-model fog: %v, want a usage error", err)
+	}
+}

@@ -1,0 +1,26 @@
+// Package room is the seam between the game server and the network models
+// it hosts. The server (package relay/server) does what every model
+// shares: it accepts connections, runs the join exchange, admits or
+// refuses players, names rooms and keeps them until they fill or expire,
+// limits each connection's inbound message rate, and publishes figures.
+// When a room has all its players it hands the seated connections to the
+// room implementation of the room's network model, through this package:
+//
+//	server                                  model (e.g. lockstep, fog_authoritative)
+//	  JoinRoom → pick model → seat ──┐
+//	  … room full …                  └─▶ Model.New(Params{Seats, Inbox, Clock, …}) → Room
+//	  reader per seat ─ rate limit ─▶ Inbox ─▶ Room.Run (one goroutine)
+//	  Stats / metrics ◀──────────────────── Room.Status, Model.Metrics
+//	  close seats left open ◀──────────────  Run returns
+//
+// A model lives in a package of its own and imports this package, never
+// the lockstep relay. It declares the transport channels it uses
+// (Model.Channels, taken from transport.Lanes() so every model keeps the
+// same lane ids); every connection of a server shares one transport
+// configuration, the union of its models' channels.
+//
+// A model's room decodes its own messages (Inbound.Msg is the raw
+// transport message), so each model has its own message set after the
+// join exchange. It must not read from a seat's connection itself: the
+// server's reader does, and queues what it reads in the Inbox.
+package room

@@ -1,0 +1,71 @@
+package room
+
+import (
+	"sync"
+	"time"
+
+	"github.com/tickwire/tickwire/transport"
+)
+
+// Inbound is one entry of an Inbox: a message a seat sent, or the seat's
+// end.
+type Inbound struct {
+	// Seat is the sender's index in Params.Seats.
+	Seat int
+	// At is the server clock when the message was read.
+	At time.Duration
+	// Msg is the message as the transport delivered it; the room owns
+	// Msg.Data.
+	Msg transport.Message
+	// Err, if set, says the seat's connection ended (Msg is empty): the
+	// player is gone.
+	Err error
+}
+
+// Inbox is the queue from a room's connection readers to its goroutine.
+// It holds what was posted and not yet taken, growing only with the
+// traffic (nothing is allocated for a room's size up front); the readers
+// bound each connection's share before posting (see the server's
+// inbound rate limit). Post and Take are safe for concurrent use.
+type Inbox struct {
+	mu   sync.Mutex
+	q    []Inbound
+	wake chan struct{}
+}
+
+// NewInbox returns an empty inbox.
+func NewInbox() *Inbox { return &Inbox{wake: make(chan struct{}, 1)} }
+
+// Post queues in and wakes the room.
+func (b *Inbox) Post(in Inbound) {
+	b.mu.Lock()
+	b.q = append(b.q, in)
+	b.mu.Unlock()
+	select {
+	case b.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Ready returns a channel that receives a value after a Post; a room
+// selects on it and then calls Take. A value may remain after a Take
+// emptied the inbox: Take then returns nothing.
+func (b *Inbox) Ready() <-chan struct{} { return b.wake }
+
+// Take appends everything queued to dst, in the order posted, and empties
+// the inbox.
+func (b *Inbox) Take(dst []Inbound) []Inbound {
+	b.mu.Lock()
+	dst = append(dst, b.q...)
+	clear(b.q)
+	b.q = b.q[:0]
+	b.mu.Unlock()
+	return dst
+}
+
+// Len returns the number of entries queued.
+func (b *Inbox) Len() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.q)
+}
