@@ -116,6 +116,13 @@ func (c *Client) Frame() uint32 { return c.frame }
 // Hash is the state hash after Frame.
 func (c *Client) Hash() uint32 { return c.hash }
 
+// HashAt is the state hash after frame f, if f is one of the last 64
+// frames this client simulated or synced to.
+func (c *Client) HashAt(f uint32) (uint32, bool) {
+	h := c.hashes[f%uint32(len(c.hashes))]
+	return h.hash, h.frame == f && f != 0
+}
+
 // Running reports whether the client simulates (neither syncing nor
 // frozen for a correction).
 func (c *Client) Running() bool { return c.phase == phaseRunning }

@@ -230,9 +230,12 @@ func (s *Server) Join(now time.Duration, id uint32) error {
 	c := &client{id: id, state: StateNew, lastHeard: s.now, joinedAt: s.now}
 	s.clients[id] = c
 	s.churn.add(s.now)
-	if len(s.list) == 0 && !s.anyActive() {
+	// Before the first frame every client starts from the initial state,
+	// as does the first client of an empty room.
+	if !s.started || len(s.list) == 0 && !s.anyActive() {
 		c.state = StateActive
-		s.list = []uint32{id}
+		i, _ := slices.BinarySearch(s.list, id)
+		s.list = slices.Insert(slices.Clone(s.list), i, id)
 		s.listDirty = true
 		s.send(id, &msg.Welcome{Client: id, Frame: s.next, TickHz: uint16(s.cfg.TickHz), Bootstrap: true})
 		s.emit(Event{Kind: EventJoined, Client: id, Frame: s.next, Bootstrap: true})

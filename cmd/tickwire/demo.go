@@ -69,6 +69,13 @@ func parseDemoFlags(args []string, stderr io.Writer) (demoFlags, error) {
 // socket impaired by netsim. It prints the bot summary and fails unless
 // every client ends with the same state hash and no desync.
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	args, mode, err := splitMode(args)
+	if err != nil {
+		return err
+	}
+	if mode == "statesync" {
+		return runStateSyncDemo(ctx, args, stdout, stderr)
+	}
 	f, err := parseDemoFlags(args, stderr)
 	if err != nil {
 		return err

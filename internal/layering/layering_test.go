@@ -126,6 +126,16 @@ func rules() []rule {
 			}
 			return true, ""
 		}},
+		// The state-sync room shell plugs into the seam and knows no game
+		// and no lockstep code.
+		{pkg: "statesync/host", allowed: func(d dep) (bool, string) {
+			switch {
+			case d.path == module+"/relay" || under(d.path, "relay/msg", "lockstep", "sim") ||
+				under(d.path, "relay/server") && !under(d.path, "relay/server/room"):
+				return false, "the state-sync shell uses only the model seam, no lockstep or game code"
+			}
+			return true, ""
+		}},
 		// The network model seam: a model's package imports it without
 		// linking the lockstep relay.
 		{pkg: "relay/server/room", allowed: func(d dep) (bool, string) {
@@ -219,6 +229,7 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"statesync/msg":        {{path: module + "/protocol"}, {path: "net", standard: true}},
 		"statesync":            {{path: module + "/sim"}, {path: module + "/transport"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
 		"statesync/actiongame": {{path: module + "/transport"}, {path: "net", standard: true}},
+		"statesync/host":       {{path: module + "/relay/msg"}, {path: module + "/relay/server"}, {path: module + "/sim/action"}},
 		"relay/server/room": {{path: module + "/relay"}, {path: module + "/relay/server"}, {path: module + "/relay/msg"},
 			{path: module + "/lockstep"}},
 	}

@@ -51,6 +51,18 @@
 //	| 0x36 | what u8 |   bit 0 reliability, bit 1 client list, bit 2 full state
 //	+------+---------+
 //
+//	HELLO 0x3C, BYE 0x3D (no fields): the client (re)joins the room, or
+//	leaves it, keeping its connection.
+//
+// # Either way
+//
+//	CHUNK 0x3F: one piece of a message larger than a datagram, on a
+//	reliable ordered channel that does not fragment; pieces travel
+//	consecutively and in order (Split, Reassembler).
+//	+------+----------+----------+------------+
+//	| 0x3F | index u8 | count u8 | data bytes |   2 <= count <= 255, index < count
+//	+------+----------+----------+------------+
+//
 // # Server to client
 //
 //	TICK 0x01

@@ -105,6 +105,12 @@ func newMessage(t wire.MessageType) Message {
 		return new(Welcome)
 	case TypeEntityRequest:
 		return new(EntityRequest)
+	case TypeHello:
+		return new(Hello)
+	case TypeBye:
+		return new(Bye)
+	case TypeChunk:
+		return new(Chunk)
 	}
 	return nil
 }

@@ -40,6 +40,9 @@ func samples() map[string]msg.Message {
 		"full-state":           &msg.FullState{Frame: 120, Hash: 0xDEADBEEF, Part: 2, Parts: 3, Data: []byte{6}},
 		"welcome":              &msg.Welcome{Client: 7, Frame: 121, TickHz: 20, Bootstrap: false},
 		"entity-request":       &msg.EntityRequest{Frame: 120, Buckets: []uint32{3, 4}},
+		"hello":                &msg.Hello{},
+		"bye":                  &msg.Bye{},
+		"chunk":                &msg.Chunk{Index: 1, Count: 3, Data: []byte{0xEE}},
 	}
 }
 
@@ -170,4 +173,41 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("%T re-encodes differently:\n% x\n% x", m, b, again)
 		}
 	})
+}
+
+// TestSplitReassemble: a large message split into chunks comes back whole;
+// a chunk out of order is refused.
+func TestSplitReassemble(t *testing.T) {
+	big := &msg.FullState{Frame: 9, Hash: 1, Parts: 1, Data: bytes.Repeat([]byte{7}, 5000)}
+	b, _ := msg.Append(nil, big)
+	pieces, err := msg.Split(b, 1000)
+	if err != nil || len(pieces) < 6 {
+		t.Fatalf("%d pieces, %v", len(pieces), err)
+	}
+	var a msg.Reassembler
+	for i, p := range pieces {
+		if len(p) > 1000 {
+			t.Fatalf("piece of %d bytes", len(p))
+		}
+		m, err := a.Parse(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (m != nil) != (i == len(pieces)-1) {
+			t.Fatalf("piece %d gave %v", i, m)
+		}
+		if m != nil {
+			again, _ := msg.Append(nil, m)
+			if !bytes.Equal(again, b) {
+				t.Fatal("reassembled message differs")
+			}
+		}
+	}
+	if _, err := a.Parse(pieces[1]); !errors.Is(err, msg.ErrChunks) {
+		t.Fatalf("chunk out of order: %v", err)
+	}
+	small, _ := msg.Append(nil, &msg.StateHash{Frame: 1})
+	if got, _ := msg.Split(small, 1000); len(got) != 1 || !bytes.Equal(got[0], small) {
+		t.Fatal("a small message was split")
+	}
 }

@@ -1,0 +1,51 @@
+package host
+
+import (
+	"time"
+
+	"github.com/tickwire/tickwire/statesync"
+)
+
+// Report is what a room saw, delivered when it ends.
+type Report struct {
+	Room     string
+	Players  int
+	Duration time.Duration
+	Stats    statesync.Stats
+	// FrameCPU is the shell and core time spent per broadcast frame:
+	// decoding, the core, encoding and queueing on the connections (not
+	// the socket writes).
+	FrameCPU []time.Duration
+	// BytesIn and BytesOut are message bytes per seat (without transport
+	// headers).
+	BytesIn, BytesOut []int
+	// RecoveryFrames and RecoveryBytes describe each completed recovery.
+	RecoveryFrames []uint32
+	RecoveryBytes  []int
+	// LateJoins is the time each late joiner took to become ACTIVE.
+	LateJoins []time.Duration
+	// Desynced names each client found disagreeing (once per recovery).
+	Desynced []uint32
+	// FinalHashes is the majority hash of the last frames judged.
+	LastVerdict        uint32
+	LastVerdictHash    uint32
+	Malformed, Refused int
+}
+
+func (r *ssRoom) record(e statesync.Event) {
+	rep := &r.report
+	switch e.Kind {
+	case statesync.EventDesync:
+		rep.Desynced = append(rep.Desynced, e.Client)
+		r.totals.desyncs.Add(1)
+	case statesync.EventRecovered:
+		rep.RecoveryFrames = append(rep.RecoveryFrames, e.Frames)
+		rep.RecoveryBytes = append(rep.RecoveryBytes, e.Bytes)
+		r.totals.recovered.Add(1)
+	case statesync.EventPromoted:
+		rep.LateJoins = append(rep.LateJoins, time.Duration(e.Duration))
+		r.totals.lateJoins.Add(1)
+	case statesync.EventVerdict:
+		rep.LastVerdict, rep.LastVerdictHash = e.Frame, e.Hash
+	}
+}
