@@ -69,6 +69,13 @@ func parseBotFlags(args []string, stderr io.Writer) (botFlags, error) {
 
 // runBot plays bot clients against a relay: "tickwire bot".
 func runBot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	args, mode, err := splitMode(args)
+	if err != nil {
+		return err
+	}
+	if mode == "statesync" {
+		return runStateSyncBot(ctx, args, stdout, stderr)
+	}
 	f, err := parseBotFlags(args, stderr)
 	if err != nil {
 		return err

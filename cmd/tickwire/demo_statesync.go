@@ -238,7 +238,7 @@ func ssSummary(players int, ticks uint64, results []ssPlayerResult, rep *host.Re
 	if voted > 0 {
 		r.MajorityAgreementPct = 100 * float64(agreed) / float64(voted)
 	}
-	if rep.Players > 0 { // the server's own view, when it ran here
+	if rep != nil && rep.Players > 0 { // the server's own view, when it ran here
 		st := rep.Stats
 		if st.Voters > 0 {
 			r.MajorityAgreementPct = 100 * float64(st.Agreeing) / float64(st.Voters)
