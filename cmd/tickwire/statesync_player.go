@@ -44,6 +44,7 @@ type ssPlayer struct {
 	core   *statesync.Client
 	bot    *action.Bot
 	reasm  ssmsg.Reassembler
+	outbox host.Outbox
 	joined bool // its JoinInput went out since it last synced
 	away   int  // Ticks still to let pass before it comes back
 	last   uint32
@@ -206,6 +207,9 @@ func (p *ssPlayer) corrupt() bool {
 
 // flush sends what the core produced and records its events.
 func (p *ssPlayer) flush() {
+	if n, err := p.outbox.Drain(p.conn, transport.LaneOrders); err == nil {
+		p.res.Up += n
+	}
 	for p.core.HasReady() {
 		rd := p.core.Ready()
 		for _, m := range rd.Messages {
@@ -231,10 +235,18 @@ func (p *ssPlayer) send(m ssmsg.Message) {
 			return
 		}
 	}
-	for _, piece := range pieces {
-		if p.conn.Send(lane, piece) == nil {
-			p.res.Up += len(piece)
+	if lane != transport.LaneOrders {
+		for _, piece := range pieces {
+			if p.conn.Send(lane, piece) == nil {
+				p.res.Up += len(piece)
+			}
 		}
+		return
+	}
+	n, err := p.outbox.Send(p.conn, lane, pieces)
+	p.res.Up += n
+	if err != nil && p.res.Err == nil {
+		p.res.Err = err
 	}
 }
 

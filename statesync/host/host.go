@@ -95,6 +95,7 @@ type ssRoom struct {
 	core    *statesync.Server
 	open    []bool
 	reasm   []msg.Reassembler
+	outbox  []Outbox
 	taken   []room.Inbound
 	report  Report
 	onEnd   func(Report)
@@ -102,12 +103,13 @@ type ssRoom struct {
 	frame   atomic.Uint64
 	started time.Duration
 	flushed []*transport.Conn
+	cpu     time.Duration // decoding, core and encoding of this turn
 	group   transport.FlushGroup
 }
 
 func newRoom(p room.Params, cfg statesync.Config, onEnd func(Report), t *totals) *ssRoom {
 	r := &ssRoom{p: p, core: statesync.NewServer(cfg, p.Clock()), open: make([]bool, len(p.Seats)),
-		reasm: make([]msg.Reassembler, len(p.Seats)), onEnd: onEnd, totals: t}
+		reasm: make([]msg.Reassembler, len(p.Seats)), outbox: make([]Outbox, len(p.Seats)), onEnd: onEnd, totals: t}
 	r.report = Report{Room: p.Name, Players: len(p.Seats), BytesIn: make([]int, len(p.Seats)), BytesOut: make([]int, len(p.Seats))}
 	return r
 }
@@ -143,8 +145,9 @@ func (r *ssRoom) Run(ctx context.Context) error {
 		clear(r.taken)
 		before := r.core.Frame()
 		r.core.Tick(r.p.Clock())
+		r.cpu = time.Since(start)
 		r.output()
-		cpu := time.Since(start)
+		cpu := r.cpu
 		if r.core.Frame() != before {
 			r.report.FrameCPU = append(r.report.FrameCPU, cpu)
 			r.frame.Store(uint64(r.core.Frame()))
@@ -155,7 +158,11 @@ func (r *ssRoom) Run(ctx context.Context) error {
 		if !slices.Contains(r.open, true) {
 			return nil
 		}
-		timer.Reset(max(r.core.NextDeadline()-r.p.Clock(), 0))
+		next := r.core.NextDeadline() - r.p.Clock()
+		if slices.ContainsFunc(r.outbox, func(o Outbox) bool { return o.Waiting() }) {
+			next = min(next, 5*time.Millisecond) // retry what the lanes refused
+		}
+		timer.Reset(max(next, 0))
 	}
 }
 
@@ -193,14 +200,17 @@ func (r *ssRoom) handle(in *room.Inbound) {
 
 // output sends what the core produced and records its events.
 func (r *ssRoom) output() {
+	r.drain()
 	for r.core.HasReady() {
 		rd := r.core.Ready()
 		for _, env := range rd.Messages {
+			start := time.Now()
 			b, err := msg.Append(nil, env.Msg)
 			if err != nil {
 				continue
 			}
 			pieces, err := msg.Split(b, MaxDatagramMessage)
+			r.cpu += time.Since(start)
 			if err != nil {
 				continue
 			}
@@ -228,14 +238,41 @@ func (r *ssRoom) send(i int, pieces [][]byte) {
 		return
 	}
 	conn := r.p.Seats[i].Conn
-	for _, p := range pieces {
-		if conn.Send(transport.LaneOrders, p) == nil {
-			r.report.BytesOut[i] += len(p)
-		}
+	n, err := r.outbox[i].Send(conn, transport.LaneOrders, pieces)
+	r.report.BytesOut[i] += n
+	if err != nil {
+		r.closeSeat(i, err)
+		return
 	}
 	if !slices.Contains(r.flushed, conn) {
 		r.flushed = append(r.flushed, conn)
 	}
+}
+
+// drain retries what the seats' lanes refused before.
+func (r *ssRoom) drain() {
+	for i := range r.p.Seats {
+		if !r.open[i] || !r.outbox[i].Waiting() {
+			continue
+		}
+		conn := r.p.Seats[i].Conn
+		n, err := r.outbox[i].Drain(conn, transport.LaneOrders)
+		r.report.BytesOut[i] += n
+		if err != nil {
+			r.closeSeat(i, err)
+			continue
+		}
+		if n > 0 && !slices.Contains(r.flushed, conn) {
+			r.flushed = append(r.flushed, conn)
+		}
+	}
+}
+
+// closeSeat gives up on a seat whose connection cannot take its messages.
+func (r *ssRoom) closeSeat(i int, err error) {
+	r.open[i] = false
+	r.core.Leave(r.p.Clock(), seatID(i))
+	r.p.CloseSeat(i, err.Error())
 }
 
 func (r *ssRoom) end() {

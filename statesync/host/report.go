@@ -12,9 +12,10 @@ type Report struct {
 	Players  int
 	Duration time.Duration
 	Stats    statesync.Stats
-	// FrameCPU is the shell and core time spent per broadcast frame:
-	// decoding, the core, encoding and queueing on the connections (not
-	// the socket writes).
+	// FrameCPU is the time spent per broadcast frame decoding messages,
+	// in the core, and encoding what it sends (each message once, however
+	// many seats get it); not the transport's sends, encryption and
+	// socket writes.
 	FrameCPU []time.Duration
 	// BytesIn and BytesOut are message bytes per seat (without transport
 	// headers).
