@@ -82,11 +82,7 @@ func runStateSyncBot(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	plans := ssPlans(f.players, uint32(f.ticks), f.corrupt, f.churn, f.seed)
 	results := playStateSync(ctx, f.players, f.roomSize, f.room, uint32(f.ticks), plans, dial)
-	for _, r := range results {
-		if r.Err != nil && !r.HasHash {
-			fmt.Fprintf(stderr, "bot %d: %v\n", r.ID, r.Err)
-		}
-	}
+	reportStuck(stderr, results)
 	r := ssSummary(f.players, f.ticks, results, nil)
 	return printStateSync(stdout, &r, f.json, r.DesyncsRecovered == r.DesyncsDetected && r.DesyncsRecovered >= f.corrupt, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire bot --mode statesync: %d bots in room %q of %d, %d frames, server %s\n",

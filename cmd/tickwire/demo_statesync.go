@@ -160,6 +160,7 @@ func runStateSyncDemo(ctx context.Context, args []string, stdout, stderr io.Writ
 	case <-time.After(5 * time.Second):
 	}
 	r := ssSummary(f.players, f.ticks, results, &rep)
+	reportStuck(stderr, results)
 	injected := 0
 	for _, p := range plans {
 		if p.corruptAt != 0 {
@@ -304,4 +305,13 @@ func splitMode(args []string) ([]string, string, error) {
 		return rest, mode, nil
 	}
 	return nil, "", fmt.Errorf("%w: --mode must be lockstep or statesync", errUsage)
+}
+
+// reportStuck names the bots that did not reach the last frame.
+func reportStuck(w io.Writer, results []ssPlayerResult) {
+	for _, p := range results {
+		if !p.HasHash {
+			fmt.Fprintf(w, "bot %d stopped at frame %d: %v\n", p.ID, p.Frame, p.Err)
+		}
+	}
 }

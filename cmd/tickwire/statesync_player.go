@@ -60,6 +60,7 @@ type ssPlayer struct {
 // ssPlayerResult is what a bot reports.
 type ssPlayerResult struct {
 	ID         uint32
+	Frame      uint32 // the last frame simulated
 	Hash       uint32 // after frame Ticks
 	HasHash    bool
 	Up, Down   int
@@ -155,6 +156,7 @@ func (p *ssPlayer) play(ctx context.Context) ssPlayerResult {
 		}
 	}
 	p.res.End = time.Now()
+	p.res.Frame = p.core.Frame()
 	return p.res
 }
 

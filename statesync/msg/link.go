@@ -86,7 +86,8 @@ type Reassembler struct {
 	n    uint8
 }
 
-// Parse parses a message received on the link: a whole message is
+// Parse parses a message received on the link: a whole message (from
+// any channel, even between the pieces of a chunked one) is
 // returned at once; a Chunk is kept until its message is complete, and
 // (nil, nil) means more pieces are needed. The message may alias b or the
 // reassembler's buffer until the next call.
@@ -98,10 +99,8 @@ func (a *Reassembler) Parse(b []byte) (Message, error) {
 	}
 	c, ok := m.(*Chunk)
 	if !ok {
-		if a.n != 0 {
-			a.buf, a.next, a.n = a.buf[:0], 0, 0
-			return nil, ErrChunks
-		}
+		// Whole messages of other channels may arrive between the
+		// pieces of one on the ordered channel.
 		return m, nil
 	}
 	if c.Index != a.next || (a.n != 0 && c.Count != a.n) {
