@@ -213,6 +213,9 @@ func (s *Server) State(id uint32) ClientState {
 	return StateDisconnected
 }
 
+// ListVersion is the version of the published ACTIVE list.
+func (s *Server) ListVersion() uint32 { return s.listVersion }
+
 // ActiveClients is the published ACTIVE list.
 func (s *Server) ActiveClients() []uint32 { return s.list }
 
