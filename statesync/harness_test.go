@@ -2,6 +2,7 @@ package statesync_test
 
 import (
 	"container/heap"
+	"slices"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -128,7 +129,7 @@ func (r *room) flushServer() {
 				r.t.Fatalf("encode %T: %v", env.Msg, err)
 			}
 			if env.Broadcast {
-				for id := range r.clients {
+				for _, id := range r.ids() {
 					r.sendDown(id, b)
 				}
 			} else if _, ok := r.clients[env.To]; ok {
@@ -281,3 +282,14 @@ func (r *room) events(kind statesync.EventKind) []statesync.Event {
 }
 
 func durationFrames(n uint64) time.Duration { return time.Duration(max(n, 1)) }
+
+// ids are the room's clients in ascending order, so that a run is the
+// same every time.
+func (r *room) ids() []uint32 {
+	out := make([]uint32, 0, len(r.clients))
+	for id := range r.clients {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -404,3 +404,14 @@ func (s *Server) Advance(rd Ready) {
 	s.out = append(s.out[:0], s.out[n:]...)
 	s.evs = append(s.evs[:0], s.evs[m:]...)
 }
+
+// sortedClients is the clients in ascending id order, for the loops whose
+// order shows in what the core sends.
+func (s *Server) sortedClients() []*client {
+	out := make([]*client, 0, len(s.clients))
+	for _, c := range s.clients {
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b *client) int { return cmpU32(a.id, b.id) })
+	return out
+}

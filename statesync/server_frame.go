@@ -120,7 +120,7 @@ func (s *Server) collectInputs() []msg.ClientInput {
 }
 
 func (s *Server) timeoutClients() {
-	for _, c := range s.clients {
+	for _, c := range s.sortedClients() {
 		if s.now-c.lastHeard > s.cfg.ClientTimeout {
 			s.emit(Event{Kind: EventTimedOut, Client: c.id, Frame: s.next})
 			s.drop(c)
@@ -226,8 +226,13 @@ func (s *Server) decide(r *frameRec) {
 	}
 	r.majority, r.decided = hash, true
 	v := &msg.Verdict{Frame: r.frame, Hash: hash}
-	for id, h := range r.hashes {
-		c := s.clients[id]
+	ids := make([]uint32, 0, len(r.hashes))
+	for id := range r.hashes {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		h, c := r.hashes[id], s.clients[id]
 		if c == nil {
 			continue
 		}
@@ -330,7 +335,13 @@ func (s *Server) fillPartitions(r *frameRec) {
 // match the majority. (A partition whose sender's hash was lost is
 // ignored without blame.)
 func (s *Server) rejectUntrusted(r *frameRec) {
-	for part, subs := range r.subs {
+	parts := make([]uint16, 0, len(r.subs))
+	for part := range r.subs {
+		parts = append(parts, part)
+	}
+	slices.Sort(parts)
+	for _, part := range parts {
+		subs := r.subs[part]
 		for i := range subs {
 			if _, voted := r.hashes[subs[i].from]; !voted {
 				continue

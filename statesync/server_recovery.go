@@ -320,7 +320,7 @@ func (s *Server) recovered(c *client, frame uint32) {
 
 // expireRecoveries sends recoveries that took too long to the fallback.
 func (s *Server) expireRecoveries() {
-	for _, c := range s.clients {
+	for _, c := range s.sortedClients() {
 		if r := c.recovering; r != nil && c.state == StateActive && s.now > r.deadline {
 			s.snapshotFallback(c)
 		}
