@@ -2,8 +2,8 @@ package statesync_test
 
 import (
 	"container/heap"
-	"slices"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
