@@ -18,11 +18,9 @@ type ssBotFlags struct {
 	players  int
 	roomSize int
 	ticks    uint64
-	corrupt  int
-	churn    float64
-	seed     uint64
-	json     bool
-	sec      securityFlags
+	ssFaults
+	json bool
+	sec  securityFlags
 }
 
 func parseStateSyncBotFlags(args []string, stderr io.Writer) (ssBotFlags, error) {
@@ -34,9 +32,7 @@ func parseStateSyncBotFlags(args []string, stderr io.Writer) (ssBotFlags, error)
 	fs.IntVar(&f.players, "players", 0, "bot clients in this process (required)")
 	fs.Uint64Var(&f.ticks, "ticks", 0, "frames each bot plays (required)")
 	fs.IntVar(&f.roomSize, "room-size", 0, "players the room expects, from every process (default: --players)")
-	fs.IntVar(&f.corrupt, "corrupt", 0, "bots of this process whose state is corrupted once")
-	fs.Float64Var(&f.churn, "churn", 0, "share of this process's bots that leave for a second and come back every 5 s")
-	fs.Uint64Var(&f.seed, "seed", 1, "seed of the fault plan")
+	f.ssFaults.add(fs, 0, 0)
 	fs.BoolVar(&f.json, "json", false, "print one JSON object")
 	f.sec.addClient(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -54,14 +50,8 @@ func parseStateSyncBotFlags(args []string, stderr io.Writer) (ssBotFlags, error)
 		return f, fmt.Errorf("%w: --players and --ticks must be at least 1", errUsage)
 	case f.roomSize < f.players || f.roomSize > host.Model(host.Config{}).MaxRoomSize:
 		return f, fmt.Errorf("%w: --room-size must be between --players and 255", errUsage)
-	case f.corrupt < 0 || f.corrupt >= f.players:
-		return f, fmt.Errorf("%w: --corrupt must be 0..players-1", errUsage)
-	case f.churn < 0 || f.churn > 0.5:
-		return f, fmt.Errorf("%w: --churn must be 0..0.5", errUsage)
-	case (f.corrupt > 0 || f.churn > 0) && f.ticks < 600:
-		return f, fmt.Errorf("%w: --corrupt and --churn need --ticks of at least 600", errUsage)
 	}
-	return f, nil
+	return f, f.ssFaults.check(f.players, f.ticks)
 }
 
 // runStateSyncBot plays bot clients in a state-sync room of a remote
@@ -80,7 +70,7 @@ func runStateSyncBot(ctx context.Context, args []string, stdout, stderr io.Write
 	dial := func(ctx context.Context, _ int) (*transport.Conn, error) {
 		return transport.DialUDP(ctx, f.server, tcfg)
 	}
-	plans := ssPlans(f.players, uint32(f.ticks), f.corrupt, f.churn, f.seed)
+	plans := f.plans(f.players, f.ticks)
 	results := playStateSync(ctx, f.players, f.roomSize, f.room, uint32(f.ticks), plans, dial)
 	reportStuck(stderr, results)
 	r := ssSummary(f.players, f.ticks, results, nil)

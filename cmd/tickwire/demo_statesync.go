@@ -27,11 +27,39 @@ type ssDemoFlags struct {
 	latency time.Duration
 	jitter  time.Duration
 	loss    float64
+	ssFaults
+	json bool
+	sec  securityFlags
+}
+
+// ssFaults are the fault-plan options demo and bot share.
+type ssFaults struct {
 	corrupt int
 	churn   float64
 	seed    uint64
-	json    bool
-	sec     securityFlags
+}
+
+func (f *ssFaults) add(fs *flag.FlagSet, corrupt int, churn float64) {
+	fs.IntVar(&f.corrupt, "corrupt", corrupt, "clients whose state is corrupted once during the match")
+	fs.Float64Var(&f.churn, "churn", churn, "share of the clients that leave for a second and come back every 5 s")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the fault plan (and of the demo's network impairment)")
+}
+
+func (f *ssFaults) check(players int, ticks uint64) error {
+	switch {
+	case f.corrupt < 0 || f.corrupt >= players:
+		return fmt.Errorf("%w: --corrupt must be 0..players-1", errUsage)
+	case f.churn < 0 || f.churn > 0.5:
+		return fmt.Errorf("%w: --churn must be 0..0.5", errUsage)
+	case (f.corrupt > 0 || f.churn > 0) && ticks < 600:
+		return fmt.Errorf("%w: --corrupt and --churn need --ticks of at least 600", errUsage)
+	}
+	return nil
+}
+
+// plans draws the bots' fault plan.
+func (f *ssFaults) plans(players int, ticks uint64) []ssPlan {
+	return ssPlans(players, uint32(ticks), f.corrupt, f.churn, f.seed)
 }
 
 func parseStateSyncDemoFlags(args []string, stderr io.Writer) (ssDemoFlags, error) {
@@ -43,9 +71,7 @@ func parseStateSyncDemoFlags(args []string, stderr io.Writer) (ssDemoFlags, erro
 	fs.DurationVar(&f.latency, "latency", 20*time.Millisecond, "one-way delay added in each direction of every client")
 	fs.DurationVar(&f.jitter, "jitter", 5*time.Millisecond, "uniform ± jitter on that delay")
 	fs.Float64Var(&f.loss, "loss", 0.02, "independent packet loss in each direction")
-	fs.IntVar(&f.corrupt, "corrupt", 3, "clients whose state is corrupted once during the match")
-	fs.Float64Var(&f.churn, "churn", 0.1, "share of the room that leaves for a second and comes back every 5 s")
-	fs.Uint64Var(&f.seed, "seed", 1, "seed of the network impairment and of the fault plan")
+	f.ssFaults.add(fs, 3, 0.1)
 	fs.BoolVar(&f.json, "json", false, "print one JSON object")
 	f.sec.addInsecure(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -58,12 +84,9 @@ func parseStateSyncDemoFlags(args []string, stderr io.Writer) (ssDemoFlags, erro
 		return f, fmt.Errorf("%w: --players must be 1..255", errUsage)
 	case f.ticks < 1 || f.ticks > 1<<31:
 		return f, fmt.Errorf("%w: --ticks must be at least 1", errUsage)
-	case f.corrupt < 0 || f.corrupt >= f.players:
-		return f, fmt.Errorf("%w: --corrupt must be 0..players-1", errUsage)
-	case f.churn < 0 || f.churn > 0.5:
-		return f, fmt.Errorf("%w: --churn must be 0..0.5", errUsage)
-	case (f.corrupt > 0 || f.churn > 0) && f.ticks < 600:
-		return f, fmt.Errorf("%w: --corrupt and --churn need --ticks of at least 600", errUsage)
+	}
+	if err := f.ssFaults.check(f.players, f.ticks); err != nil {
+		return f, err
 	}
 	link := netsim.Link{Latency: f.latency, Jitter: f.jitter, Loss: f.loss}
 	if err := link.Validate(); err != nil {
@@ -138,7 +161,7 @@ func runStateSyncDemo(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	plans := ssPlans(f.players, uint32(f.ticks), f.corrupt, f.churn, f.seed)
+	plans := f.plans(f.players, f.ticks)
 	link := netsim.Link{Latency: f.latency, Jitter: f.jitter, Loss: f.loss}
 	dial := func(ctx context.Context, i int) (*transport.Conn, error) {
 		pc, err := net.ListenPacket("udp", "127.0.0.1:0")
