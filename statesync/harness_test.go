@@ -34,6 +34,7 @@ type room struct {
 	serverEvents       []statesync.Event
 	clientEvents       map[uint32][]statesync.ClientEvent
 	lieAbout           map[uint32]bool // clients that send forged partitions
+	forgeState         map[uint32]bool // clients that send a forged full-state partition
 	tickCPU            time.Duration
 	// transcript, when not nil, records every call into the server.
 	transcript *[]serverOp
@@ -88,7 +89,7 @@ func newRoom(t testing.TB, seed uint64, cfg statesync.Config, target int) *room 
 		t: t, srv: statesync.NewServer(cfg, 0), clients: map[uint32]*player{},
 		rng: rand.New(rand.NewPCG(seed, seed^0x5eed)), latency: 20 * time.Millisecond, jitter: 10 * time.Millisecond,
 		target: target, cut: map[uint32]bool{}, upBytes: map[uint32]int{}, downBytes: map[uint32]int{},
-		clientEvents: map[uint32][]statesync.ClientEvent{}, lieAbout: map[uint32]bool{},
+		clientEvents: map[uint32][]statesync.ClientEvent{}, lieAbout: map[uint32]bool{}, forgeState: map[uint32]bool{},
 	}
 }
 
@@ -157,6 +158,11 @@ func (r *room) flushClient(p *player) {
 		for _, m := range rd.Messages {
 			if pd, ok := m.(*msg.PartitionData); ok && r.lieAbout[p.id] {
 				m = forge(pd)
+			}
+			if ed, ok := m.(*msg.EntityData); ok && ed.Kind == msg.EntitiesFullPart && r.forgeState[p.id] {
+				f := *ed
+				f.Encoding, f.Data = msg.Raw, statesync.AppendEntity(nil, 1<<30, make([]byte, unitLen))
+				m = &f
 			}
 			b, err := msg.Append(nil, m)
 			if err != nil {

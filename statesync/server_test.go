@@ -167,3 +167,30 @@ func TestMassJoinAndLeave(t *testing.T) {
 		t.Fatalf("out of sync: %v", bad)
 	}
 }
+
+// TestLateJoinerStateVerified: when a provider sends a forged partition
+// of the full state, the assembled state does not hash to the majority,
+// is never sent, and the joiner gets a verified state from the next
+// assembly (the forger's score has dropped, so others provide it).
+func TestLateJoinerStateVerified(t *testing.T) {
+	r := healthyRoom(t, 6, 8)
+	for id := uint32(1); id <= 8; id++ {
+		r.forgeState[id] = id == 1 || id == 2
+	}
+	r.join(50)
+	r.frames(100)
+	if r.srv.State(50) != statesync.StateActive {
+		t.Fatalf("joiner is %v", r.srv.State(50))
+	}
+	if len(r.events(statesync.EventStateRejected)) == 0 {
+		t.Fatal("no assembled state was rejected")
+	}
+	for _, e := range r.clientEvents[50] {
+		if e.Kind == statesync.ClientRecoveryFail {
+			t.Fatal("the joiner was sent a state that did not verify")
+		}
+	}
+	if ok, bad := r.inSync(); !ok {
+		t.Fatalf("out of sync: %v", bad)
+	}
+}

@@ -211,3 +211,23 @@ func TestSplitReassemble(t *testing.T) {
 		t.Fatal("a small message was split")
 	}
 }
+
+// FuzzReassembler: any sequence of link messages never panics, and a
+// reassembled message parses as itself.
+func FuzzReassembler(f *testing.F) {
+	big, _ := msg.Append(nil, &msg.FullState{Frame: 1, Parts: 1, Data: bytes.Repeat([]byte{3}, 300)})
+	pieces, _ := msg.Split(big, 100)
+	f.Add(bytes.Join(pieces, []byte{0xFF, 0xFF}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var a msg.Reassembler
+		for piece := range bytes.SplitSeq(b, []byte{0xFF, 0xFF}) {
+			m, err := a.Parse(piece)
+			if err != nil || m == nil {
+				continue
+			}
+			if _, err := msg.Append(nil, m); err != nil {
+				t.Fatalf("reassembled %T does not encode: %v", m, err)
+			}
+		}
+	})
+}
