@@ -1,7 +1,9 @@
 package statesync_test
 
 import (
+	"errors"
 	"fmt"
+	"github.com/tickwire/tickwire/statesync/msg"
 	"strings"
 	"testing"
 
@@ -192,5 +194,34 @@ func TestLateJoinerStateVerified(t *testing.T) {
 	}
 	if ok, bad := r.inSync(); !ok {
 		t.Fatalf("out of sync: %v", bad)
+	}
+}
+
+// TestSubmissionsForOtherFramesRejected: the server drives the frames; a
+// hash or partition for a frame it is not collecting, a partition
+// assigned with another client-list version, or a message from a stranger
+// is refused with the sentinel that says why.
+func TestSubmissionsForOtherFramesRejected(t *testing.T) {
+	r := healthyRoom(t, 7, 4)
+	cur := r.srv.Frame() - 1
+	cases := []struct {
+		from uint32
+		m    msg.Message
+		want error
+	}{
+		{1, &msg.StateHash{Frame: cur + 5, Hash: 1}, statesync.ErrFrame},
+		{1, &msg.StateHash{Frame: cur - 50, Hash: 1}, statesync.ErrFrame},
+		{1, &msg.PartitionData{Frame: cur + 5, Parts: 1}, statesync.ErrFrame},
+		{1, &msg.PartitionData{Frame: cur, ListVersion: r.srv.ListVersion() + 1, Parts: 1}, statesync.ErrVersion},
+		{99, &msg.StateHash{Frame: cur}, statesync.ErrUnknownClient},
+		{1, &msg.Tick{}, statesync.ErrUnexpected},
+	}
+	for _, c := range cases {
+		if err := r.srv.Step(r.now, c.from, c.m); !errors.Is(err, c.want) {
+			t.Errorf("%T from %d: %v, want %v", c.m, c.from, err, c.want)
+		}
+	}
+	if err := r.srv.Step(r.now, 1, &msg.StateHash{Frame: cur, Hash: 1}); err != nil {
+		t.Errorf("a hash for the frame being collected: %v", err)
 	}
 }
