@@ -3,11 +3,11 @@ package statesync_test
 import (
 	"errors"
 	"fmt"
-	"github.com/tickwire/tickwire/statesync/msg"
 	"strings"
 	"testing"
 
 	"github.com/tickwire/tickwire/statesync"
+	"github.com/tickwire/tickwire/statesync/msg"
 )
 
 func TestRoomStaysInSync(t *testing.T) {
