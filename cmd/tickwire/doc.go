@@ -11,6 +11,10 @@
 //	                              the measured figures of BENCHMARKS.md
 //	tickwire netsim               an impairing UDP proxy
 //
+// demo and bot play lockstep matches, or with --mode statesync state-sync
+// rooms of the action game (demo_statesync.go, bot_statesync.go).
+//
 // Run "tickwire help" for the list. Exit status: 0 on success, 2 on a usage
-// error, 1 on any other failure (for demo and bot: clients not in sync).
+// error, 1 on any other failure (for demo and bot: clients not in sync; with
+// --mode statesync also a desync that was not recovered).
 package main
