@@ -130,7 +130,7 @@ func (c *Client) Running() bool { return c.phase == phaseRunning }
 // Input queues the local player's input; the server puts it in the next
 // frame it broadcasts.
 func (c *Client) Input(data []byte) {
-	c.out = append(c.out, &msg.Input{Frame: c.frame + 1, Data: slices.Clone(data)})
+	c.out = append(c.out, &msg.Input{Data: slices.Clone(data)})
 }
 
 // Step feeds one decoded message from the server. Messages are copied

@@ -2,18 +2,19 @@ package msg
 
 import "github.com/tickwire/tickwire/wire"
 
-// Input is a client's input for a frame.
+// Input is a client's input. The server puts the latest input of each
+// client in the next Tick it broadcasts: the server, not the client,
+// decides the frame.
 type Input struct {
-	Frame uint32
-	Data  []byte
+	Data []byte
 }
 
 func (*Input) Type() wire.MessageType { return TypeInput }
 
-func (m *Input) appendTo(b *wire.Builder) { b.U32(m.Frame).Bytes(m.Data) }
+func (m *Input) appendTo(b *wire.Builder) { b.Bytes(m.Data) }
 
 func (m *Input) parseFrom(r *wire.Reader) error {
-	m.Frame, m.Data = r.U32(), r.Bytes()
+	m.Data = r.Bytes()
 	return r.Err()
 }
 

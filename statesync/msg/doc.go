@@ -21,10 +21,10 @@
 //	| 0x30 | frame u32 | hash u32  |
 //	+------+-----------+-----------+
 //
-//	INPUT 0x02
-//	+------+-----------+------------+
-//	| 0x02 | frame u32 | data bytes |
-//	+------+-----------+------------+
+//	INPUT 0x02 (the server puts it in the next TICK it broadcasts)
+//	+------+------------+
+//	| 0x02 | data bytes |
+//	+------+------------+
 //
 //	PARTITION_DATA 0x31 (seed: 1-byte partition id and u16 length; a room
 //	of 1,000 clients has up to 500 partitions, so ids are u16, and the

@@ -27,7 +27,7 @@ func samples() map[string]msg.Message {
 			Requests: []msg.Request{{Client: 7, Kind: msg.RequestFreeze}, {Client: 1, Kind: msg.RequestFullPart, Part: 1, Parts: 2}},
 		},
 		"tick-bare":            &msg.Tick{Frame: 1, ReliabilityVersion: 1, ClientListVersion: 1},
-		"input":                &msg.Input{Frame: 102, Data: []byte("up")},
+		"input":                &msg.Input{Data: []byte("up")},
 		"state-hash":           &msg.StateHash{Frame: 100, Hash: 0xCAFEBABE},
 		"partition-data":       &msg.PartitionData{Frame: 100, ListVersion: 42, Part: 2, Parts: 6, Encoding: msg.Raw, Data: []byte{9, 8, 7}},
 		"partition-request":    &msg.PartitionRequest{Frame: 100, Part: 2, Parts: 6},
