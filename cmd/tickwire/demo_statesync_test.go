@@ -1,11 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"slices"
 	"testing"
+
+	"github.com/tickwire/tickwire/relay/server"
+	"github.com/tickwire/tickwire/relay/server/room"
+	"github.com/tickwire/tickwire/statesync/host"
 )
 
 func TestSplitMode(t *testing.T) {
@@ -84,5 +89,38 @@ func TestStateSyncDemoEndToEnd(t *testing.T) {
 	}
 	if r.Players != 6 || r.Ticks != 120 || !r.AllInSync || r.Tiers["1"] == 0 || r.UploadBytesPerClientS == 0 {
 		t.Fatalf("report %+v", r)
+	}
+}
+
+// TestStateSyncBotsFromTwoProcesses: two "bot --mode statesync" runs fill
+// one state-sync room of a server hosting the model; each ends in sync.
+func TestStateSyncBotsFromTwoProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays 4 s of frames in real time")
+	}
+	d, err := startLocalRelay(context.Background(), server.TransportConfig(),
+		server.Config{Models: []room.Model{host.Model(host.Config{})}, DefaultModel: room.StateSync})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.stop()
+	type result struct {
+		code     int
+		out, err string
+	}
+	results := make(chan result, 2)
+	for range 2 {
+		go func() {
+			code, out, errOut := runCmd(t, "bot", "--mode", "statesync", "--server", d.addr.String(), "--room", "pair",
+				"--players", "3", "--room-size", "6", "--ticks", "80", "--insecure", "--json")
+			results <- result{code, out, errOut}
+		}()
+	}
+	for range 2 {
+		r := <-results
+		var rep ssReport
+		if r.code != 0 || json.Unmarshal([]byte(r.out), &rep) != nil || !rep.AllInSync || rep.Players != 3 {
+			t.Fatalf("exit %d: %s\n%s", r.code, r.err, r.out)
+		}
 	}
 }
