@@ -164,11 +164,12 @@ func (c *Client) Step(m msg.Message) error {
 	return nil
 }
 
+// onWelcome starts the client, or starts it over when the server took it
+// for a new client (it had dropped it, or the client said HELLO).
 func (c *Client) onWelcome(m *msg.Welcome) error {
-	if c.phase != phaseWelcome {
-		return ErrUnexpected
-	}
 	c.id = m.Client
+	c.full = nil
+	c.held = slices.DeleteFunc(c.held, func(t *msg.Tick) bool { return t.Frame < m.Frame })
 	c.frame = m.Frame - 1
 	if m.Bootstrap {
 		c.e.Reset()

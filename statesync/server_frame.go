@@ -119,9 +119,12 @@ func (s *Server) collectInputs() []msg.ClientInput {
 	return in
 }
 
+// timeoutClients drops the ACTIVE clients silent for ClientTimeout. A
+// SYNCING client has nothing to say until its state comes, however long
+// the assembly takes; its embedder reports its connection's end.
 func (s *Server) timeoutClients() {
 	for _, c := range s.sortedClients() {
-		if s.now-c.lastHeard > s.cfg.ClientTimeout {
+		if c.state == StateActive && s.now-c.lastHeard > s.cfg.ClientTimeout {
 			s.emit(Event{Kind: EventTimedOut, Client: c.id, Frame: s.next})
 			s.drop(c)
 		}

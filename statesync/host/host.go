@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -192,7 +193,13 @@ func (r *ssRoom) handle(in *room.Inbound) {
 	case *msg.Bye:
 		r.core.Leave(in.At, id)
 	default:
-		if err := r.core.Step(in.At, id, m); err != nil {
+		err := r.core.Step(in.At, id, m)
+		if errors.Is(err, statesync.ErrUnknownClient) {
+			// The core dropped a client whose connection lives (silent
+			// through a network split): it joins again, late.
+			err = r.core.Join(in.At, id)
+		}
+		if err != nil {
 			r.report.Refused++
 		}
 	}
