@@ -39,8 +39,9 @@ type Client struct {
 	hash  uint32 // the state hash after it
 	count int    // entities after it
 
-	held   []*msg.Tick
-	frozen uint32
+	held     []*msg.Tick
+	frozen   uint32
+	hadState bool // the engine holds a state this client simulated (not a fresh one)
 
 	list        []uint32
 	listVersion uint32
@@ -183,6 +184,7 @@ func (c *Client) onWelcome(m *msg.Welcome) error {
 
 // restart takes the engine's state as the base of the next frame.
 func (c *Client) restart() {
+	c.hadState = true
 	c.tracker.Reset(c.e)
 	c.hash, c.count = c.hasher.StateHash(c.e)
 	c.deltas = c.deltas[:0]
@@ -466,6 +468,58 @@ func (c *Client) onCorrection(m *msg.PartitionCorrection) error {
 	return nil
 }
 
+// maxDiffs bounds the entities a snapshot's diff names.
+const maxDiffs = 32
+
+// diffAt describes how this client's own state differs from a verified
+// full state of frame f, when it has a state of its own (a snapshot
+// fallback rather than a first join): it first simulates its held Ticks
+// up to f, so that both sides are the same frame and only what was wrong
+// shows.
+func (c *Client) diffAt(f uint32, set []byte) []string {
+	if !c.hadState {
+		return nil
+	}
+	for _, t := range c.held {
+		if t.Frame == c.frame+1 && t.Frame <= f {
+			c.e.Step(t.Frame, t.Inputs)
+			c.frame = t.Frame
+		}
+	}
+	if c.frame != f {
+		return nil
+	}
+	theirs := map[uint32][]byte{}
+	rd := ReadEntities(set)
+	for e, ok := rd.Next(); ok; e, ok = rd.Next() {
+		theirs[e.ID] = e.Data
+	}
+	differ, _ := c.e.(Differ)
+	var diffs []string
+	more := 0
+	note := func(id uint32, mine, t []byte) {
+		if len(diffs) < maxDiffs {
+			diffs = append(diffs, describe(differ, id, mine, t))
+		} else {
+			more++
+		}
+	}
+	for id, data := range c.e.Entities() {
+		t, ok := theirs[id]
+		if !ok || string(t) != string(data) {
+			note(id, slices.Clone(data), t)
+		}
+		delete(theirs, id)
+	}
+	for id, t := range theirs {
+		note(id, nil, t)
+	}
+	if more > 0 {
+		diffs = append(diffs, fmt.Sprintf("and %d more entities", more))
+	}
+	return diffs
+}
+
 func describe(d Differ, id uint32, mine, theirs []byte) string {
 	if d != nil {
 		return d.DiffEntity(id, mine, theirs)
@@ -502,6 +556,7 @@ func (c *Client) onFullState(m *msg.FullState) error {
 		c.askFullState()
 		return err
 	}
+	diffs := c.diffAt(m.Frame, merged)
 	if err := ApplyFullState(c.e, merged); err != nil {
 		c.askFullState()
 		return err
@@ -510,7 +565,7 @@ func (c *Client) onFullState(m *msg.FullState) error {
 	c.restart()
 	c.hashes[c.frame%uint32(len(c.hashes))] = frameHash{c.frame, c.hash}
 	c.phase = phaseRunning
-	c.evs = append(c.evs, ClientEvent{Kind: ClientSynced, Frame: m.Frame, Bytes: len(merged)})
+	c.evs = append(c.evs, ClientEvent{Kind: ClientSynced, Frame: m.Frame, Bytes: len(merged), Diffs: diffs})
 	c.drain()
 	return nil
 }

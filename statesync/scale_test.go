@@ -133,7 +133,9 @@ func runScenario(t *testing.T, sc scenario) {
 			}
 			switch e.Kind {
 			case statesync.EventDesync:
-				if !detected && e.Frame != c.frame+1 {
+				// The next verdict the client votes in: its hash of the
+				// next frame may be among the 1% lost.
+				if !detected && e.Frame > c.frame+3 {
 					t.Errorf("corruption of client %d after frame %d detected at frame %d, not the next", c.client, c.frame, e.Frame)
 				}
 				detected = true
