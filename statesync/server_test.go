@@ -28,6 +28,16 @@ func TestRoomStaysInSync(t *testing.T) {
 	if st.Desyncs != 0 {
 		t.Fatalf("%d desyncs in a healthy room", st.Desyncs)
 	}
+	// Every 100 frames the full state is assembled and verified.
+	var checked []uint32
+	for _, e := range r.events(statesync.EventStateAssembled) {
+		if e.Frame%100 == 0 {
+			checked = append(checked, e.Frame)
+		}
+	}
+	if len(checked) != 2 || checked[0] != 100 || checked[1] != 200 {
+		t.Fatalf("periodic full-state checks at frames %v, want [100 200]", checked)
+	}
 }
 
 // healthyRoom is a room of n clients that joined one per frame and then
