@@ -61,12 +61,11 @@ type player struct {
 }
 
 type delivery struct {
-	at     time.Duration
-	seq    int
-	to     uint32 // 0: the server
-	from   uint32
-	b      []byte
-	sender *player
+	at   time.Duration
+	seq  int
+	to   uint32 // 0: the server
+	from uint32
+	b    []byte
 }
 
 type deliveries []delivery

@@ -57,10 +57,3 @@ func (h *snapshotHistory) put(s snapshot) {
 		h.entries = h.entries[1:]
 	}
 }
-
-func (h *snapshotHistory) latest() (snapshot, bool) {
-	if len(h.entries) == 0 {
-		return snapshot{}, false
-	}
-	return h.entries[len(h.entries)-1], true
-}

@@ -21,12 +21,13 @@ type scenario struct {
 // sender, a 40/60 network split and a late joiner every 100 frames. By
 // default it runs 200 clients for 1,000 frames; with
 // TICKWIRE_STATESYNC_FULL=1 it runs the 1,000 clients for 2,000
-// frames (about a minute on two cores).
+// frames (about 3.5 minutes on two cores); with -short or under the race
+// detector, 60 clients for 600 frames.
 func TestScaleAndFaults(t *testing.T) {
 	sc := scenario{clients: 200, frames: 1000, seed: 42}
 	if os.Getenv("TICKWIRE_STATESYNC_FULL") == "1" {
 		sc = scenario{clients: 1000, frames: 2000, seed: 42}
-	} else if testing.Short() {
+	} else if testing.Short() || raceEnabled {
 		sc = scenario{clients: 60, frames: 600, seed: 42}
 	}
 	runScenario(t, sc)
