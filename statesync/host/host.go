@@ -150,7 +150,7 @@ func (r *ssRoom) Run(ctx context.Context) error {
 		r.output()
 		cpu := r.cpu
 		if r.core.Frame() != before {
-			r.report.FrameCPU = append(r.report.FrameCPU, cpu)
+			r.report.FrameCPU = keep(r.report.FrameCPU, cpu)
 			r.frame.Store(uint64(r.core.Frame()))
 			r.totals.frames.Add(uint64(r.core.Frame() - before))
 		} else if n := len(r.report.FrameCPU); n > 0 {

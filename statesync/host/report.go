@@ -6,7 +6,8 @@ import (
 	"github.com/tickwire/tickwire/statesync"
 )
 
-// Report is what a room saw, delivered when it ends.
+// Report is what a room saw, delivered when it ends. Its sample lists
+// hold at most the latest MaxSamples entries.
 type Report struct {
 	Room     string
 	Players  int
@@ -33,18 +34,30 @@ type Report struct {
 	Malformed, Refused int
 }
 
+// MaxSamples bounds each list of a Report: a room that runs for days keeps
+// the latest samples only.
+const MaxSamples = 12000
+
+// keep appends v to a sample list, dropping the oldest beyond MaxSamples.
+func keep[T any](xs []T, v T) []T {
+	if len(xs) >= MaxSamples {
+		xs = append(xs[:0], xs[len(xs)-MaxSamples/2:]...)
+	}
+	return append(xs, v)
+}
+
 func (r *ssRoom) record(e statesync.Event) {
 	rep := &r.report
 	switch e.Kind {
 	case statesync.EventDesync:
-		rep.Desynced = append(rep.Desynced, e.Client)
+		rep.Desynced = keep(rep.Desynced, e.Client)
 		r.totals.desyncs.Add(1)
 	case statesync.EventRecovered:
-		rep.RecoveryFrames = append(rep.RecoveryFrames, e.Frames)
-		rep.RecoveryBytes = append(rep.RecoveryBytes, e.Bytes)
+		rep.RecoveryFrames = keep(rep.RecoveryFrames, e.Frames)
+		rep.RecoveryBytes = keep(rep.RecoveryBytes, e.Bytes)
 		r.totals.recovered.Add(1)
 	case statesync.EventPromoted:
-		rep.LateJoins = append(rep.LateJoins, time.Duration(e.Duration))
+		rep.LateJoins = keep(rep.LateJoins, time.Duration(e.Duration))
 		r.totals.lateJoins.Add(1)
 	case statesync.EventVerdict:
 		rep.LastVerdict, rep.LastVerdictHash = e.Frame, e.Hash
