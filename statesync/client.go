@@ -468,6 +468,10 @@ func (c *Client) onCorrection(m *msg.PartitionCorrection) error {
 	return nil
 }
 
+// maxFullParts bounds the parts of a full state a client collects (the
+// server sends one per state source).
+const maxFullParts = 64
+
 // maxDiffs bounds the entities a snapshot's diff names.
 const maxDiffs = 32
 
@@ -532,6 +536,9 @@ func describe(d Differ, id uint32, mine, theirs []byte) string {
 func (c *Client) onFullState(m *msg.FullState) error {
 	if c.phase == phaseRunning || c.phase == phaseWelcome {
 		return nil
+	}
+	if m.Parts > maxFullParts {
+		return fmt.Errorf("%w: full state in %d parts", ErrUnexpected, m.Parts)
 	}
 	if c.full == nil || c.fullAt != m.Frame || int(m.Parts) != len(c.full) {
 		c.full, c.fullAt = make([]*msg.FullState, m.Parts), m.Frame
