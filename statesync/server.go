@@ -54,7 +54,8 @@ type Config struct {
 	// verifies the full state (default 100).
 	FullCheckInterval uint32
 	// StateSources is how many of the most reliable clients send a
-	// partition of the full state for a late joiner (default 4).
+	// partition of the full state for a late joiner (default 4, at most
+	// 64, the parts a client collects).
 	StateSources int
 	// ClientTimeout disconnects a client silent for this long (default 3 s).
 	ClientTimeout time.Duration
@@ -87,6 +88,7 @@ func (c Config) withDefaults() Config {
 		c.FullCheckInterval = 100
 	}
 	def(&c.StateSources, 4)
+	c.StateSources = min(c.StateSources, maxFullParts)
 	defD(&c.ClientTimeout, 3*time.Second)
 	def(&c.QuorumPct, 60)
 	defD(&c.QuorumGrace, 5*time.Second)
