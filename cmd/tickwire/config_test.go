@@ -74,7 +74,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"[relay]\nwaiting_room_timeout = \"soon\"\n", "waiting_room_timeout"},
 		{"[relay.match_types.ranked]\nnetwork_model = \"x\"\n", `relay.match_types.ranked.network_model: unknown network model "x"`},
 		{"[relay.match_types.ranked]\n", "relay.match_types.ranked.network_model: missing network model"},
-		{"[relay]\ndefault_network_model = \"state_sync\"\n", `relay.default_network_model: network model "state_sync" is not available`},
+		{"[relay]\ndefault_network_model = \"prediction\"\n", `relay.default_network_model: network model "prediction" is not available`},
 		{"[relay.fogauth]\nmax_concurrent_games = -1\n", "relay.fogauth.max_concurrent_games: -1 is negative"},
 		{"[relay.fogauth]\nmax_spectators = -1\n", "relay.fogauth.max_spectators: -1 is outside 0..64"},
 		{"[relay.fogauth]\nspectator_full_map = 1\n", "spectator_full_map"},

@@ -15,5 +15,6 @@
 //
 // Run "tickwire help" for the list. Exit status: 0 on success, 2 on a usage
 // error, 1 on any other failure (for demo and bot: clients not in sync; with
-// --mode predict: prediction parity does not hold).
+// --mode predict: prediction parity does not hold; with --mode statesync also a
+// desync that was not recovered).
 package main

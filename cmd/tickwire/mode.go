@@ -24,6 +24,7 @@ func networkModes() []networkMode {
 		{"lockstep", runLockstepDemo, runLockstepBot},
 		{"fogauth", runFogDemo, runFogBot},
 		{"predict", runDemoPredict, runBotPredict},
+		{"statesync", runStateSyncDemo, runStateSyncBot},
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/tickwire/tickwire/relay/admin"
 	"github.com/tickwire/tickwire/relay/server"
 	"github.com/tickwire/tickwire/relay/server/room"
+	"github.com/tickwire/tickwire/statesync/host"
 	"github.com/tickwire/tickwire/transport"
 )
 
@@ -133,14 +134,16 @@ func (f *relayFlags) merge(fc *fileConfig, set map[string]bool) {
 }
 
 // hostedModels are the network models this binary hosts.
-func hostedModels() []string { return []string{room.Lockstep, room.FogAuthoritative, room.Prediction} }
+func hostedModels() []string {
+	return []string{room.Lockstep, room.FogAuthoritative, room.Prediction, room.StateSync}
+}
 
 // serverConfig is the relay server's configuration from the options.
 func (f *relayFlags) serverConfig(log *slog.Logger) server.Config {
 	cfg := server.Config{TickRate: f.tps, MaxGames: f.maxGames, MaxRoomSize: f.maxRoomSize, WaitingTimeout: f.waitingTimeout,
 		MaxWaitingPerAddr: f.maxWaiting, MessageRate: f.messageRate, MessageBurst: f.messageBurst,
 		DefaultModel: f.defaultModel, MatchTypes: f.matchTypes, AllowRequestedModel: f.allowRequested, Logger: log,
-		Models: []room.Model{f.prediction.model()}}
+		Models: []room.Model{f.prediction.model(), host.Model(host.Config{})}}
 	if cfg.WaitingTimeout == 0 {
 		cfg.WaitingTimeout = -1 // the flag's 0 means never
 	}

@@ -128,6 +128,49 @@ func rules() []rule {
 			}
 			return true, ""
 		}},
+		{pkg: "statesync/msg", allowed: func(d dep) (bool, string) {
+			switch {
+			case d.standard && networking(d.path):
+				return false, "state-sync messages are pure: no networking code"
+			case d.standard, under(d.path, "wire"):
+				return true, ""
+			}
+			return false, "statesync/msg may import only wire and the standard library"
+		}},
+		// The state-sync cores are pure and know no game: a game plugs in
+		// through statesync.Engine.
+		{pkg: "statesync", exact: true, allowed: func(d dep) (bool, string) {
+			switch {
+			case d.standard && networking(d.path):
+				return false, "the state-sync core is pure: no networking code"
+			case d.standard, under(d.path, "wire", "statesync/msg"):
+				return true, ""
+			case strings.HasPrefix(d.path, "github.com/klauspost/compress"), strings.HasPrefix(d.path, "github.com/OneOfOne/xxhash"):
+				return true, ""
+			}
+			return false, "the state-sync core may import only wire, statesync/msg, zstd, xxHash32 and the standard library"
+		}},
+		// The adapter joins the state-sync core and the action game; it is
+		// still simulation-side code.
+		{pkg: "statesync/actiongame", allowed: func(d dep) (bool, string) {
+			switch {
+			case d.standard && networking(d.path):
+				return false, "the game adapter never imports networking code"
+			case under(d.path, "transport", "netsim", "secure", "relay"):
+				return false, "the game adapter imports no network layer"
+			}
+			return true, ""
+		}},
+		// The state-sync room shell plugs into the seam and knows no game
+		// and no lockstep code.
+		{pkg: "statesync/host", allowed: func(d dep) (bool, string) {
+			switch {
+			case d.path == module+"/relay" || under(d.path, "relay/msg", "lockstep", "sim") ||
+				under(d.path, "relay/server") && !under(d.path, "relay/server/room"):
+				return false, "the state-sync shell uses only the model seam, no lockstep or game code"
+			}
+			return true, ""
+		}},
 		// The network model seam: a model's package imports it without
 		// linking the lockstep relay.
 		{pkg: "relay/server/room", allowed: func(d dep) (bool, string) {
@@ -291,6 +334,10 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"predict":               {{path: module + "/sim/action"}, {path: module + "/sim"}, {path: module + "/transport"}, {path: module + "/predict/netlayer"}, {path: "net", standard: true}},
 		"predict/predictserver": {{path: module + "/relay/msg"}, {path: module + "/relay/server"}, {path: module + "/sim/action"}},
 		"predict/actiongame":    {{path: module + "/transport"}, {path: module + "/predict/netlayer"}, {path: "net/netip", standard: true}},
+		"statesync/msg":         {{path: module + "/protocol"}, {path: "net", standard: true}},
+		"statesync":             {{path: module + "/sim"}, {path: module + "/transport"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
+		"statesync/actiongame":  {{path: module + "/transport"}, {path: "net", standard: true}},
+		"statesync/host":        {{path: module + "/relay/msg"}, {path: module + "/relay/server"}, {path: module + "/sim/action"}},
 		"relay/server/room": {{path: module + "/relay"}, {path: module + "/relay/server"}, {path: module + "/relay/msg"},
 			{path: module + "/lockstep"}},
 		"lockstep":          {{path: module + "/relay/server"}},
@@ -305,6 +352,7 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"relay":              {{path: module + "/protocol"}, {path: module + "/relay/msg"}, {path: "crypto/sha256", standard: true}},
 		"predict":            {{path: module + "/wire"}, {path: "time", standard: true}},
 		"predict/actiongame": {{path: module + "/predict"}, {path: module + "/sim/action"}, {path: module + "/sim"}},
+		"statesync":          {{path: module + "/statesync/msg"}, {path: "github.com/klauspost/compress/zstd"}, {path: "github.com/OneOfOne/xxhash"}},
 		"relay/server/room": {{path: module + "/transport"}, {path: module + "/protocol"}, {path: module + "/relay/admin"},
 			{path: "net", standard: true}},
 		"lockstep":          {{path: module + "/relay/lanes"}, {path: module + "/relay"}, {path: module + "/transport"}},

@@ -1,0 +1,288 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/tickwire/tickwire/relay/lanes"
+	"github.com/tickwire/tickwire/relay/msg"
+	"github.com/tickwire/tickwire/relay/server/room"
+	"github.com/tickwire/tickwire/sim/action"
+	"github.com/tickwire/tickwire/statesync"
+	"github.com/tickwire/tickwire/statesync/actiongame"
+	"github.com/tickwire/tickwire/statesync/host"
+	ssmsg "github.com/tickwire/tickwire/statesync/msg"
+	"github.com/tickwire/tickwire/transport"
+)
+
+// ssGame is the action game's rules in state-sync rooms: 20 frames a
+// second, an arena large enough for a crowd, up to 255 players.
+var ssGame = action.Config{TickRate: 20, ArenaSize: 160, MaxPlayers: 255}
+
+// ssGameSeed seeds every room's world (all clients must agree on it).
+const ssGameSeed = 20261123
+
+// ssPlan is what a bot does to itself during the match.
+type ssPlan struct {
+	corruptAt uint32   // frame after which it corrupts its state (0: never)
+	churnAt   []uint32 // frames at which it leaves for awayFrames and comes back
+}
+
+const ssAwayFrames = 20
+
+// ssPlayer is one bot client of a state-sync room: the statesync.Client
+// core with the action game, played by action.Bot, over a transport.Conn.
+type ssPlayer struct {
+	conn  *transport.Conn
+	id    uint32
+	ticks uint32
+	plan  ssPlan
+
+	eng    *actiongame.Engine
+	core   *statesync.Client
+	bot    *action.Bot
+	reasm  ssmsg.Reassembler
+	outbox host.Outbox
+	joined bool // its JoinInput went out since it last synced
+	away   int  // Ticks still to let pass before it comes back
+	last   uint32
+	// helloAt is when it came back, until it synced.
+	helloAt time.Time
+	// desynced: named desynced at desyncAt and not yet recovered.
+	desynced bool
+	desyncAt uint32
+
+	res ssPlayerResult
+}
+
+// ssPlayerResult is what a bot reports.
+type ssPlayerResult struct {
+	ID         uint32
+	Frame      uint32 // the last frame simulated
+	Hash       uint32 // after frame Ticks
+	HasHash    bool
+	Up, Down   int
+	Start, End time.Time
+	Agreed     int
+	Disagreed  int
+	Desyncs    int // episodes: named desynced after being in sync
+	Recovered  int
+	Corrupted  bool
+	RecoveryF  []uint32
+	RecoveryB  []int
+	LateJoins  []time.Duration
+	Err        error
+}
+
+// joinStateSync joins room over conn with the relay's join exchange and
+// returns the bot ready to play.
+func joinStateSync(ctx context.Context, conn *transport.Conn, roomName string, roomSize int, ticks uint32, plan ssPlan) (*ssPlayer, error) {
+	var codec msg.Codec
+	b, err := codec.Append(nil, &msg.JoinRoom{Room: roomName, RoomSize: uint8(roomSize), NetworkModel: room.StateSync})
+	if err != nil {
+		return nil, err
+	}
+	if err := conn.Send(lanes.Orders, b); err != nil {
+		return nil, err
+	}
+	conn.Flush()
+	for {
+		tm, err := conn.Receive(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("joining room %q: %w", roomName, err)
+		}
+		m, err := codec.Decode(tm.Data)
+		if err != nil {
+			return nil, err
+		}
+		switch m := m.(type) {
+		case *msg.JoinRefused:
+			return nil, fmt.Errorf("room %q refused: %v %s", roomName, m.Reason, m.Detail)
+		case *msg.JoinAccepted:
+			if m.NetworkModel != room.StateSync {
+				return nil, fmt.Errorf("seated in a %q room", m.NetworkModel)
+			}
+			p := &ssPlayer{conn: conn, id: uint32(m.Player), ticks: ticks, plan: plan}
+			p.fresh()
+			p.res.ID, p.res.Start = p.id, time.Now()
+			return p, nil
+		}
+	}
+}
+
+// fresh gives the bot a new game and core, as a client that never played.
+func (p *ssPlayer) fresh() {
+	p.eng = actiongame.New(ssGame, ssGameSeed)
+	p.core = statesync.NewClient(statesync.ClientConfig{}, p.eng)
+	p.bot = action.NewBot(uint64(p.id) * 7919)
+	p.joined, p.last = false, 0
+}
+
+// play runs the bot until it has simulated frame p.ticks, then closes its
+// connection.
+func (p *ssPlayer) play(ctx context.Context) ssPlayerResult {
+	defer p.conn.Close()
+	for {
+		tm, err := p.conn.Receive(ctx)
+		if err != nil {
+			p.res.Err = err
+			break
+		}
+		p.res.Down += len(tm.Data)
+		m, err := p.reasm.Parse(tm.Data)
+		if err != nil || m == nil {
+			continue
+		}
+		if p.away > 0 {
+			if _, ok := m.(*ssmsg.Tick); ok {
+				if p.away--; p.away == 0 {
+					p.fresh()
+					p.helloAt = time.Now()
+					p.send(&ssmsg.Hello{})
+				}
+			}
+			continue
+		}
+		_ = p.core.Step(m) // a message the core refuses changes nothing; it may still have queued output
+		p.afterStep()
+		p.flush()
+		if h, ok := p.core.HashAt(p.ticks); ok && p.core.Frame() >= p.ticks {
+			p.res.Hash, p.res.HasHash = h, true
+			break
+		}
+	}
+	p.res.End = time.Now()
+	p.res.Frame = p.core.Frame()
+	return p.res
+}
+
+// afterStep acts on the frames the core simulated: the plan, then the
+// bot's input for the next frame.
+func (p *ssPlayer) afterStep() {
+	f := p.core.Frame()
+	if !p.core.Running() || f == p.last {
+		return
+	}
+	prev := p.last
+	p.last = f
+	if !p.joined {
+		p.core.Input(actiongame.JoinInput())
+		p.joined = true
+		return
+	}
+	if p.plan.corruptAt != 0 && prev < p.plan.corruptAt && f >= p.plan.corruptAt {
+		p.res.Corrupted = p.corrupt()
+	}
+	for _, at := range p.plan.churnAt {
+		if prev < at && f >= at {
+			p.send(&ssmsg.Bye{})
+			p.away = ssAwayFrames
+			return
+		}
+	}
+	p.core.Input(actiongame.EncodeInput(nil, p.bot.Input(p.eng.World(), action.PlayerID(p.id))))
+}
+
+// corrupt changes the health of the bot's own player (or any entity) in
+// its copy of the world, as a bug or a bad memory cell would.
+func (p *ssPlayer) corrupt() bool {
+	w := p.eng.World()
+	snap := w.Snapshot(nil)
+	if len(snap) <= action.HeaderSize {
+		return false
+	}
+	off := action.HeaderSize
+	if me, ok := w.Player(action.PlayerID(p.id)); ok {
+		for o := action.HeaderSize; o < len(snap); o += action.EntityRecordSize {
+			if e, _ := action.ParseEntity(snap[o:]); e.ID == me.ID {
+				off = o
+			}
+		}
+	}
+	snap[off+34] ^= 0x20 // Health
+	return w.Restore(snap) == nil
+}
+
+// flush sends what the core produced and records its events.
+func (p *ssPlayer) flush() {
+	if n, err := p.outbox.Drain(p.conn, lanes.Orders); err == nil {
+		p.res.Up += n
+	}
+	for p.core.HasReady() {
+		rd := p.core.Ready()
+		for _, m := range rd.Messages {
+			p.send(m)
+		}
+		for _, e := range rd.Events {
+			p.event(e)
+		}
+		p.core.Advance(rd)
+	}
+	p.conn.Flush()
+}
+
+func (p *ssPlayer) send(m ssmsg.Message) {
+	b, err := ssmsg.Append(nil, m)
+	if err != nil {
+		return
+	}
+	lane := host.Lane(m, len(b))
+	pieces := [][]byte{b}
+	if lane == lanes.Orders {
+		if pieces, err = ssmsg.Split(b, host.MaxDatagramMessage); err != nil {
+			return
+		}
+	}
+	if lane != lanes.Orders {
+		for _, piece := range pieces {
+			if p.conn.Send(lane, piece) == nil {
+				p.res.Up += len(piece)
+			}
+		}
+		return
+	}
+	n, err := p.outbox.Send(p.conn, lane, pieces)
+	p.res.Up += n
+	if err != nil && p.res.Err == nil {
+		p.res.Err = err
+	}
+}
+
+func (p *ssPlayer) event(e statesync.ClientEvent) {
+	r := &p.res
+	switch e.Kind {
+	case statesync.ClientAgreed:
+		r.Agreed++
+	case statesync.ClientDisagreed:
+		r.Disagreed++
+	case statesync.ClientDesynced:
+		if !p.desynced {
+			p.desynced, p.desyncAt = true, e.Frame
+			r.Desyncs++
+		}
+	case statesync.ClientCorrected, statesync.ClientSynced:
+		switch {
+		case p.desynced:
+			p.desynced = false
+			r.RecoveryF = append(r.RecoveryF, e.Frame-min(p.desyncAt, e.Frame))
+			r.RecoveryB = append(r.RecoveryB, e.Bytes)
+			r.Recovered++
+		case e.Kind == statesync.ClientSynced && !p.helloAt.IsZero():
+			r.LateJoins = append(r.LateJoins, time.Since(p.helloAt))
+			p.helloAt = time.Time{}
+		}
+	}
+}
+
+// ssPercentile is the p-th percentile (0..100) of xs, 0 if empty.
+func ssPercentile[T int | uint32 | time.Duration | float64](xs []T, pct float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	i := int(float64(len(s)-1) * pct / 100)
+	return float64(s[i])
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package statesync_test
+
+const raceEnabled = false

@@ -1,0 +1,40 @@
+package statesync
+
+// Stats are the server's counters since it started.
+type Stats struct {
+	Frames             uint64
+	Verdicts           uint64
+	Agreeing, Voters   uint64 // summed over verdicts: clients with the majority hash, clients voting
+	Tiers              TierCounts
+	PartitionBytesIn   uint64
+	PartitionRequests  uint64
+	PartitionsRejected uint64
+	OpenFrames         int
+	Desyncs            uint64
+	Corrections        uint64
+	Recovered          uint64
+	SnapshotFallbacks  uint64
+	StatesAssembled    uint64
+	StatesRejected     uint64
+	FullStateBytesOut  uint64
+	LateJoins          uint64
+}
+
+// Stats returns the counters.
+func (s *Server) Stats() Stats { return s.stats }
+
+// RetainedBytes is the memory the room holds besides per-client records
+// and the frames being collected: the delta history (60 frames) and the
+// verified snapshots (3). It is bounded by those limits whatever clients
+// send.
+func (s *Server) RetainedBytes() int {
+	n := s.history.bytes + s.snapshots.bytes
+	for _, r := range s.frames {
+		for _, subs := range r.subs {
+			for _, sub := range subs {
+				n += len(sub.data)
+			}
+		}
+	}
+	return n
+}
