@@ -6,17 +6,17 @@ require (
 	github.com/BurntSushi/toml v1.5.0
 	github.com/OneOfOne/xxhash v1.2.8
 	github.com/cespare/xxhash/v2 v2.3.0
+	github.com/cockroachdb/datadriven v1.0.3
+	github.com/coder/websocket v1.8.15
 	github.com/klauspost/compress v1.20.3
+	github.com/prometheus/client_golang v1.25.0
 	golang.org/x/net v0.62.0
 )
 
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
-	github.com/cockroachdb/datadriven v1.0.3 // indirect
-	github.com/coder/websocket v1.8.15 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
-	github.com/prometheus/client_golang v1.25.0 // indirect
 	github.com/prometheus/client_model v0.6.3 // indirect
 	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
