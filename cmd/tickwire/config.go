@@ -10,7 +10,6 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/tickwire/tickwire/relay/msg"
-	"github.com/tickwire/tickwire/relay/server/room"
 )
 
 // fileConfig is server_config.toml: the seed's keys and one key for each
@@ -81,11 +80,6 @@ func (d *duration) UnmarshalText(b []byte) error {
 	d.Duration = v
 	return nil
 }
-
-// knownModels are the network model names of the seed; a name outside
-// them is a typo, a name inside them the binary does not host is a
-// model not built yet.
-var knownModels = []string{room.Lockstep, room.FogAuthoritative, room.Prediction, room.StateSync}
 
 // loadConfig reads and checks a server configuration file. hosted lists
 // the network models this binary hosts. An unknown key or a bad value is
@@ -185,10 +179,8 @@ func checkModel(key, name string, hosted []string) error {
 	switch {
 	case name == "":
 		return fmt.Errorf("%s: missing network model", key)
-	case !slices.Contains(knownModels, name):
-		return fmt.Errorf("%s: unknown network model %q (want one of %s)", key, name, strings.Join(knownModels, ", "))
 	case !slices.Contains(hosted, name):
-		return fmt.Errorf("%s: network model %q is not available in this build (it hosts %s)", key, name, strings.Join(hosted, ", "))
+		return fmt.Errorf("%s: unknown network model %q (want one of %s)", key, name, strings.Join(hosted, ", "))
 	}
 	return nil
 }

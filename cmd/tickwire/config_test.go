@@ -62,7 +62,7 @@ func TestConfigFlagsOverride(t *testing.T) {
 }
 
 // TestConfigErrorsNameTheKey: an unknown key, a value of the wrong type
-// or out of range, and an unknown or unavailable network model each stop
+// or out of range, and an unknown network model each stop
 // startup with an error naming the key.
 func TestConfigErrorsNameTheKey(t *testing.T) {
 	for _, tc := range []struct{ text, want string }{
@@ -74,7 +74,6 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"[relay]\nwaiting_room_timeout = \"soon\"\n", "waiting_room_timeout"},
 		{"[relay.match_types.ranked]\nnetwork_model = \"x\"\n", `relay.match_types.ranked.network_model: unknown network model "x"`},
 		{"[relay.match_types.ranked]\n", "relay.match_types.ranked.network_model: missing network model"},
-		{"[relay]\ndefault_network_model = \"prediction\"\n", `relay.default_network_model: network model "prediction" is not available`},
 		{"[relay.fogauth]\nmax_concurrent_games = -1\n", "relay.fogauth.max_concurrent_games: -1 is negative"},
 		{"[relay.fogauth]\nmax_spectators = -1\n", "relay.fogauth.max_spectators: -1 is outside 0..64"},
 		{"[relay.fogauth]\nspectator_full_map = 1\n", "spectator_full_map"},

@@ -149,6 +149,7 @@ func runStateSyncDemo(ctx context.Context, args []string, stdout, stderr io.Writ
 	reports := make(chan host.Report, 1)
 	model := host.Model(host.Config{OnReport: func(r host.Report) { reports <- r }})
 	relayCfg, clientCfg := lanes.TransportConfig(), lanes.TransportConfig()
+	f.sec.exemptLoopback = true // every bot connects from loopback
 	sc, err := f.sec.serverConfig(0)
 	if err != nil {
 		return err

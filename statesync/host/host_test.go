@@ -18,12 +18,12 @@ func TestModel(t *testing.T) {
 	if m.Name != room.StateSync || m.MaxRoomSize != 255 || m.TickRate != 20 || m.New == nil || m.Metrics == nil {
 		t.Fatalf("model %+v", m)
 	}
-	lanes := map[transport.ChannelID]transport.ChannelConfig{}
-	for _, c := range transport.Lanes() {
-		lanes[c.ID] = c
+	server := map[transport.ChannelID]transport.ChannelConfig{}
+	for _, c := range lanes.Channels() {
+		server[c.ID] = c
 	}
 	for _, c := range m.Channels {
-		if lanes[c.ID] != c {
+		if server[c.ID] != c {
 			t.Fatalf("channel %d is not the server's lane verbatim", c.ID)
 		}
 	}
