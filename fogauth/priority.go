@@ -246,44 +246,10 @@ func (s *selector) takeTop(pend []pending) {
 		}
 		used, room = u, r
 		s.order = append(s.order, idx)
-		h = popMax(h)
+		h[0] = h[len(h)-1]
+		h = h[:len(h)-1]
+		siftDown(h, 0)
 	}
-}
-
-// popMax removes the largest key h[0] from the max-heap h. Floyd's
-// bottom-up deletion: the hole at the root follows the larger child to a
-// leaf (one comparison per level instead of two), then the last key
-// climbs back from there, rarely more than a level or two. The keys being
-// distinct, the heap yields the same sequence as siftDown's.
-func popMax(h []uint64) []uint64 {
-	n := len(h) - 1
-	x := h[n]
-	h = h[:n]
-	if n == 0 {
-		return h
-	}
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		if r := l + 1; r < n && h[r] > h[l] {
-			l = r
-		}
-		h[i] = h[l]
-		i = l
-	}
-	for i > 0 {
-		p := (i - 1) / 2
-		if h[p] >= x {
-			break
-		}
-		h[i] = h[p]
-		i = p
-	}
-	h[i] = x
-	return h
 }
 
 // siftDown restores the max-heap property of h below i.
