@@ -189,12 +189,13 @@ func (s *selector) plan(v *view, ents []sim.EntityState, tick uint64, k *classif
 	// is the most urgent delta, ties going to the lower entity ID (pend
 	// is in ID order).
 	s.keys = s.keys[:0]
+	g := k.grid()
 	for i := range v.pend {
 		p := &v.pend[i]
 		e := &v.entries[p.entry]
 		p.tier = TierFar // a leave carries no state to rank by
 		if p.kind != DeltaLeave {
-			p.tier = k.tier(&ents[p.ent])
+			p.tier = tierOf(&ents[p.ent], k.player, g)
 		}
 		e.accum += TierBase[p.tier] + uint32(tick-e.lastSent)*s.bonus
 		s.keys = append(s.keys, uint64(e.accum)<<32|uint64(^uint32(i)))

@@ -1,6 +1,9 @@
 package fogauth
 
 import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/tickwire/tickwire/protocol"
@@ -115,6 +118,44 @@ func TestNearGridMatchesBruteForce(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestTakeTopMatchesSort checks the selection against brute force over
+// random inputs: the keys sorted in descending order (ties of accumulated
+// priority broken by the lower index, as the keys encode), taken while
+// they fit the budget and the count limit.
+func TestTakeTopMatchesSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for round := range 2000 {
+		n := rng.IntN(500)
+		pend := make([]pending, n)
+		s := selector{budget: 1 + rng.IntN(3000), maxCount: 1 + rng.IntN(600), maxMsg: HeaderSize + 20 + rng.IntN(1200)}
+		for i := range pend {
+			pend[i].size = int32(1 + rng.IntN(40))
+			accum := uint32(rng.IntN(1 + rng.IntN(2000))) // many ties when small
+			s.keys = append(s.keys, uint64(accum)<<32|uint64(^uint32(i)))
+		}
+		want := slices.Clone(s.keys)
+		slices.SortFunc(want, func(a, b uint64) int { return cmp.Compare(b, a) })
+		var wantOrder []int32
+		used, room := 0, 0
+		for _, k := range want {
+			if len(wantOrder) == s.maxCount {
+				break
+			}
+			idx := int32(^uint32(k))
+			u, r := s.add(used, room, int(pend[idx].size))
+			if u > s.budget {
+				break
+			}
+			used, room = u, r
+			wantOrder = append(wantOrder, idx)
+		}
+		s.takeTop(pend)
+		if !slices.Equal(s.order, wantOrder) {
+			t.Fatalf("round %d (n=%d): order %v, want %v", round, n, s.order, wantOrder)
 		}
 	}
 }

@@ -114,12 +114,14 @@ type classifier struct {
 	built  bool
 }
 
-func (k *classifier) tier(e *sim.EntityState) Tier {
+// grid returns the nearness grid, built for this tick (a spectator needs
+// none: every player's entity is near to it).
+func (k *classifier) grid() *nearGrid {
 	if !k.built && k.player != 0 {
 		k.r.grid.build(k.ents, k.r.sim.Players(), k.r.sim.Terrain(), k.r.tick)
 		k.built = true
 	}
-	return tierOf(e, k.player, &k.r.grid)
+	return &k.r.grid
 }
 
 func (r *Room) publishTo(c *viewer, visible []protocol.EntityID, ents []sim.EntityState) {

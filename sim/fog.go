@@ -51,7 +51,8 @@ type EntityReader interface {
 // instead (the rows of the disc at height dy are the group's cells spread
 // by the disc's half-width there, shifted dy rows), which costs the same
 // however many sources it holds. When the sources are exactly those of the
-// last update, the drawing is skipped (the seed's sight-source hashing).
+// last update, UpdateVisibility skips the drawing (the seed's sight-source
+// hashing); UpdateCells leaves that decision to its caller.
 type RadiusFogProvider struct {
 	world   EntityReader
 	players []*playerFog // index = PlayerID
@@ -70,7 +71,7 @@ type discGroup struct {
 type playerFog struct {
 	width, height int
 	words         int      // words per row of seen
-	drawn         bool     // seen was drawn once
+	drawn         bool     // seen was drawn by UpdateVisibility from sources hashing to sourcesHash
 	seen          []uint64 // bit x%64 of word y*words+x/64: cell (x, y) visible
 	sourcesHash   uint64
 	visible       []protocol.EntityID
@@ -163,19 +164,24 @@ func (f *RadiusFogProvider) fog(player protocol.PlayerID, t *Terrain) *playerFog
 	return pf
 }
 
-// UpdateVisibility implements FogProvider.
+// UpdateVisibility implements FogProvider. The drawing is skipped when
+// the sources are exactly those of the player's last update.
 func (f *RadiusFogProvider) UpdateVisibility(player protocol.PlayerID, sources []SightSource, t *Terrain) {
-	f.UpdateCells(player, sources, t)
-	f.list(player, f.players[player])
-}
-
-// UpdateCells implements BatchFogProvider.
-func (f *RadiusFogProvider) UpdateCells(player protocol.PlayerID, sources []SightSource, t *Terrain) {
 	pf := f.fog(player, t)
 	if h := hashSources(sources); h != pf.sourcesHash || !pf.drawn {
 		pf.sourcesHash, pf.drawn = h, true
 		f.draw(pf, sources)
 	}
+	f.list(player, pf)
+}
+
+// UpdateCells implements BatchFogProvider: it always draws, the caller
+// having already decided that the cells may have changed (a second
+// fingerprint of the sources here would repeat that decision).
+func (f *RadiusFogProvider) UpdateCells(player protocol.PlayerID, sources []SightSource, t *Terrain) {
+	pf := f.fog(player, t)
+	pf.drawn = false // the fingerprint describes an older drawing
+	f.draw(pf, sources)
 }
 
 // ListVisible implements BatchFogProvider: the entities are indexed by
