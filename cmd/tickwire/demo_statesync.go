@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -140,22 +141,55 @@ func runStateSyncDemo(ctx context.Context, args []string, stdout, stderr io.Writ
 }
 
 // playStateSync joins n bots (of a room of roomSize) and plays them to
-// the end concurrently.
+// the end concurrently. A bot that churns closes its connection, stays
+// away ssAway and comes back as a new client over a new connection.
 func playStateSync(ctx context.Context, n, roomSize int, roomName string, ticks uint32, plans []ssPlan, dial dialer) []ssPlayerResult {
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(ticks)*50*time.Millisecond+2*time.Minute)
 	defer cancel()
 	return playBots(n, func(i int) ssPlayerResult {
+		p := &ssPlayer{ticks: ticks, plan: plans[i]}
+		for {
+			if err := p.dialAndJoin(ctx, i, roomName, roomSize, dial); err != nil {
+				p.res.Err = err
+				return p.res
+			}
+			if !p.play(ctx) {
+				return p.res
+			}
+			select {
+			case <-time.After(ssAway):
+				p.helloAt = time.Now()
+			case <-ctx.Done():
+				p.res.Err = ctx.Err()
+				return p.res
+			}
+		}
+	})
+}
+
+// dialAndJoin connects bot i and joins the room; while a late joiner
+// finds every seat taken (the server has not yet seen the end of the
+// connection it left), it tries again every 100 ms, for up to 10 s.
+func (p *ssPlayer) dialAndJoin(ctx context.Context, i int, roomName string, roomSize int, dial dialer) error {
+	for try := 0; ; try++ {
 		conn, err := dial(ctx, i)
 		if err != nil {
-			return ssPlayerResult{Err: err}
+			return err
 		}
-		p, err := joinStateSync(ctx, conn, roomName, roomSize, ticks, plans[i])
-		if err != nil {
-			conn.Close()
-			return ssPlayerResult{Err: err}
+		err = p.join(ctx, conn, roomName, roomSize)
+		if err == nil {
+			return nil
 		}
-		return p.play(ctx)
-	})
+		conn.Close()
+		if !errors.Is(err, errSeatsTaken) || p.res.Start.IsZero() || try == 100 {
+			return err
+		}
+		select {
+		case <-time.After(100 * time.Millisecond):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // ssSummary combines the bots' results with the server's report (zero
