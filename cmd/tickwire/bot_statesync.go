@@ -2,56 +2,29 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 
-	"github.com/tickwire/tickwire/relay/lanes"
+	"github.com/tickwire/tickwire/relay/server"
+	"github.com/tickwire/tickwire/relay/server/room"
 	"github.com/tickwire/tickwire/statesync/host"
-	"github.com/tickwire/tickwire/transport"
 )
 
 // ssBotFlags are the options of "tickwire bot --mode statesync".
 type ssBotFlags struct {
-	server   string
-	room     string
-	players  int
-	roomSize int
-	ticks    uint64
+	botCommon
 	ssFaults
-	json bool
-	sec  securityFlags
+	seed uint64
 }
 
 func parseStateSyncBotFlags(args []string, stderr io.Writer) (ssBotFlags, error) {
 	var f ssBotFlags
-	fs := flag.NewFlagSet("bot --mode statesync", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&f.server, "server", "", "server address, host:port (required)")
-	fs.StringVar(&f.room, "room", "", "room name (required)")
-	fs.IntVar(&f.players, "players", 0, "bot clients in this process (required)")
-	fs.Uint64Var(&f.ticks, "ticks", 0, "frames each bot plays (required)")
-	fs.IntVar(&f.roomSize, "room-size", 0, "players the room expects, from every process (default: --players)")
+	fs := f.flagSet(botSpec{name: "bot --mode statesync", server: "server address, host:port (required)",
+		ticks: "frames each bot plays (required)"}, stderr)
 	f.ssFaults.add(fs, 0, 0)
-	fs.BoolVar(&f.json, "json", false, "print one JSON object")
-	f.sec.addClient(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return f, err
-	}
-	if f.roomSize == 0 {
-		f.roomSize = f.players
-	}
-	switch {
-	case fs.NArg() > 0:
-		return f, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
-	case f.server == "" || f.room == "":
-		return f, fmt.Errorf("%w: --server and --room are required", errUsage)
-	case f.players < 1 || f.ticks < 1 || f.ticks > 1<<31:
-		return f, fmt.Errorf("%w: --players and --ticks must be at least 1", errUsage)
-	case f.roomSize < f.players || f.roomSize > host.Model(host.Config{}).MaxRoomSize:
-		return f, fmt.Errorf("%w: --room-size must be between --players and 255", errUsage)
-	}
-	return f, f.ssFaults.check(f.players, f.ticks)
+	fs.Uint64Var(&f.seed, "seed", 1, ssSeedUsage)
+	err := f.parse(fs, args, host.Model(host.Config{}).MaxRoomSize, func() error { return f.ssFaults.check(f.players, f.ticks) })
+	return f, err
 }
 
 // runStateSyncBot plays bot clients in a state-sync room of a remote
@@ -63,18 +36,19 @@ func runStateSyncBot(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	tcfg := lanes.TransportConfig()
-	if tcfg.Security, err = f.sec.clientConfig(); err != nil {
+	tcfg, err := (server.Config{Models: []room.Model{host.Model(host.Config{})}}).Transport()
+	if err != nil {
 		return err
 	}
-	dial := func(ctx context.Context, _ int) (*transport.Conn, error) {
-		return transport.DialUDP(ctx, f.server, tcfg)
+	dial, err := f.dialer(tcfg)
+	if err != nil {
+		return err
 	}
-	plans := f.plans(f.players, f.ticks)
-	results := playStateSync(ctx, f.players, f.roomSize, f.room, uint32(f.ticks), plans, dial)
+	results := playStateSync(ctx, f.players, f.roomSize, f.room, uint32(f.ticks), f.plans(f.players, f.ticks, f.seed), dial)
 	reportStuck(stderr, results)
 	r := ssSummary(f.players, f.ticks, results, nil)
-	return printStateSync(stdout, &r, f.json, r.DesyncsRecovered == r.DesyncsDetected && r.DesyncsRecovered >= f.corrupt, func(w io.Writer) {
+	r.injected = f.corrupt
+	return printReport(stdout, &r, f.json, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire bot --mode statesync: %d bots in room %q of %d, %d frames, server %s\n",
 			f.players, f.room, f.roomSize, f.ticks, f.server)
 	})

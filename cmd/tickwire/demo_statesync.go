@@ -2,51 +2,43 @@ package main
 
 import (
 	"context"
-	"crypto/ed25519"
-	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net"
-	"sync"
 	"time"
 
-	"github.com/tickwire/tickwire/netsim"
-	"github.com/tickwire/tickwire/relay/lanes"
 	"github.com/tickwire/tickwire/relay/server"
 	"github.com/tickwire/tickwire/relay/server/room"
 	"github.com/tickwire/tickwire/statesync/host"
-	"github.com/tickwire/tickwire/transport"
 )
 
 // ssDemoFlags are the options of "tickwire demo --mode statesync".
 type ssDemoFlags struct {
-	players int
-	ticks   uint64
-	latency time.Duration
-	jitter  time.Duration
-	loss    float64
+	demoCommon
 	ssFaults
-	json bool
-	sec  securityFlags
 }
 
 // ssFaults are the fault-plan options demo and bot share.
 type ssFaults struct {
 	corrupt int
 	churn   float64
-	seed    uint64
 }
 
 func (f *ssFaults) add(fs *flag.FlagSet, corrupt int, churn float64) {
 	fs.IntVar(&f.corrupt, "corrupt", corrupt, "clients whose state is corrupted once during the match")
 	fs.Float64Var(&f.churn, "churn", churn, "share of the clients that leave for a second and come back every 5 s")
-	fs.Uint64Var(&f.seed, "seed", 1, "seed of the fault plan (and of the demo's network impairment)")
 }
 
+// ssSeedUsage is the usage of --seed, in demo and bot.
+const ssSeedUsage = "seed of the fault plan (and of the demo's network impairment)"
+
+// check checks the fault plan and that the match's frames fit a uint32.
 func (f *ssFaults) check(players int, ticks uint64) error {
 	switch {
+	case ticks > 1<<31:
+		return fmt.Errorf("%w: --ticks must be at least 1", errUsage)
 	case f.corrupt < 0 || f.corrupt >= players:
 		return fmt.Errorf("%w: --corrupt must be 0..players-1", errUsage)
 	case f.churn < 0 || f.churn > 0.5:
@@ -58,41 +50,18 @@ func (f *ssFaults) check(players int, ticks uint64) error {
 }
 
 // plans draws the bots' fault plan.
-func (f *ssFaults) plans(players int, ticks uint64) []ssPlan {
-	return ssPlans(players, uint32(ticks), f.corrupt, f.churn, f.seed)
+func (f *ssFaults) plans(players int, ticks, seed uint64) []ssPlan {
+	return ssPlans(players, uint32(ticks), f.corrupt, f.churn, seed)
 }
 
 func parseStateSyncDemoFlags(args []string, stderr io.Writer) (ssDemoFlags, error) {
 	var f ssDemoFlags
-	fs := flag.NewFlagSet("demo --mode statesync", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.IntVar(&f.players, "players", 100, "bot players (1..255)")
-	fs.Uint64Var(&f.ticks, "ticks", 1200, "frames to play, at 20 per second")
-	fs.DurationVar(&f.latency, "latency", 20*time.Millisecond, "one-way delay added in each direction of every client")
-	fs.DurationVar(&f.jitter, "jitter", 5*time.Millisecond, "uniform ± jitter on that delay")
-	fs.Float64Var(&f.loss, "loss", 0.02, "independent packet loss in each direction")
+	fs := f.flagSet(demoSpec{name: "demo --mode statesync", players: 100, nTicks: 1200, latency: 20 * time.Millisecond,
+		jitter: 5 * time.Millisecond, loss: 0.02, ticks: "frames to play, at 20 per second", seed: ssSeedUsage,
+		json: "print one JSON object"}, stderr)
 	f.ssFaults.add(fs, 3, 0.1)
-	fs.BoolVar(&f.json, "json", false, "print one JSON object")
-	f.sec.addInsecure(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return f, err
-	}
-	switch {
-	case fs.NArg() > 0:
-		return f, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
-	case f.players < 1 || f.players > 255:
-		return f, fmt.Errorf("%w: --players must be 1..255", errUsage)
-	case f.ticks < 1 || f.ticks > 1<<31:
-		return f, fmt.Errorf("%w: --ticks must be at least 1", errUsage)
-	}
-	if err := f.ssFaults.check(f.players, f.ticks); err != nil {
-		return f, err
-	}
-	link := netsim.Link{Latency: f.latency, Jitter: f.jitter, Loss: f.loss}
-	if err := link.Validate(); err != nil {
-		return f, fmt.Errorf("%w: %v", errUsage, err)
-	}
-	return f, nil
+	err := f.parse(fs, args, 255, func() error { return f.ssFaults.check(f.players, f.ticks) })
+	return f, err
 }
 
 // ssReport is the summary of a state-sync match (the JSON of demo and
@@ -112,6 +81,8 @@ type ssReport struct {
 	DownloadBytesPerClientS float64           `json:"download_bytes_per_client_s"`
 	ServerCPUMsPerTickP99   float64           `json:"server_cpu_ms_per_tick_p99"`
 	AllInSync               bool              `json:"all_in_sync"`
+
+	injected int // bots corrupted by the plan
 }
 
 // ssPlans draws the fault plan: corrupt bots corrupted once each, spread
@@ -148,35 +119,12 @@ func runStateSyncDemo(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	reports := make(chan host.Report, 1)
 	model := host.Model(host.Config{OnReport: func(r host.Report) { reports <- r }})
-	relayCfg, clientCfg := lanes.TransportConfig(), lanes.TransportConfig()
-	f.sec.exemptLoopback = true // every bot connects from loopback
-	sc, err := f.sec.serverConfig(0)
+	d, err := startDemoServer(ctx, &f.demoCommon, server.Config{Models: []room.Model{model}, DefaultModel: room.StateSync})
 	if err != nil {
 		return err
 	}
-	if sc != nil {
-		relayCfg.Security = sc
-		clientCfg.Security = &transport.SecurityConfig{ServerKey: sc.Identity.Public().(ed25519.PublicKey)}
-	}
-	d, err := startLocalRelay(ctx, relayCfg, server.Config{Models: []room.Model{model}, DefaultModel: room.StateSync})
-	if err != nil {
-		return err
-	}
-	plans := f.plans(f.players, f.ticks)
-	link := netsim.Link{Latency: f.latency, Jitter: f.jitter, Loss: f.loss}
-	dial := func(ctx context.Context, i int) (*transport.Conn, error) {
-		pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		impaired := netsim.Wrap(pc, netsim.Config{Seed: f.seed*1000 + uint64(i), Out: link, In: link})
-		conn, err := transport.Dial(ctx, impaired, d.addr, clientCfg)
-		if err != nil {
-			impaired.Close()
-		}
-		return conn, err
-	}
-	results := playStateSync(ctx, f.players, f.players, "demo", uint32(f.ticks), plans, dial)
+	plans := f.plans(f.players, f.ticks, f.seed)
+	results := playStateSync(ctx, f.players, f.players, "demo", uint32(f.ticks), plans, d.dial)
 	d.stop()
 	var rep host.Report
 	select {
@@ -184,45 +132,64 @@ func runStateSyncDemo(ctx context.Context, args []string, stdout, stderr io.Writ
 	case <-time.After(5 * time.Second):
 	}
 	r := ssSummary(f.players, f.ticks, results, &rep)
+	r.injected = f.corrupt
 	reportStuck(stderr, results)
-	injected := 0
-	for _, p := range plans {
-		if p.corruptAt != 0 {
-			injected++
-		}
-	}
-	return printStateSync(stdout, &r, f.json, r.DesyncsRecovered == r.DesyncsDetected && r.DesyncsRecovered >= injected, func(w io.Writer) {
-		fmt.Fprintf(w, "tickwire demo --mode statesync: %d bots, %d frames at 20 Hz, %v ± %v one-way, %.0f%% loss each way, %d corrupted, %.0f%% churn\n",
-			f.players, f.ticks, f.latency, f.jitter, 100*f.loss, f.corrupt, 100*f.churn)
+	return printReport(stdout, &r, f.json, func(w io.Writer) {
+		fmt.Fprintf(w, "tickwire demo --mode statesync: %d bots, %d frames at 20 Hz, %s, %d corrupted, %.0f%% churn\n",
+			f.players, f.ticks, f.impairment(), f.corrupt, 100*f.churn)
 	})
 }
 
 // playStateSync joins n bots (of a room of roomSize) and plays them to
-// the end concurrently.
-func playStateSync(ctx context.Context, n, roomSize int, roomName string, ticks uint32, plans []ssPlan,
-	dial func(context.Context, int) (*transport.Conn, error)) []ssPlayerResult {
+// the end concurrently. A bot that churns closes its connection, stays
+// away ssAway and comes back as a new client over a new connection.
+func playStateSync(ctx context.Context, n, roomSize int, roomName string, ticks uint32, plans []ssPlan, dial dialer) []ssPlayerResult {
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(ticks)*50*time.Millisecond+2*time.Minute)
 	defer cancel()
-	results := make([]ssPlayerResult, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			conn, err := dial(ctx, i)
-			if err != nil {
-				results[i].Err = err
-				return
+	return playBots(n, func(i int) ssPlayerResult {
+		p := &ssPlayer{ticks: ticks, plan: plans[i]}
+		for {
+			if err := p.dialAndJoin(ctx, i, roomName, roomSize, dial); err != nil {
+				p.res.Err = err
+				return p.res
 			}
-			p, err := joinStateSync(ctx, conn, roomName, roomSize, ticks, plans[i])
-			if err != nil {
-				conn.Close()
-				results[i].Err = err
-				return
+			if !p.play(ctx) {
+				return p.res
 			}
-			results[i] = p.play(ctx)
-		})
+			select {
+			case <-time.After(ssAway):
+				p.helloAt = time.Now()
+			case <-ctx.Done():
+				p.res.Err = ctx.Err()
+				return p.res
+			}
+		}
+	})
+}
+
+// dialAndJoin connects bot i and joins the room; while a late joiner
+// finds every seat taken (the server has not yet seen the end of the
+// connection it left), it tries again every 100 ms, for up to 10 s.
+func (p *ssPlayer) dialAndJoin(ctx context.Context, i int, roomName string, roomSize int, dial dialer) error {
+	for try := 0; ; try++ {
+		conn, err := dial(ctx, i)
+		if err != nil {
+			return err
+		}
+		err = p.join(ctx, conn, roomName, roomSize)
+		if err == nil {
+			return nil
+		}
+		conn.Close()
+		if !errors.Is(err, errSeatsTaken) || p.res.Start.IsZero() || try == 100 {
+			return err
+		}
+		select {
+		case <-time.After(100 * time.Millisecond):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
-	wg.Wait()
-	return results
 }
 
 // ssSummary combines the bots' results with the server's report (zero
@@ -282,23 +249,19 @@ func ssSummary(players int, ticks uint64, results []ssPlayerResult, rep *host.Re
 	return r
 }
 
-// printStateSync prints the report and returns errNotInSync unless the
-// clients are in sync and every desync was recovered.
-func printStateSync(w io.Writer, r *ssReport, asJSON, recovered bool, header func(io.Writer)) error {
-	if asJSON {
-		if err := json.NewEncoder(w).Encode(r); err != nil {
-			return err
-		}
-	} else {
-		header(w)
-		fmt.Fprintf(w, "majority agreement %.2f%%; desyncs %d detected, %d recovered (p99 %.0f frames, %.0f bytes)\n",
-			r.MajorityAgreementPct, r.DesyncsDetected, r.DesyncsRecovered, r.RecoveryTicksP99, r.RecoveryBytesP99)
-		fmt.Fprintf(w, "late joins %d (p99 %.0f ms); tiers %v\n", r.LateJoins, r.LateJoinMsP99, r.Tiers)
-		fmt.Fprintf(w, "per client: upload %.0f B/s, download %.0f B/s; server CPU p99 %.3f ms per frame\n",
-			r.UploadBytesPerClientS, r.DownloadBytesPerClientS, r.ServerCPUMsPerTickP99)
-		fmt.Fprintf(w, "in sync: %v\n", r.AllInSync)
-	}
-	if !r.AllInSync || !recovered {
+func (r *ssReport) table(w io.Writer) {
+	fmt.Fprintf(w, "majority agreement %.2f%%; desyncs %d detected, %d recovered (p99 %.0f frames, %.0f bytes)\n",
+		r.MajorityAgreementPct, r.DesyncsDetected, r.DesyncsRecovered, r.RecoveryTicksP99, r.RecoveryBytesP99)
+	fmt.Fprintf(w, "late joins %d (p99 %.0f ms); tiers %v\n", r.LateJoins, r.LateJoinMsP99, r.Tiers)
+	fmt.Fprintf(w, "per client: upload %.0f B/s, download %.0f B/s; server CPU p99 %.3f ms per frame\n",
+		r.UploadBytesPerClientS, r.DownloadBytesPerClientS, r.ServerCPUMsPerTickP99)
+	fmt.Fprintf(w, "in sync: %v\n", r.AllInSync)
+}
+
+// verdict is errNotInSync unless the clients are in sync and every desync
+// was recovered, at least one per corrupted bot.
+func (r *ssReport) verdict() error {
+	if !r.AllInSync || r.DesyncsRecovered != r.DesyncsDetected || r.DesyncsRecovered < r.injected {
 		return errNotInSync
 	}
 	return nil

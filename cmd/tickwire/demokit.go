@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/ed25519"
 	"flag"
@@ -36,8 +37,11 @@ type demoCommon struct {
 // demoSpec is what a mode sets of the shared demo flags.
 type demoSpec struct {
 	name    string        // the flag set's, e.g. "demo --mode fogauth"
-	tps     int           // --tps default
+	players int           // --players default (0: 4)
+	nTicks  uint64        // --ticks default (0: 900)
+	tps     int           // --tps default (0: the mode's rate is fixed, no --tps)
 	latency time.Duration // --latency default
+	jitter  time.Duration // --jitter default (0: 10ms)
 	loss    float64       // --loss default
 	ticks   string        // usage of --ticks
 	seed    string        // usage of --seed
@@ -49,11 +53,13 @@ type demoSpec struct {
 func (f *demoCommon) flagSet(s demoSpec, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(s.name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.IntVar(&f.players, "players", 4, "bot players")
-	fs.Uint64Var(&f.ticks, "ticks", 900, s.ticks)
-	fs.IntVar(&f.tps, "tps", s.tps, "ticks per second")
+	fs.IntVar(&f.players, "players", cmp.Or(s.players, 4), "bot players")
+	fs.Uint64Var(&f.ticks, "ticks", cmp.Or(s.nTicks, 900), s.ticks)
+	if s.tps > 0 {
+		fs.IntVar(&f.tps, "tps", s.tps, "ticks per second")
+	}
 	fs.DurationVar(&f.latency, "latency", s.latency, "one-way delay added in each direction of every client")
-	fs.DurationVar(&f.jitter, "jitter", 10*time.Millisecond, "uniform ± jitter on that delay")
+	fs.DurationVar(&f.jitter, "jitter", cmp.Or(s.jitter, 10*time.Millisecond), "uniform ± jitter on that delay")
 	fs.Float64Var(&f.loss, "loss", s.loss, "independent packet loss in each direction")
 	fs.Uint64Var(&f.seed, "seed", 1, s.seed)
 	fs.BoolVar(&f.json, "json", false, s.json)
@@ -74,7 +80,7 @@ func (f *demoCommon) parse(fs *flag.FlagSet, args []string, maxPlayers int, chec
 		return fmt.Errorf("%w: --players must be 1..%d", errUsage, maxPlayers)
 	case f.ticks < 1:
 		return fmt.Errorf("%w: --ticks must be at least 1", errUsage)
-	case f.tps < 1 || f.tps > 1000:
+	case fs.Lookup("tps") != nil && (f.tps < 1 || f.tps > 1000):
 		return fmt.Errorf("%w: --tps must be 1..1000", errUsage)
 	}
 	if check != nil {
@@ -119,7 +125,9 @@ func startDemoServer(ctx context.Context, f *demoCommon, scfg server.Config) (*d
 		return nil, err
 	}
 	clientCfg := relayCfg
-	sc, err := f.sec.serverConfig(0)
+	sec := f.sec
+	sec.exemptLoopback = true // the bots all dial from loopback
+	sc, err := sec.serverConfig(0)
 	if err != nil {
 		return nil, err
 	}

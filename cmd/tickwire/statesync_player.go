@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -27,10 +28,11 @@ const ssGameSeed = 20261123
 // ssPlan is what a bot does to itself during the match.
 type ssPlan struct {
 	corruptAt uint32   // frame after which it corrupts its state (0: never)
-	churnAt   []uint32 // frames at which it leaves for awayFrames and comes back
+	churnAt   []uint32 // frames at which it leaves for ssAway and comes back
 }
 
-const ssAwayFrames = 20
+// ssAway is how long a churned bot stays away: 20 frames.
+const ssAway = time.Second
 
 // ssPlayer is one bot client of a state-sync room: the statesync.Client
 // core with the action game, played by action.Bot, over a transport.Conn.
@@ -46,9 +48,9 @@ type ssPlayer struct {
 	reasm  ssmsg.Reassembler
 	outbox host.Outbox
 	joined bool // its JoinInput went out since it last synced
-	away   int  // Ticks still to let pass before it comes back
+	churn  bool // it left, to come back over a new connection
 	last   uint32
-	// helloAt is when it came back, until it synced.
+	// helloAt is when it dialed to come back, until it synced.
 	helloAt time.Time
 	// desynced: named desynced at desyncAt and not yet recovered.
 	desynced bool
@@ -76,38 +78,50 @@ type ssPlayerResult struct {
 	Err        error
 }
 
-// joinStateSync joins room over conn with the relay's join exchange and
-// returns the bot ready to play.
-func joinStateSync(ctx context.Context, conn *transport.Conn, roomName string, roomSize int, ticks uint32, plan ssPlan) (*ssPlayer, error) {
+// errSeatsTaken: the room refused a join as full (a churned bot's seat
+// is free once the server saw its connection end).
+var errSeatsTaken = errors.New("every seat is taken")
+
+// join joins room over conn with the relay's join exchange and readies
+// the bot to play there with a new game and core, as a client that never
+// played: at the start of the match in its seat, or later in the seat of
+// a player who left (the room's late-join path).
+func (p *ssPlayer) join(ctx context.Context, conn *transport.Conn, roomName string, roomSize int) error {
 	var codec msg.Codec
 	b, err := codec.Append(nil, &msg.JoinRoom{Room: roomName, RoomSize: uint8(roomSize), NetworkModel: room.StateSync})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := conn.Send(lanes.Orders, b); err != nil {
-		return nil, err
+		return err
 	}
 	conn.Flush()
 	for {
 		tm, err := conn.Receive(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("joining room %q: %w", roomName, err)
+			return fmt.Errorf("joining room %q: %w", roomName, err)
 		}
 		m, err := codec.Decode(tm.Data)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		switch m := m.(type) {
 		case *msg.JoinRefused:
-			return nil, fmt.Errorf("room %q refused: %v %s", roomName, m.Reason, m.Detail)
+			if m.Reason == msg.RefuseRoomFull {
+				return fmt.Errorf("room %q: %w: %s", roomName, errSeatsTaken, m.Detail)
+			}
+			return fmt.Errorf("room %q refused: %v %s", roomName, m.Reason, m.Detail)
 		case *msg.JoinAccepted:
 			if m.NetworkModel != room.StateSync {
-				return nil, fmt.Errorf("seated in a %q room", m.NetworkModel)
+				return fmt.Errorf("seated in a %q room", m.NetworkModel)
 			}
-			p := &ssPlayer{conn: conn, id: uint32(m.Player), ticks: ticks, plan: plan}
+			p.conn, p.id = conn, uint32(m.Player)
 			p.fresh()
-			p.res.ID, p.res.Start = p.id, time.Now()
-			return p, nil
+			p.res.ID = p.id
+			if p.res.Start.IsZero() {
+				p.res.Start = time.Now()
+			}
+			return nil
 		}
 	}
 }
@@ -120,11 +134,13 @@ func (p *ssPlayer) fresh() {
 	p.joined, p.last = false, 0
 }
 
-// play runs the bot until it has simulated frame p.ticks, then closes its
-// connection.
-func (p *ssPlayer) play(ctx context.Context) ssPlayerResult {
+// play runs the bot on its connection until it has simulated frame
+// p.ticks or its plan makes it leave, then closes the connection. It
+// returns whether the bot left to come back.
+func (p *ssPlayer) play(ctx context.Context) (churned bool) {
 	defer p.conn.Close()
-	for {
+	p.churn = false
+	for !p.churn {
 		tm, err := p.conn.Receive(ctx)
 		if err != nil {
 			p.res.Err = err
@@ -133,16 +149,6 @@ func (p *ssPlayer) play(ctx context.Context) ssPlayerResult {
 		p.res.Down += len(tm.Data)
 		m, err := p.reasm.Parse(tm.Data)
 		if err != nil || m == nil {
-			continue
-		}
-		if p.away > 0 {
-			if _, ok := m.(*ssmsg.Tick); ok {
-				if p.away--; p.away == 0 {
-					p.fresh()
-					p.helloAt = time.Now()
-					p.send(&ssmsg.Hello{})
-				}
-			}
 			continue
 		}
 		_ = p.core.Step(m) // a message the core refuses changes nothing; it may still have queued output
@@ -155,7 +161,7 @@ func (p *ssPlayer) play(ctx context.Context) ssPlayerResult {
 	}
 	p.res.End = time.Now()
 	p.res.Frame = p.core.Frame()
-	return p.res
+	return p.churn
 }
 
 // afterStep acts on the frames the core simulated: the plan, then the
@@ -178,7 +184,7 @@ func (p *ssPlayer) afterStep() {
 	for _, at := range p.plan.churnAt {
 		if prev < at && f >= at {
 			p.send(&ssmsg.Bye{})
-			p.away = ssAwayFrames
+			p.churn = true
 			return
 		}
 	}

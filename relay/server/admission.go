@@ -69,6 +69,13 @@ func (s *Server) join(c *transport.Conn, j *msg.JoinRoom) (*hostedRoom, *seat, b
 	if h.size != int(j.RoomSize) {
 		return nil, nil, false, refuse(msg.RefuseSizeMismatch, "room %q is for %d players, not %d", h.name, h.size, j.RoomSize)
 	}
+	if h.started && h.model.LateJoin && !h.ended {
+		st, ref := s.lateJoinLocked(h, c)
+		if st == nil {
+			return nil, nil, false, ref
+		}
+		return h, st, false, refusal{}
+	}
 	if h.started || h.seated == h.size {
 		return nil, nil, false, refuse(msg.RefuseRoomFull, "room %q has all its %d players", h.name, h.size)
 	}

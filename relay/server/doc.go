@@ -31,6 +31,11 @@
 // connection goes to the running room as an Inbound.Joined, after the old
 // connection's end. Lockstep takes neither.
 //
+// A JoinRoom as a player for a playing room whose model takes late
+// joiners (room.Model.LateJoin, e.g. state_sync) takes the lowest seat
+// whose connection ended and reaches the room the same way; with every
+// seat taken, and for every other model, it is refused as full.
+//
 // A room not full within Config.WaitingTimeout (server clock) expires: its
 // connections are closed. Each seated connection's messages pass a token
 // bucket (Config.MessageRate, MessageBurst) before the room's queue;

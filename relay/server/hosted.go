@@ -51,6 +51,7 @@ type seat struct {
 	// without one): a rejoin must present a token for the same key.
 	identity []byte
 	ended    bool // the connection ended (guarded by Server.mu)
+	late     bool // a new player seated in a playing room (room.Model.LateJoin)
 	// Owned by the seat's reader.
 	limit bucket
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"crypto/rand"
 	"crypto/subtle"
 	"errors"
 
@@ -80,6 +81,28 @@ func (s *Server) rejoinLocked(h *hostedRoom, c *transport.Conn, j *msg.JoinRoom)
 	h.seated++
 	h.log.Info("relay: player rejoins", "player", st.player, "peer", c.RemoteAddr())
 	return h, st, refusal{}
+}
+
+// lateJoinLocked seats c as a new player of the playing room h, whose
+// model takes late joiners (room.Model.LateJoin): in the lowest seat
+// whose connection ended, with a player id and secret of its own; or
+// refuses when every seat is taken.
+func (s *Server) lateJoinLocked(h *hostedRoom, c *transport.Conn) (*seat, refusal) {
+	i := 0
+	for i < h.size && !h.seats[i].ended {
+		i++
+	}
+	if i == h.size {
+		return nil, refuse(msg.RefuseRoomFull, "room %q has all its %d players", h.name, h.size)
+	}
+	st := &seat{index: i, player: h.seats[i].player, conn: c, identity: tokenPlayer(c), late: true}
+	if h.model.Rejoin {
+		rand.Read(st.secret[:]) // never fails (crypto/rand)
+	}
+	h.seats[i] = st
+	h.seated++
+	h.log.Info("relay: player joins late", "player", st.player, "peer", c.RemoteAddr())
+	return st, refusal{}
 }
 
 // tokenPlayer is the player key of c's connect token, or nil.

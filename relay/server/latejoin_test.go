@@ -167,3 +167,52 @@ func TestRejoinNeedsTheSameToken(t *testing.T) {
 		b.Close()
 	})
 }
+
+// TestLateJoinNewPlayers: a model with LateJoin takes new connections as
+// players while its room plays, in the seat of a player whose connection
+// ended (the room sees that end, then the new connection), and refuses
+// them as full while every seat is taken; lockstep, which does not
+// declare it, refuses a player joining its playing room as before.
+func TestLateJoinNewPlayers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var echoed atomic.Uint64
+		m := echoModel(&echoed)
+		m.LateJoin = true
+		h := newModelHarness(t, server.Config{Models: []room.Model{m}, DefaultModel: "echo", MatchTypes: map[string]string{"ranked": "lockstep"}})
+		defer h.close()
+
+		a, _ := h.joinWith(&msg.JoinRoom{Room: "cup", RoomSize: 2})
+		b, _ := h.joinWith(&msg.JoinRoom{Room: "cup", RoomSize: 2})
+		echo(t, a, 1)
+		_, mf := h.joinWith(&msg.JoinRoom{Room: "cup", RoomSize: 2})
+		wantRefused(t, mf, msg.RefuseRoomFull)
+
+		// Player 1 leaves; a new connection takes its seat, late.
+		a.Close()
+		time.Sleep(time.Second)
+		c, mc := h.joinWith(&msg.JoinRoom{Room: "cup", RoomSize: 2})
+		if acc, ok := mc.(*msg.JoinAccepted); !ok || acc.Player != 1 || acc.NetworkModel != "echo" {
+			t.Fatalf("late join: %+v", mc)
+		}
+		echo(t, c, 1)
+		echo(t, b, 2)
+		_, mf = h.joinWith(&msg.JoinRoom{Room: "cup", RoomSize: 2})
+		wantRefused(t, mf, msg.RefuseRoomFull)
+		_, ms := h.joinWith(&msg.JoinRoom{Room: "cup", RoomSize: 3})
+		wantRefused(t, ms, msg.RefuseSizeMismatch)
+		if st := h.srv.Stats(); len(st.Rooms) != 1 || st.Rooms[0].Players != 2 {
+			t.Fatalf("rooms %+v", st.Rooms)
+		}
+
+		// Lockstep refuses a new player in its playing room.
+		l1, _ := h.joinWith(&msg.JoinRoom{Room: "ls", RoomSize: 2, MatchType: "ranked"})
+		l2, _ := h.joinWith(&msg.JoinRoom{Room: "ls", RoomSize: 2, MatchType: "ranked"})
+		l1.Close()
+		time.Sleep(time.Second)
+		_, ml := h.joinWith(&msg.JoinRoom{Room: "ls", RoomSize: 2, MatchType: "ranked"})
+		wantRefused(t, ml, msg.RefuseRoomFull)
+		for _, c := range []*transport.Conn{b, c, l2} {
+			c.Close()
+		}
+	})
+}

@@ -133,7 +133,7 @@ func (s *Server) ServeConn(ctx context.Context, c *transport.Conn) error {
 	}
 	c.Flush()
 	s.cfg.Logger.Info("relay: player joined", "room", h.name, "player", st.player, "as", j.As, "network_model", h.model.Name, "peer", c.RemoteAddr())
-	if j.As != msg.JoinPlayer {
+	if j.As != msg.JoinPlayer || st.late {
 		s.postJoined(h, st)
 	}
 	s.wg.Add(1)

@@ -11,8 +11,10 @@
 // are split into CHUNK messages (statesync/msg), because the lanes a
 // server offers to every model do not fragment reliable traffic.
 //
-// The server seam fixes a room's seats when it starts, so a seat cannot
-// be given to a new connection. A client that leaves and comes back keeps
-// its connection: it sends BYE, and later HELLO, which the room turns into
-// a leave and a late join of the core.
+// The model takes late joiners (room.Model.LateJoin): a new connection
+// joining the playing room gets the seat of a player whose connection
+// ended, and the room joins its player id to the core late (NEW →
+// SYNCING → ACTIVE). A client may also leave and come back on its
+// connection: BYE, and later HELLO, which the room turns into a leave and
+// a late join of the core.
 package host

@@ -69,6 +69,9 @@ func Model(cfg Config) room.Model {
 		// partition, and more while it recovers or provides state.
 		MessageRate: 12 * hz, MessageBurst: 40 * hz,
 		Channels: Channels(),
+		// A new connection takes the seat of a player that left and
+		// joins the core late (NEW → SYNCING → ACTIVE).
+		LateJoin: true,
 		New: func(p room.Params) (room.Room, error) {
 			c := cfg.Core
 			c.TickHz = hz
@@ -174,11 +177,22 @@ func seatID(i int) uint32 { return uint32(i + 1) }
 // handle applies one inbound message or a seat's end.
 func (r *ssRoom) handle(in *room.Inbound) {
 	id := seatID(in.Seat)
-	if in.Err != nil {
+	switch {
+	case in.Err != nil:
 		if r.open[in.Seat] {
 			r.open[in.Seat] = false
 			r.core.Leave(in.At, id)
 		}
+		return
+	case in.Joined != nil: // a new player in the seat of one that left
+		if in.Seat >= len(r.p.Seats) {
+			return
+		}
+		r.p.Seats[in.Seat].Conn = in.Joined.Conn
+		r.open[in.Seat] = true
+		r.reasm[in.Seat], r.outbox[in.Seat] = msg.Reassembler{}, Outbox{}
+		r.core.Leave(in.At, id)
+		_ = r.core.Join(in.At, id)
 		return
 	}
 	r.report.BytesIn[in.Seat] += len(in.Msg.Data)

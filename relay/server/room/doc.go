@@ -10,7 +10,7 @@
 //	  JoinRoom → pick model → seat ──┐
 //	  … room full …                  └─▶ Model.New(Params{Seats, Inbox, Clock, …}) → Room
 //	  reader per seat ─ rate limit ─▶ Inbox ─▶ Room.Run (one goroutine)
-//	  JoinRoom as rejoin/spectator ─▶ Inbox (Inbound.Joined) ─▶ Room.Run
+//	  JoinRoom as rejoin/spectator/late ─▶ Inbox (Inbound.Joined) ─▶ Room.Run
 //	  Stats / metrics ◀──────────────────── Room.Status, Model.Metrics
 //	  close seats left open ◀──────────────  Run returns
 //
@@ -22,7 +22,8 @@
 // configuration, the union of its models' channels.
 //
 // A model that can take connections after its start says so
-// (Model.Rejoin, Model.MaxSpectators). The server then gives each seat a
+// (Model.Rejoin, Model.MaxSpectators, Model.LateJoin for new players in
+// the seat of one who left). The server then gives each seat a
 // rejoin secret in its JoinAccepted, checks a rejoin's player and secret
 // (constant-time) and a spectator's limit, and hands the new connection
 // to the running room through the Inbox; the model never sees a refused

@@ -23,10 +23,11 @@ type Inbound struct {
 	Err error
 	// Joined, if set, is a connection taking the seat while the room
 	// plays (Msg is empty): a player back in its seat after its earlier
-	// connection's end (always posted before this), or a new spectator.
+	// connection's end (always posted before this), a new player in the
+	// seat of one that left (Model.LateJoin), or a new spectator.
 	// It is answered JoinAccepted already; the room sends what the
-	// model sends a joiner. Only models with Rejoin or MaxSpectators
-	// receive it.
+	// model sends a joiner. Only models with Rejoin, LateJoin or
+	// MaxSpectators receive it.
 	Joined *Seat
 }
 

@@ -56,6 +56,12 @@ type Model struct {
 	// size up), posted to the Inbox like a rejoin. 0 means the model takes
 	// no spectators: they are refused as unsupported.
 	MaxSpectators int
+	// LateJoin lets new players join the room while it plays: a JoinRoom
+	// as a player (with the room's size) for a playing room of the model
+	// takes the lowest player id whose connection ended, and is posted to
+	// the Inbox like a rejoin (Inbound.Joined); with no such seat it is
+	// refused as full. Without it a playing room refuses new players.
+	LateJoin bool
 	// New starts a room once all its seats are taken. An error ends the
 	// room: the server closes the seats.
 	New func(Params) (Room, error)
