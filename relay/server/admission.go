@@ -34,12 +34,27 @@ func (s *Server) pickModel(j *msg.JoinRoom) (*hostedModel, refusal, bool) {
 	return m, refusal{}, true
 }
 
-// join seats c in the room j names, creating the room if needed. It
-// returns the room and the seat, and whether the room is now full; or a
-// refusal.
-func (s *Server) join(c *transport.Conn, j *msg.JoinRoom) (*hostedRoom, *seat, bool, refusal) {
+// join seats c in the room j names, creating the room if needed, and
+// queues its JoinAccepted. It returns the room and the seat, whether the
+// room is now full and the error of queueing the answer; or a refusal.
+func (s *Server) join(c *transport.Conn, j *msg.JoinRoom) (h *hostedRoom, st *seat, full bool, ref refusal, answer error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	h, st, full, ref = s.joinLocked(c, j)
+	if h != nil {
+		// The answer is queued before the lock is released: whoever
+		// fills the room starts it only after taking the lock, so every
+		// seat's JoinAccepted is on its connection's ordered lane before
+		// the room's first message.
+		accepted := &msg.JoinAccepted{Player: st.player, RoomSize: uint8(h.size), TickRate: uint16(h.tickRate),
+			NetworkModel: h.model.Name, Secret: st.secret}
+		answer = s.send(c, accepted)
+	}
+	return h, st, full, ref, answer
+}
+
+// joinLocked is join's choice of room and seat; s.mu is held.
+func (s *Server) joinLocked(c *transport.Conn, j *msg.JoinRoom) (*hostedRoom, *seat, bool, refusal) {
 	if s.closed {
 		return nil, nil, false, refuse(msg.RefuseShutdown, "the relay is shutting down")
 	}

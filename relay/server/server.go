@@ -123,12 +123,11 @@ func (s *Server) ServeConn(ctx context.Context, c *transport.Conn) error {
 	if detail := s.admitToken(c, j.Room); detail != "" {
 		return s.refuseToken(c, detail)
 	}
-	h, st, full, ref := s.join(c, j)
+	h, st, full, ref, err := s.join(c, j) // err: the JoinAccepted could not be queued
 	if h == nil {
 		return s.refuse(c, ref.reason, ref.detail)
 	}
-	accepted := &msg.JoinAccepted{Player: st.player, RoomSize: uint8(h.size), TickRate: uint16(h.tickRate), NetworkModel: h.model.Name, Secret: st.secret}
-	if err := s.send(c, accepted); err != nil {
+	if err != nil {
 		s.closeConn(c, "cannot answer the join")
 	}
 	c.Flush()
