@@ -11,26 +11,27 @@ import (
 // the client has acknowledged, and the entity's place in the priority
 // accumulator.
 type entry struct {
-	acked    sim.EntityState // valid when present; acked.ID is always set
-	present  bool            // the client acknowledged holding the entity
-	accum    uint32          // accumulated priority while a delta waits
-	lastSent uint64          // tick the entity was last sent or up to date
-	// flight is the last delta sent, at tick flightTick; while it may
-	// still be acknowledged it is not sent again.
-	flight     Delta
-	flightTick uint64
+	acked   sim.EntityState // valid when present; acked.ID is always set
+	present bool            // the client acknowledged holding the entity
 	// A StateUpdate the client may or may not have applied (its
 	// acknowledgement never came) makes what it carried uncertain: unsure
 	// for an Enter or a Leave (the next delta is an Enter or a Leave
 	// again), dirty for an Update's fields (sent again whatever their
 	// value).
-	unsure bool
-	dirty  FieldMask
+	unsure   bool
+	dirty    FieldMask
+	accum    uint32 // accumulated priority while a delta waits
+	lastSent uint64 // tick the entity was last sent or up to date
 	// staleSince is the tick from which the client's acknowledged state
 	// of this visible entity has differed from the truth (0: it has not).
 	// When a StateUpdate carrying the entity is acknowledged, the client
 	// was stale from staleSince until that StateUpdate was sent.
 	staleSince uint64
+	// flight is the last delta sent, at tick flightTick; while it may
+	// still be acknowledged it is not sent again. (The fields are ordered
+	// so that none is padded: 120 bytes, the flight's state last.)
+	flightTick uint64
+	flight     Delta
 }
 
 // pending is one entity's delta waiting for the budget: its kind and
