@@ -180,6 +180,7 @@ func (r *Room) serialize(c *viewer, ents []sim.EntityState, saturated bool) {
 			openPart()
 		}
 		c.items = append(c.items, p.delta(v, ents))
+		c.hints = append(c.hints, p.entry)
 		d := &c.items[len(c.items)-1]
 		if d.Kind == DeltaEnter {
 			enter := Delta{Kind: DeltaEnter, Entity: d.Entity}

@@ -266,9 +266,20 @@ func (v *view) find(id protocol.EntityID) (int, bool) {
 	return lo, lo < len(v.entries) && v.entries[lo].acked.ID == id
 }
 
-// acknowledge records that the client applied d, sent at tick.
-func (v *view) acknowledge(d *Delta, tick uint64) {
-	i, ok := v.find(d.Entity.ID)
+// entry returns the index of id's entry, or the index where it belongs,
+// trying hint first: where the entry was when a delta for it was sent
+// (entries move only when the view is rebuilt or an entry is inserted).
+func (v *view) entry(id protocol.EntityID, hint int32) (int, bool) {
+	if h := int(hint); h >= 0 && h < len(v.entries) && v.entries[h].acked.ID == id {
+		return h, true
+	}
+	return v.find(id)
+}
+
+// acknowledge records that the client applied d, sent at tick while its
+// entry was at hint.
+func (v *view) acknowledge(d *Delta, hint int32, tick uint64) {
+	i, ok := v.entry(d.Entity.ID, hint)
 	if ok && v.entries[i].staleSince != 0 {
 		e := &v.entries[i]
 		if tick >= e.staleSince {
@@ -300,9 +311,10 @@ func (v *view) acknowledge(d *Delta, tick uint64) {
 	}
 }
 
-// forget records that the client may or may not have applied d.
-func (v *view) forget(d *Delta) {
-	i, ok := v.find(d.Entity.ID)
+// forget records that the client may or may not have applied d, sent
+// while its entry was at hint.
+func (v *view) forget(d *Delta, hint int32) {
+	i, ok := v.entry(d.Entity.ID, hint)
 	switch {
 	case d.Kind == DeltaUpdate:
 		if ok && v.entries[i].present {
