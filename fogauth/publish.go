@@ -3,6 +3,7 @@ package fogauth
 import (
 	"encoding/binary"
 	"math/bits"
+	"slices"
 
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/sim"
@@ -180,6 +181,11 @@ func (r *Room) serialize(c *viewer, ents []sim.EntityState, saturated bool) {
 			openPart()
 		}
 		c.items = append(c.items, p.delta(v, ents))
+		if cap(c.hints) < cap(c.items) {
+			// Grown with items, so it allocates only when items does.
+			c.hints = slices.Grow(c.hints, cap(c.items)-len(c.hints))
+		}
+		c.hints = append(c.hints, p.entry)
 		d := &c.items[len(c.items)-1]
 		if d.Kind == DeltaEnter {
 			enter := Delta{Kind: DeltaEnter, Entity: d.Entity}

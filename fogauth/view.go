@@ -11,26 +11,27 @@ import (
 // the client has acknowledged, and the entity's place in the priority
 // accumulator.
 type entry struct {
-	acked    sim.EntityState // valid when present; acked.ID is always set
-	present  bool            // the client acknowledged holding the entity
-	accum    uint32          // accumulated priority while a delta waits
-	lastSent uint64          // tick the entity was last sent or up to date
-	// flight is the last delta sent, at tick flightTick; while it may
-	// still be acknowledged it is not sent again.
-	flight     Delta
-	flightTick uint64
+	acked   sim.EntityState // valid when present; acked.ID is always set
+	present bool            // the client acknowledged holding the entity
 	// A StateUpdate the client may or may not have applied (its
 	// acknowledgement never came) makes what it carried uncertain: unsure
 	// for an Enter or a Leave (the next delta is an Enter or a Leave
 	// again), dirty for an Update's fields (sent again whatever their
 	// value).
-	unsure bool
-	dirty  FieldMask
+	unsure   bool
+	dirty    FieldMask
+	accum    uint32 // accumulated priority while a delta waits
+	lastSent uint64 // tick the entity was last sent or up to date
 	// staleSince is the tick from which the client's acknowledged state
 	// of this visible entity has differed from the truth (0: it has not).
 	// When a StateUpdate carrying the entity is acknowledged, the client
 	// was stale from staleSince until that StateUpdate was sent.
 	staleSince uint64
+	// flight is the last delta sent, at tick flightTick; while it may
+	// still be acknowledged it is not sent again. (The fields are ordered
+	// so that none is padded: 120 bytes, the flight's state last.)
+	flightTick uint64
+	flight     Delta
 }
 
 // pending is one entity's delta waiting for the budget: its kind and
@@ -265,9 +266,20 @@ func (v *view) find(id protocol.EntityID) (int, bool) {
 	return lo, lo < len(v.entries) && v.entries[lo].acked.ID == id
 }
 
-// acknowledge records that the client applied d, sent at tick.
-func (v *view) acknowledge(d *Delta, tick uint64) {
-	i, ok := v.find(d.Entity.ID)
+// entry returns the index of id's entry, or the index where it belongs,
+// trying hint first: where the entry was when a delta for it was sent
+// (entries move only when the view is rebuilt or an entry is inserted).
+func (v *view) entry(id protocol.EntityID, hint int32) (int, bool) {
+	if h := int(hint); h >= 0 && h < len(v.entries) && v.entries[h].acked.ID == id {
+		return h, true
+	}
+	return v.find(id)
+}
+
+// acknowledge records that the client applied d, sent at tick while its
+// entry was at hint.
+func (v *view) acknowledge(d *Delta, hint int32, tick uint64) {
+	i, ok := v.entry(d.Entity.ID, hint)
 	if ok && v.entries[i].staleSince != 0 {
 		e := &v.entries[i]
 		if tick >= e.staleSince {
@@ -299,9 +311,10 @@ func (v *view) acknowledge(d *Delta, tick uint64) {
 	}
 }
 
-// forget records that the client may or may not have applied d.
-func (v *view) forget(d *Delta) {
-	i, ok := v.find(d.Entity.ID)
+// forget records that the client may or may not have applied d, sent
+// while its entry was at hint.
+func (v *view) forget(d *Delta, hint int32) {
+	i, ok := v.entry(d.Entity.ID, hint)
 	switch {
 	case d.Kind == DeltaUpdate:
 		if ok && v.entries[i].present {

@@ -29,3 +29,29 @@ func TestIndexEntitiesMatchesSearch(t *testing.T) {
 		}
 	}
 }
+
+// TestEntryHintMatchesSearch compares the hinted lookup, with hints right,
+// stale and out of range, with the binary search.
+func TestEntryHintMatchesSearch(t *testing.T) {
+	rng := sim.SplitMix64{S: 9}
+	for range 500 {
+		var v view
+		for id := protocol.EntityID(1); id < 200; id++ {
+			if rng.Intn(2) == 0 {
+				v.entries = append(v.entries, entry{acked: sim.EntityState{ID: id}})
+			}
+		}
+		for range 50 {
+			id := protocol.EntityID(rng.Intn(210))
+			hint := int32(rng.Intn(uint64(len(v.entries)+4))) - 2
+			if i, ok := v.find(id); ok && rng.Intn(2) == 0 {
+				hint = int32(i)
+			}
+			gi, gok := v.entry(id, hint)
+			wi, wok := v.find(id)
+			if gi != wi || gok != wok {
+				t.Fatalf("entry(%d, hint %d) = %d, %v; search %d, %v", id, hint, gi, gok, wi, wok)
+			}
+		}
+	}
+}

@@ -11,10 +11,12 @@ type viewer struct {
 	view   view
 
 	// StateUpdates sent and not yet acknowledged, oldest first; their
-	// deltas are items[part.start:part.end].
+	// deltas are items[part.start:part.end], and hints[k] is where
+	// items[k]'s entry was in the view when it was sent (see view.entry).
 	parts     []sentPart
 	partsHead int
 	items     []Delta
+	hints     []int32
 
 	srtt8 uint64 // smoothed ticks from sending a StateUpdate to its acknowledgement, ×8
 
@@ -51,7 +53,7 @@ func (c *viewer) acknowledge(p PartID, tick uint64) {
 		}
 		sp := c.parts[i]
 		for j := sp.start; j < sp.end; j++ {
-			c.view.acknowledge(&c.items[j], p.Tick)
+			c.view.acknowledge(&c.items[j], c.hints[j], p.Tick)
 		}
 		c.partsHead = i + 1
 		sample := (tick - p.Tick) * 8
@@ -71,7 +73,7 @@ func (c *viewer) acknowledge(p PartID, tick uint64) {
 func (c *viewer) expire() {
 	sp := c.parts[c.partsHead]
 	for j := sp.start; j < sp.end; j++ {
-		c.view.forget(&c.items[j])
+		c.view.forget(&c.items[j], c.hints[j])
 	}
 	c.partsHead++
 	c.stats.Expired++
@@ -90,7 +92,7 @@ func (c *viewer) expireOld(tick uint64) {
 // compact reclaims the storage of dropped parts.
 func (c *viewer) compact() {
 	if c.partsHead == len(c.parts) {
-		c.parts, c.items, c.partsHead = c.parts[:0], c.items[:0], 0
+		c.parts, c.items, c.hints, c.partsHead = c.parts[:0], c.items[:0], c.hints[:0], 0
 		return
 	}
 	if c.partsHead < len(c.parts)/2 {
@@ -99,6 +101,7 @@ func (c *viewer) compact() {
 	first := c.parts[c.partsHead].start
 	n := copy(c.items, c.items[first:])
 	c.items = c.items[:n]
+	c.hints = c.hints[:copy(c.hints, c.hints[first:])]
 	m := copy(c.parts, c.parts[c.partsHead:])
 	c.parts = c.parts[:m]
 	for i := range c.parts {
