@@ -18,6 +18,7 @@ type ClientConfig struct {
 	MaxPending          int           // unacknowledged inputs kept; 512
 	ProvisionalTimeout  time.Duration // an acknowledged predicted spawn with no spawn event is discarded after; 1 s
 	MaxCatchUp          int           // ticks predicted by one Update; 8
+	EffectMemory        int           // side effects remembered for exactly-once; DefaultEffectMemory
 }
 
 func (c ClientConfig) withDefaults(tickRate int) ClientConfig {
@@ -34,6 +35,7 @@ func (c ClientConfig) withDefaults(tickRate int) ClientConfig {
 	c.MaxPending = orInt(c.MaxPending, 512)
 	c.ProvisionalTimeout = orDur(c.ProvisionalTimeout, time.Second)
 	c.MaxCatchUp = orInt(c.MaxCatchUp, 8)
+	c.EffectMemory = orInt(c.EffectMemory, DefaultEffectMemory)
 	return c
 }
 
@@ -142,7 +144,7 @@ type Client struct {
 func NewClient(cfg ClientConfig, g Game) *Client {
 	return &Client{
 		cfg:         cfg,
-		core:        NewSimulationCore(g, Predictive),
+		core:        newSimulationCore(g, Predictive, orInt(cfg.EffectMemory, DefaultEffectMemory)),
 		game:        g,
 		history:     make([]ownRecord, 256),
 		baselines:   make([]baseline, 32),
@@ -171,6 +173,8 @@ func (c *Client) Game() Game { return c.game }
 func (c *Client) Telemetry() Telemetry {
 	t := c.stats
 	t.RTT = c.clock.rtt
+	t.EffectsDeferred = c.core.ledger.deferred
+	t.EffectsRemembered = c.core.ledger.size()
 	if c.clock.ready() {
 		t.ServerTickLag = float64(c.predTick) - c.clock.serverTick(c.now)
 	}

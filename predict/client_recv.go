@@ -126,7 +126,7 @@ func (c *Client) serverEvent(e *Event, reliable bool) {
 			c.resolveProvisional(e.ActionSeq, 0)
 		}
 	}
-	if c.core.Fired(&e.GameEvent, e.Tick) {
+	if !c.core.Heard(e) {
 		c.stats.EffectsDeduped++
 		return
 	}
@@ -172,11 +172,18 @@ func (c *Client) expireProvisional() {
 
 // eventSet remembers which event ids were handled. Events arrive in order
 // on the reliable lane, so every id at or below the newest reliable one is
-// known; only ids seen early in snapshots are kept individually.
+// known; ids seen early in snapshots are kept individually until the
+// reliable lane passes them. An id too far ahead of the reliable lane is
+// not taken from a snapshot at all (its reliable copy will come), so the
+// set is bounded without ever forgetting an id it took.
 type eventSet struct {
 	reliable uint64
 	early    map[uint64]struct{}
 }
+
+// earlyWindow bounds how far ahead of the reliable lane a snapshot's
+// event may be taken.
+const earlyWindow = 1024
 
 // add reports whether id is new, and records it.
 func (s *eventSet) add(id uint64, reliable bool) bool {
@@ -186,18 +193,20 @@ func (s *eventSet) add(id uint64, reliable bool) bool {
 	_, early := s.early[id]
 	if reliable {
 		s.reliable = id
-		delete(s.early, id)
+		for k := range s.early {
+			if k <= id {
+				delete(s.early, k)
+			}
+		}
 		return !early
 	}
-	if early {
+	if early || id-s.reliable > earlyWindow {
 		return false
 	}
 	if s.early == nil {
 		s.early = make(map[uint64]struct{})
 	}
-	if len(s.early) < 4096 {
-		s.early[id] = struct{}{}
-	}
+	s.early[id] = struct{}{}
 	return true
 }
 

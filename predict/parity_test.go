@@ -63,7 +63,22 @@ func runSim(t testing.TB, players int, imp impairment, d time.Duration, cfg pred
 
 // runSimRules is runSim with the game's rules.
 func runSimRules(t testing.TB, players int, imp impairment, d time.Duration, cfg predict.ServerConfig, rules action.Config) []*predict.Client {
+	return playSim(t, players, imp, d, cfg, rules).clients
+}
+
+// simRun is a finished simulated match: the room, its clients and the
+// effects each client played.
+type simRun struct {
+	room    *simRoom
+	clients []*predict.Client
+	effects [][]predict.Event
+}
+
+// playSim plays players bots for d of virtual time over simulated links
+// with imp each way, collecting every effect the clients play.
+func playSim(t testing.TB, players int, imp impairment, d time.Duration, cfg predict.ServerConfig, rules action.Config) *simRun {
 	room := newSimRoom(cfg, actiongame.New(rules, seed))
+	run := &simRun{room: room, effects: make([][]predict.Event, players)}
 	var sessions []*predict.Session
 	var intents []predict.IntentFunc
 	for p := 1; p <= players; p++ {
@@ -74,19 +89,17 @@ func runSimRules(t testing.TB, players int, imp impairment, d time.Duration, cfg
 		c := predict.NewClient(predict.ClientConfig{}, actiongame.New(rules, 0))
 		sessions = append(sessions, &predict.Session{Client: c, Net: conn})
 		intents = append(intents, botIntent(c, uint64(100+p)))
+		run.clients = append(run.clients, c)
 	}
 	for now := time.Duration(0); now < d; now += 2 * time.Millisecond {
 		for i, s := range sessions {
 			if err := s.Step(now, intents[i]); err != nil {
 				t.Fatal(err)
 			}
+			run.effects[i] = append(run.effects[i], s.Client.Effects()...)
 		}
 	}
-	var out []*predict.Client
-	for _, s := range sessions {
-		out = append(out, s.Client)
-	}
-	return out
+	return run
 }
 
 // TestLoneClientOverLatencyNoCorrections: without loss, a lone client is

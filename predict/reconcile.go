@@ -45,10 +45,11 @@ func (c *Client) reconcile(m *SnapshotMessage) error {
 	predicted := c.history[t%uint64(len(c.history))]
 
 	prevAnchor := c.anchorTick
-	if err := c.core.Restore(snap, prevAnchor); err != nil {
+	if err := c.core.Restore(snap); err != nil {
 		return err
 	}
 	c.anchorTick, c.acked = t, acked
+	c.core.Settle(t, c.seen.reliable)
 	c.interp.push(t, c.game, c.player)
 	own, _ = c.game.PlayerEntity(c.player)
 	if c.anchored && predicted.tick == t {

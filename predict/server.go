@@ -90,12 +90,13 @@ type Server struct {
 	nextEvID uint64
 	stats    ServerStats
 
-	inputs  []PlayerInput
-	tickEvs []Event
-	history []historic // ring, History entries
-	out     []Outgoing
-	arena   []byte
-	scratch struct {
+	inputs   []PlayerInput
+	tickEvs  []Event
+	refusals []Event    // actions refused since the last tick, published with it
+	history  []historic // ring, History entries
+	out      []Outgoing
+	arena    []byte
+	scratch  struct {
 		in   InputMessage
 		snap SnapshotMessage
 		recs []Record
@@ -266,6 +267,14 @@ func (s *Server) step() {
 	all, _ := s.core.Step(s.inputs)
 	s.stats.Ticks++
 	s.tickEvs = s.tickEvs[:0]
+	for _, r := range s.refusals {
+		r.ID, r.Tick = s.nextEvID, t
+		s.nextEvID++
+		s.stats.Events++
+		s.tickEvs = append(s.tickEvs, r)
+	}
+	clear(s.refusals)
+	s.refusals = s.refusals[:0]
 	for i := range all {
 		s.tickEvs = append(s.tickEvs, s.publish(&all[i], t))
 	}
@@ -306,11 +315,18 @@ func (s *Server) take(c *client, t uint64) *Input {
 	if due[0].tick < t {
 		c.lateTick = t
 	}
-	if last := due[n-1]; last.tick < t && s.cfg.Late == LateReject {
-		s.stats.InputsDropped += uint64(n)
-		return nil
-	} else if s.cfg.Late == LateReject {
-		s.stats.InputsDropped += uint64(n - 1)
+	if s.cfg.Late == LateReject {
+		keep := n
+		if due[n-1].tick < t {
+			keep = n + 1 // all of them are late
+		}
+		for _, q := range due[:keep-1] {
+			s.refuse(c, &q.in, RefusedLate)
+		}
+		s.stats.InputsDropped += uint64(keep - 1)
+		if keep > n {
+			return nil
+		}
 		due = due[n-1:]
 	}
 	in := mergeDue(len(due), func(i int) *Input { return &due[i].in })

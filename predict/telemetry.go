@@ -63,6 +63,8 @@ type Telemetry struct {
 	ProvisionalDiscarded uint64
 	EffectsFired         uint64 // side effects handed to the game once
 	EffectsDeduped       uint64 // server events already played from the prediction
+	EffectsDeferred      uint64 // predicted effects left to the server's event (effect memory full)
+	EffectsRemembered    int    // effects remembered now, at most EffectMemory
 
 	BytesUp, BytesDown uint64
 }

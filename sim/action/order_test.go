@@ -57,7 +57,7 @@ func TestNoGhostHit(t *testing.T) {
 	for _, e := range w.Step(nil, nil) {
 		count[e.Kind]++
 	}
-	if count[action.EventHit] != 1 || count[action.EventDeath] != 1 {
+	if count[action.EventHit] != 1 || count[action.EventDeath] != 1 || count[action.EventDespawn] != 2 {
 		t.Fatalf("one kill expected, got events %v", count)
 	}
 	if n := len(w.Entities()); n != 4 {

@@ -19,7 +19,9 @@ const (
 	EventHit
 	// EventDeath: player entity Target died; Player scored the kill.
 	EventDeath
-	// EventDespawn: projectile Entity expired or struck a collider.
+	// EventDespawn: projectile Entity expired, struck a collider or hit a
+	// player (after the EventHit): the last event of every spawned
+	// projectile.
 	EventDespawn
 	// EventRespawn: Player's entity Target came back.
 	EventRespawn
@@ -220,7 +222,7 @@ func (w *World) flyOne(e *Entity, ev []Event) ([]Event, bool) {
 			t.Respawn = uint16(min(w.r.RespawnTicks, 65535))
 			ev = append(ev, Event{Kind: EventDeath, Player: e.Owner, Entity: e.ID, Target: t.ID, ActionSeq: e.ActionSeq})
 		}
-		return ev, true
+		return append(ev, Event{Kind: EventDespawn, Player: e.Owner, Entity: e.ID, ActionSeq: e.ActionSeq}), true
 	}
 	return ev, false
 }
