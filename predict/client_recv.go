@@ -21,12 +21,7 @@ func (c *Client) Receive(now time.Duration, msg []byte) error {
 			return err
 		}
 		if !c.hello {
-			c.hello, c.player, c.tickRate = true, h.Player, int(h.TickRate)
-			c.interval = time.Second / time.Duration(h.TickRate)
-			c.clock.interval = c.interval
-			c.cfg = c.cfg.withDefaults(c.tickRate)
-			c.nextPing = c.now
-			c.smooth.dur = c.cfg.CorrectionSmoothing
+			c.join(&h)
 		}
 		return nil
 	case TypePong:
@@ -44,9 +39,14 @@ func (c *Client) Receive(now time.Duration, msg []byte) error {
 		if err := a.Parse(msg); err != nil {
 			return err
 		}
+		if !c.hello {
+			return ErrNotJoined
+		}
 		c.acknowledge(a.Sequence)
+		if a.Clamped {
+			c.stats.InputsClamped++
+		}
 		if a.Late {
-			c.lateSince = true
 			if c.now-c.lastLate > c.interval*4 {
 				c.leadAdjust = min(c.leadAdjust+1, 8)
 			}
@@ -57,6 +57,9 @@ func (c *Client) Receive(now time.Duration, msg []byte) error {
 		var m EventMessage
 		if err := m.Parse(msg); err != nil {
 			return err
+		}
+		if !c.hello {
+			return ErrNotJoined
 		}
 		c.serverEvent(&m.Event, true)
 		return nil
@@ -71,6 +74,24 @@ func (c *Client) Receive(now time.Duration, msg []byte) error {
 		return c.reconcile(m)
 	}
 	return fmt.Errorf("%w: unexpected %v from the server", ErrMalformed, t)
+}
+
+// join takes the room's parameters from its Hello: the tick rate (and so
+// the game's rules, when the client builds its game), the snapshot
+// interval, the baseline window and MaxAhead.
+func (c *Client) join(h *Hello) {
+	c.hello, c.player, c.tickRate = true, h.Player, int(h.TickRate)
+	c.interval = time.Second / time.Duration(h.TickRate)
+	c.snapEvery, c.maxAhead = uint64(h.SnapshotEvery), int(h.MaxAhead)
+	c.baselines = make([]baseline, h.BaselineWindow)
+	c.clock.interval = c.interval
+	c.cfg = c.cfg.withDefaults(c.tickRate)
+	c.nextPing = c.now
+	c.smooth.dur = c.cfg.CorrectionSmoothing
+	if c.newGame != nil {
+		c.game = c.newGame(c.tickRate)
+		c.core = newSimulationCore(c.game, Predictive, c.cfg.EffectMemory)
+	}
 }
 
 // acknowledge measures input-to-ack latency of inputs up to seq.

@@ -71,13 +71,12 @@ func (c *Client) reconcile(m *SnapshotMessage) error {
 		h := &c.history[t%uint64(len(c.history))]
 		h.tick = t
 		h.data, _ = c.game.AppendRecord(h.data[:0], own)
-		c.lateSince = false
 		return nil
 	}
+	oldInteracted := c.predInteracted
 	depth, late := c.replay(t)
 	c.stats.ReplayDepth.Observe(float64(depth))
-	cause := c.explain(m, prevAnchor, late > 0)
-	c.lateSince = false
+	cause := c.explain(m, prevAnchor, late > 0, oldInteracted)
 
 	after := c.history[c.predTick%uint64(len(c.history))].data
 	if bytes.Equal(beforeRec, after) {
@@ -101,31 +100,52 @@ func (c *Client) reconcile(m *SnapshotMessage) error {
 	return nil
 }
 
-// explain names the cause of a correction found by the snapshot after
-// prev: an input of the client's applied late (as the snapshot, an
-// InputAck or the replay shows), else another player acting on the
-// client's entity (in the authoritative world or in the prediction).
-func (c *Client) explain(m *SnapshotMessage, prev uint64, lateReplayed bool) Cause {
-	if c.lateSince || lateReplayed || m.LateTick > prev {
+// explain names the cause of a correction found by the snapshot m of
+// tick t, the previous anchor being prev. The present the client showed
+// was predicted from prev; the one it shows now is replayed from t. They
+// can only differ by what happened after prev, so only a cause in that
+// window explains it, never one older:
+//
+//   - an input of the client's applied late, or dropped as late, at a tick
+//     in (prev, t] (the snapshot's LateTick), or one the replay has just
+//     merged late;
+//   - an input the server clamped to MaxAhead, applied in (prev, t];
+//   - another player (or the world) acting on the client's entity: in the
+//     authoritative world in (prev, t] (InteractedTick), in the old
+//     prediction after prev, or in the replay after t.
+func (c *Client) explain(m *SnapshotMessage, prev uint64, lateReplayed bool, oldInteracted uint64) Cause {
+	switch {
+	case lateReplayed || m.LateTick > prev:
 		return CauseLateInput
-	}
-	if m.InteractedTick > prev || c.predInteracted > prev {
+	case m.ClampedTick > prev:
+		return CauseClampedInput
+	case m.InteractedTick > prev || oldInteracted > prev || c.predInteracted > m.ServerTick:
 		return CauseInteraction
 	}
 	return CauseUnexplained
 }
 
+// baselineSlot is where the snapshot of tick t is kept: the ring is
+// indexed by snapshot number, as the server's is, so the client holds
+// every baseline the server may still use whatever the interval.
+func (c *Client) baselineSlot(t uint64) *baseline {
+	return &c.baselines[(t/c.snapEvery)%uint64(len(c.baselines))]
+}
+
 // rebuild returns the full snapshot m stands for, keeping it as a
-// baseline.
+// baseline. A delta against a baseline the client does not hold (it lost
+// that snapshot's rebuild, or never had it) is not silently dropped: the
+// client acknowledges no snapshot, which asks the server for a full one.
 func (c *Client) rebuild(m *SnapshotMessage) ([]byte, []Record, error) {
-	b := &c.baselines[m.ServerTick%uint64(len(c.baselines))]
+	b := c.baselineSlot(m.ServerTick)
 	var err error
 	if m.BaselineTick == 0 {
 		b.snap = c.game.Assemble(b.snap[:0], m.Header, m.Records)
 	} else {
-		base := &c.baselines[m.BaselineTick%uint64(len(c.baselines))]
+		base := c.baselineSlot(m.BaselineTick)
 		if base.tick != m.BaselineTick || base == b {
 			c.stats.SnapsNoBase++
+			c.ackedSnap = 0
 			return nil, nil, ErrNoBaseline
 		}
 		c.scratch.recs, c.scratch.patch, err = applyDelta(base.recs, m.Removed, m.Records, c.scratch.recs[:0], c.scratch.patch)

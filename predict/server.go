@@ -34,8 +34,9 @@ type ServerStats struct {
 
 // queued is an accepted input waiting for its tick.
 type queued struct {
-	in   Input
-	tick uint64 // intended tick after clamping
+	in      Input
+	tick    uint64 // intended tick after clamping
+	clamped bool   // scheduled beyond MaxAhead and brought back to it
 }
 
 type client struct {
@@ -44,6 +45,8 @@ type client struct {
 	appliedSeq  uint32
 	appliedTick uint64
 	lateTick    uint64        // last tick an input was applied late or dropped
+	clampTick   uint64        // last tick an input clamped to MaxAhead was applied
+	clamped     bool          // the input applied this tick was clamped
 	actionSeq   uint32        // newest action sequence accepted
 	tokens      time.Duration // rate budget, in units of one input's share of a second
 	refilled    time.Duration
@@ -164,7 +167,8 @@ func (s *Server) Join(now time.Duration, p PlayerID) error {
 	c := &client{id: p, refilled: s.now, tokens: time.Duration(s.cfg.MaxInputRate) * time.Second}
 	i, _ := slices.BinarySearchFunc(s.clients, p, func(c *client, p PlayerID) int { return int(c.id) - int(p) })
 	s.clients = slices.Insert(s.clients, i, c)
-	h := Hello{Player: p, TickRate: uint16(s.cfg.TickRate), ServerTick: s.game.Tick(), ServerTimeUs: s.timeUs()}
+	h := Hello{Player: p, TickRate: uint16(s.cfg.TickRate), SnapshotEvery: uint16(s.cfg.SnapshotEvery),
+		BaselineWindow: uint16(s.cfg.History), MaxAhead: uint16(s.cfg.MaxAhead), ServerTick: s.game.Tick(), ServerTimeUs: s.timeUs()}
 	s.emit(p, LaneReliable, &h)
 	return nil
 }
@@ -281,7 +285,7 @@ func (s *Server) step() {
 	for _, c := range s.clients {
 		if c.applied != nil {
 			s.emit(c.id, LaneSequenced, &InputAck{Player: c.id, Sequence: c.applied.Sequence, AppliedTick: t,
-				ServerTimeUs: s.timeUs(), Late: c.applied.IntendedTick < t})
+				ServerTimeUs: s.timeUs(), Late: c.applied.IntendedTick < t, Clamped: c.clamped})
 			c.applied = nil
 		}
 	}
@@ -338,7 +342,11 @@ func (s *Server) take(c *client, t uint64) *Input {
 	}
 	s.stats.InputsApplied += uint64(len(due))
 	c.origin = c.origin[:0]
+	c.clamped = false
 	for _, q := range due {
+		if q.clamped {
+			c.clamped, c.clampTick = true, t
+		}
 		for _, a := range q.in.Actions {
 			c.origin = append(c.origin, actionOrigin{action: a.Sequence, input: q.in.Sequence})
 		}

@@ -25,7 +25,10 @@ func (s *Server) receiveInputs(c *client, msg []byte) error {
 	if m.Player != c.id {
 		return fmt.Errorf("%w: player %d sent inputs as %d", ErrRejected, c.id, m.Player)
 	}
-	if m.AckedSnap > c.ackedSnap && m.AckedSnap <= s.game.Tick() {
+	switch {
+	case m.AckedSnap == 0:
+		c.ackedSnap = 0 // the client holds no baseline: send it a full snapshot
+	case m.AckedSnap > c.ackedSnap && m.AckedSnap <= s.game.Tick():
 		c.ackedSnap = m.AckedSnap
 	}
 	s.refill(c)
@@ -41,9 +44,9 @@ func (s *Server) receiveInputs(c *client, msg []byte) error {
 			continue
 		}
 		c.tokens -= time.Second
-		tick := in.IntendedTick
+		tick, clamped := in.IntendedTick, false
 		if tick > horizon {
-			tick = horizon
+			tick, clamped = horizon, true
 			s.stats.InputsClamped++
 		}
 		for _, a := range in.Actions {
@@ -52,7 +55,7 @@ func (s *Server) receiveInputs(c *client, msg []byte) error {
 		kept := *in
 		kept.Actions = cloneActions(in.Actions)
 		j, _ := slices.BinarySearchFunc(c.queue, in.Sequence, func(q queued, seq uint32) int { return int(q.in.Sequence) - int(seq) })
-		c.queue = slices.Insert(c.queue, j, queued{in: kept, tick: tick})
+		c.queue = slices.Insert(c.queue, j, queued{in: kept, tick: tick, clamped: clamped})
 	}
 	return nil
 }

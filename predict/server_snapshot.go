@@ -4,7 +4,7 @@ package predict
 // each client a delta against the newest snapshot it acknowledged, or a
 // full snapshot when it holds none of the kept ones or one is due.
 func (s *Server) snapshot(t uint64) {
-	h := &s.history[t%uint64(len(s.history))]
+	h := s.historic(t)
 	h.tick = t
 	h.snap = s.game.Snapshot(h.snap[:0])
 	header, recs, err := s.game.Split(h.snap, h.recs[:0])
@@ -16,7 +16,7 @@ func (s *Server) snapshot(t uint64) {
 	for _, c := range s.clients {
 		*m = SnapshotMessage{
 			ServerTick: t, ServerTimeUs: s.timeUs(),
-			LateTick: c.lateTick, InteractedTick: c.interacted,
+			LateTick: c.lateTick, ClampedTick: c.clampTick, InteractedTick: c.interacted,
 			Acked: m.Acked[:0], Events: s.tickEvs, Header: header,
 		}
 		for _, o := range s.clients {
@@ -78,9 +78,16 @@ func (s *Server) baseline(c *client, t uint64) *historic {
 	if c.ackedSnap == 0 || t-c.lastFull >= uint64(s.cfg.FullEvery) {
 		return nil
 	}
-	h := &s.history[c.ackedSnap%uint64(len(s.history))]
+	h := s.historic(c.ackedSnap)
 	if h.tick != c.ackedSnap {
 		return nil
 	}
 	return h
+}
+
+// historic is the slot of the snapshot of tick t: the ring is indexed by
+// snapshot number (as a client's is), so every slot is used whatever the
+// snapshot interval.
+func (s *Server) historic(t uint64) *historic {
+	return &s.history[(t/uint64(s.cfg.SnapshotEvery))%uint64(len(s.history))]
 }

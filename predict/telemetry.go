@@ -11,6 +11,10 @@ const (
 	// after its intended tick (lost and retransmitted, or delayed) and was
 	// applied later than predicted.
 	CauseLateInput Cause = iota
+	// CauseClampedInput: one of the client's inputs was scheduled beyond
+	// the server's MaxAhead, and the server applied it earlier than
+	// predicted (it says so in the InputAck and the snapshot).
+	CauseClampedInput
 	// CauseInteraction: another player acted on the client's entity (a
 	// hit, a kill), in the authoritative world or in the prediction, or the
 	// world did (an event on the entity no input of the client caused, such
@@ -27,6 +31,8 @@ func (c Cause) String() string {
 	switch c {
 	case CauseLateInput:
 		return "late_input"
+	case CauseClampedInput:
+		return "clamped_input"
 	case CauseInteraction:
 		return "interaction"
 	case CauseUnexplained:
@@ -53,6 +59,7 @@ type Telemetry struct {
 	ParityChecks  uint64 // anchors compared with the prediction of the same tick
 	ParityFails   uint64 // ... that differed (each is also a correction)
 	Extrapolated  uint64 // views drawn beyond the newest snapshot
+	InputsClamped uint64 // inputs the server clamped to its MaxAhead (InputAck flag)
 
 	CorrectionError Histogram // positional error at each correction
 	ReplayDepth     Histogram
