@@ -94,8 +94,8 @@ type Client struct {
 	// server an input may be scheduled.
 	snapEvery uint64
 	maxAhead  int
-	clock    clock
-	now      time.Duration
+	clock     clock
+	now       time.Duration
 
 	hello    bool
 	anchored bool
@@ -113,7 +113,7 @@ type Client struct {
 	anchorTick     uint64
 	ackedSnap      uint64
 	acked          uint32
-	leadAdjust     int  // extra lead ticks from late acks
+	leadAdjust     int // extra lead ticks from late acks
 	lastLate       time.Duration
 	predInteracted uint64 // last predicted tick another player acted on us
 
