@@ -5,16 +5,13 @@ import "time"
 // Cause explains a correction.
 type Cause uint8
 
-// Causes, in the order a correction is classified.
+// Causes. A correction is classified late input, clamped input,
+// interaction, else unexplained.
 const (
 	// CauseLateInput: one of the client's own inputs reached the server
 	// after its intended tick (lost and retransmitted, or delayed) and was
 	// applied later than predicted.
 	CauseLateInput Cause = iota
-	// CauseClampedInput: one of the client's inputs was scheduled beyond
-	// the server's MaxAhead, and the server applied it earlier than
-	// predicted (it says so in the InputAck and the snapshot).
-	CauseClampedInput
 	// CauseInteraction: another player acted on the client's entity (a
 	// hit, a kill), in the authoritative world or in the prediction, or the
 	// world did (an event on the entity no input of the client caused, such
@@ -24,6 +21,11 @@ const (
 	// CauseUnexplained: none of the above; with a deterministic game this
 	// is a bug.
 	CauseUnexplained
+	// CauseClampedInput: one of the client's inputs was scheduled beyond
+	// the server's MaxAhead, and the server applied it earlier than
+	// predicted (it says so in the InputAck and the snapshot). Classified
+	// after a late input, before an interaction.
+	CauseClampedInput
 	NumCauses
 )
 

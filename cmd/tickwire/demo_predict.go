@@ -56,7 +56,7 @@ func runDemoPredict(ctx context.Context, args []string, stdout, stderr io.Writer
 		defer d.stop()
 		open = openPredict("demo", f.players, d.dial)
 	}
-	r := playPredict(ctx, f.players, f.ticks, f.tps, f.local, open)
+	r := playPredict(ctx, f.players, f.ticks, f.local, open)
 	return printReport(stdout, &r, f.json, func(w io.Writer) {
 		if f.local {
 			fmt.Fprintf(w, "tickwire demo --mode predict --local: 1 bot, %d ticks at %d tps, loopback layer\n", f.ticks, f.tps)

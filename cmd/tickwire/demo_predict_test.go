@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -94,33 +95,41 @@ func TestDemoPredictEndToEnd(t *testing.T) {
 	checkPredictJSON(t, out, 2)
 }
 
-// TestBotPredictAgainstServer runs "tickwire bot --mode predict" against a
-// server hosting the prediction model, and a join a lockstep-only server
-// refuses.
+// TestBotPredictAgainstServer runs "tickwire bot --mode predict" against
+// servers hosting the prediction model at 20, 30 and 128 Hz: the bots
+// take the tick rate (and the game's rules) from the server, with no
+// --tps, and parity holds; and a join a lockstep-only server refuses.
 func TestBotPredictAgainstServer(t *testing.T) {
-	scfg := server.Config{TickRate: 60, Models: []room.Model{predictionModel(0)}, DefaultModel: room.Prediction}
-	tcfg, err := scfg.Transport()
-	if err != nil {
-		t.Fatal(err)
+	for _, tps := range []int{20, 30, 128} {
+		scfg := server.Config{TickRate: tps, Models: []room.Model{predictionModel(0)}, DefaultModel: room.Prediction}
+		tcfg, err := scfg.Transport()
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := startLocalRelay(t.Context(), tcfg, scfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := runCmd(t, "bot", "--mode", "predict", "--server", d.addr.String(), "--room", "r1",
+			"--players", "2", "--ticks", strconv.Itoa(tps*3/2), "--insecure", "--json")
+		d.stop()
+		if code != 0 {
+			t.Fatalf("%d Hz: exit %d: %s\n%s", tps, code, errOut, out)
+		}
+		r := checkPredictJSON(t, out, 2)
+		for _, p := range r.Players {
+			if p.Ticks < uint64(tps) {
+				t.Fatalf("%d Hz: player %d predicted %d ticks", tps, p.ID, p.Ticks)
+			}
+		}
 	}
-	d, err := startLocalRelay(t.Context(), tcfg, scfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.stop()
-	code, out, errOut := runCmd(t, "bot", "--mode", "predict", "--server", d.addr.String(), "--room", "r1",
-		"--players", "2", "--ticks", "90", "--insecure", "--json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
-	}
-	checkPredictJSON(t, out, 2)
 
 	lockstepOnly, err := startLocalRelay(t.Context(), lanes.TransportConfig(), server.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lockstepOnly.stop()
-	code, out, _ = runCmd(t, "bot", "--mode", "predict", "--server", lockstepOnly.addr.String(), "--room", "r1",
+	code, out, _ := runCmd(t, "bot", "--mode", "predict", "--server", lockstepOnly.addr.String(), "--room", "r1",
 		"--players", "1", "--ticks", "30", "--insecure", "--json")
 	if code != 1 || !strings.Contains(out, "refused") || !strings.Contains(out, `"parity_ok":false`) {
 		t.Fatalf("a lockstep-only server: exit %d, %s", code, out)

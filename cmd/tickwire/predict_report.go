@@ -10,27 +10,27 @@ import (
 
 // predictPlayer is one prediction client's summary (bot and demo --json).
 type predictPlayer struct {
-	ID                   int       `json:"id"`
-	Ticks                uint64    `json:"ticks"`
-	InputsSent           uint64    `json:"inputs_sent"`
-	InputsAcked          uint64    `json:"inputs_acked"`
-	Corrections          uint64    `json:"corrections"`
-	CorrectionsPerS      float64   `json:"corrections_per_s"`
-	CorrectionsByCause   [3]uint64 `json:"corrections_by_cause"` // late input, interaction, unexplained
-	HardSnaps            uint64    `json:"hard_snaps"`
-	MeanError            float64   `json:"mean_error"`
-	P99Error             float64   `json:"p99_error"`
-	ReplayDepthP99       float64   `json:"replay_depth_p99"`
-	InputToAckP50MS      float64   `json:"input_to_ack_p50_ms"`
-	InputToAckP99MS      float64   `json:"input_to_ack_p99_ms"`
-	ProvisionalSpawns    uint64    `json:"provisional_spawns"`
-	ProvisionalMapped    uint64    `json:"provisional_mapped"`
-	ProvisionalDiscarded uint64    `json:"provisional_discarded"`
-	BytesUpPerS          float64   `json:"bytes_up_per_s"`
-	BytesDownPerS        float64   `json:"bytes_down_per_s"`
-	ParityChecks         uint64    `json:"parity_checks"`
-	RTTMS                float64   `json:"rtt_ms"`
-	ServerTickLag        float64   `json:"server_tick_lag"` // predicted tick minus estimated server tick, at the end
+	ID                   int                       `json:"id"`
+	Ticks                uint64                    `json:"ticks"`
+	InputsSent           uint64                    `json:"inputs_sent"`
+	InputsAcked          uint64                    `json:"inputs_acked"`
+	Corrections          uint64                    `json:"corrections"`
+	CorrectionsPerS      float64                   `json:"corrections_per_s"`
+	CorrectionsByCause   [predict.NumCauses]uint64 `json:"corrections_by_cause"` // late input, interaction, unexplained, clamped input
+	HardSnaps            uint64                    `json:"hard_snaps"`
+	MeanError            float64                   `json:"mean_error"`
+	P99Error             float64                   `json:"p99_error"`
+	ReplayDepthP99       float64                   `json:"replay_depth_p99"`
+	InputToAckP50MS      float64                   `json:"input_to_ack_p50_ms"`
+	InputToAckP99MS      float64                   `json:"input_to_ack_p99_ms"`
+	ProvisionalSpawns    uint64                    `json:"provisional_spawns"`
+	ProvisionalMapped    uint64                    `json:"provisional_mapped"`
+	ProvisionalDiscarded uint64                    `json:"provisional_discarded"`
+	BytesUpPerS          float64                   `json:"bytes_up_per_s"`
+	BytesDownPerS        float64                   `json:"bytes_down_per_s"`
+	ParityChecks         uint64                    `json:"parity_checks"`
+	RTTMS                float64                   `json:"rtt_ms"`
+	ServerTickLag        float64                   `json:"server_tick_lag"` // predicted tick minus estimated server tick, at the end
 	// The two distributions: positional error at each correction (world
 	// units) and inputs replayed per snapshot, as non-empty buckets.
 	CorrectionErrorHist []histBucket `json:"correction_error_hist"`
@@ -71,17 +71,23 @@ type predictReport struct {
 }
 
 // summarise turns a client's telemetry over d of play into its summary;
-// up and down are the bytes it sent and received.
+// up and down are the bytes it sent and received. Without any time played
+// (a bot that never predicted) the per-second figures are 0.
 func summarise(id int, t predict.Telemetry, d time.Duration, up, down uint64) predictPlayer {
-	s := max(d.Seconds(), 1e-9)
+	perS := func(n uint64) float64 {
+		if d <= 0 {
+			return 0
+		}
+		return float64(n) / d.Seconds()
+	}
 	return predictPlayer{
 		ID: id, Ticks: t.Ticks, InputsSent: t.InputsSent, InputsAcked: t.InputsAcked,
-		Corrections: t.Corrections, CorrectionsPerS: float64(t.Corrections) / s, CorrectionsByCause: t.ByCause,
+		Corrections: t.Corrections, CorrectionsPerS: perS(t.Corrections), CorrectionsByCause: t.ByCause,
 		HardSnaps: t.HardSnaps, MeanError: t.CorrectionError.Mean(), P99Error: t.CorrectionError.Quantile(0.99),
 		ReplayDepthP99:  t.ReplayDepth.Quantile(0.99),
 		InputToAckP50MS: t.InputToAck.Quantile(0.5), InputToAckP99MS: t.InputToAck.Quantile(0.99),
 		ProvisionalSpawns: t.ProvisionalSpawns, ProvisionalMapped: t.ProvisionalMapped, ProvisionalDiscarded: t.ProvisionalDiscarded,
-		BytesUpPerS: float64(up) / s, BytesDownPerS: float64(down) / s,
+		BytesUpPerS: perS(up), BytesDownPerS: perS(down),
 		ParityChecks: t.ParityChecks, RTTMS: float64(t.RTT) / float64(time.Millisecond), ServerTickLag: t.ServerTickLag,
 		CorrectionErrorHist: buckets(&t.CorrectionError), ReplayDepthHist: buckets(&t.ReplayDepth),
 	}
@@ -103,8 +109,9 @@ func (r *predictReport) table(w io.Writer) {
 		fmt.Fprintf(w, "%4d %6d %6d %6d %6d %7.2f %5d %8.3f %8.3f %6.0f %6.1fms %6.1fms %4d/%-4d %8.0f %8.0f\n", p.ID, p.Ticks,
 			p.InputsSent, p.InputsAcked, p.Corrections, p.CorrectionsPerS, p.HardSnaps, p.MeanError, p.P99Error, p.ReplayDepthP99,
 			p.InputToAckP50MS, p.InputToAckP99MS, p.ProvisionalMapped, p.ProvisionalDiscarded, p.BytesUpPerS, p.BytesDownPerS)
-		fmt.Fprintf(w, "     corrections: %d late input, %d interaction, %d unexplained\n",
-			p.CorrectionsByCause[0], p.CorrectionsByCause[1], p.CorrectionsByCause[2])
+		fmt.Fprintf(w, "     corrections: %d late input, %d clamped input, %d interaction, %d unexplained\n",
+			p.CorrectionsByCause[predict.CauseLateInput], p.CorrectionsByCause[predict.CauseClampedInput],
+			p.CorrectionsByCause[predict.CauseInteraction], p.CorrectionsByCause[predict.CauseUnexplained])
 		if p.Error != "" {
 			fmt.Fprintf(w, "     stopped: %s\n", p.Error)
 		}
