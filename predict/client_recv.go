@@ -139,6 +139,11 @@ func (c *Client) serverEvent(e *Event, reliable bool) {
 	if !c.seen.add(e.ID, reliable) {
 		return
 	}
+	if e.Player == c.player {
+		// An action sequence the server has used is never reused: an
+		// effect's identity stays unique.
+		c.actSeq = max(c.actSeq, e.ActionSeq)
+	}
 	if e.Player == c.player && e.ActionSeq != 0 {
 		switch e.Kind {
 		case EventSpawn:

@@ -89,10 +89,12 @@ func (c *SimulationCore) Heard(e *Event) bool {
 func (c *SimulationCore) Restore(snapshot []byte) error { return c.game.Restore(snapshot) }
 
 // Settle lets a predictive core forget the side effects that can no
-// longer come back: the anchor is at tick anchor and the reliable lane
-// delivered every server event up to id reliable.
-func (c *SimulationCore) Settle(anchor, reliable uint64) {
+// longer come back: the anchor is at tick anchor, the reliable lane
+// delivered every server event up to id reliable, and the actions of
+// player me from sequence pendingFrom on (0: none) are in inputs the
+// server has not confirmed yet.
+func (c *SimulationCore) Settle(anchor, reliable uint64, me PlayerID, pendingFrom uint32) {
 	if c.mode == Predictive {
-		c.ledger.settle(anchor, reliable)
+		c.ledger.settle(anchor, reliable, me, pendingFrom)
 	}
 }

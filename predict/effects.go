@@ -118,13 +118,18 @@ func (l *effectLedger) heard(e *Event) bool {
 
 // settle forgets what can no longer come back, now that the anchor is at
 // anchor and the reliable lane delivered every event up to id reliable.
-func (l *effectLedger) settle(anchor, reliable uint64) {
+// Nothing of an action of the client's own (player me) at or after
+// pendingFrom is forgotten: its input is still replayed, unconfirmed.
+func (l *effectLedger) settle(anchor, reliable uint64, me PlayerID, pendingFrom uint32) {
 	l.anchor = anchor
 	done := func(a actionKey) bool {
 		end, ok := l.ended[a]
 		return ok && anchor >= end.tick && reliable >= end.id
 	}
 	for k, f := range l.fired {
+		if k.player == me && pendingFrom != 0 && k.actionSeq >= pendingFrom {
+			continue
+		}
 		if (f.heard && anchor >= f.tick) || (!f.heard && done(actionKey{k.player, k.actionSeq})) {
 			delete(l.fired, k)
 		}

@@ -24,11 +24,11 @@ func TestLedgerFullNeverFiresTwice(t *testing.T) {
 	// Room again (action 1 ended and settled), but the anchor is before
 	// the tick the unremembered effect was heard at: still silent.
 	l.heard(&Event{ID: 2, Tick: 20, GameEvent: GameEvent{Kind: EventDespawn, Type: 5, Player: 1, ActionSeq: 1}})
-	l.settle(30, 2)
+	l.settle(30, 2, 0, 0)
 	if l.predicted(&e5) {
 		t.Fatal("an effect heard while the ledger was full fired again from a replay")
 	}
-	l.settle(50, 2)
+	l.settle(50, 2, 0, 0)
 	if l.size() > 4 {
 		t.Fatalf("ledger holds %d entries, limit 4", l.size())
 	}
@@ -46,7 +46,7 @@ func TestLedgerRemembersUntilActionEnds(t *testing.T) {
 		t.Fatal("not fired")
 	}
 	for anchor := uint64(10); anchor < 500; anchor += 10 {
-		l.settle(anchor, 0)
+		l.settle(anchor, 0, 0, 0)
 		if l.predicted(&e) {
 			t.Fatalf("fired again at anchor %d", anchor)
 		}
@@ -54,11 +54,11 @@ func TestLedgerRemembersUntilActionEnds(t *testing.T) {
 	// The server's despawn of it arrives early in a snapshot (id 9), the
 	// reliable lane is at 8: not yet settled.
 	l.heard(&Event{ID: 9, Tick: 600, GameEvent: GameEvent{Kind: EventDespawn, Type: 5, Player: 1, ActionSeq: 7}})
-	l.settle(600, 8)
+	l.settle(600, 8, 0, 0)
 	if _, ok := l.fired[effectOf(&e)]; !ok {
 		t.Fatal("forgotten before the reliable lane delivered the action's end")
 	}
-	l.settle(600, 9)
+	l.settle(600, 9, 0, 0)
 	if l.size() != 0 {
 		t.Fatalf("%d entries left after the action ended", l.size())
 	}

@@ -72,8 +72,9 @@ func TestGoldenBytes(t *testing.T) {
 }
 
 // FuzzDecoders feeds arbitrary bytes to every decoder: none may panic, an
-// error must be ErrMalformed, and what decodes must re-encode to a message
-// that decodes to the same value.
+// error must be ErrMalformed, and what decodes must re-encode to exactly
+// the bytes received (every message has one accepted encoding, so a
+// decoder cannot be made to accept what the encoder would never write).
 func FuzzDecoders(f *testing.F) {
 	for _, s := range samples {
 		b, _ := s.msg.Append(nil)
@@ -95,38 +96,9 @@ func FuzzDecoders(f *testing.F) {
 			if err != nil {
 				t.Fatalf("%s: re-encode: %v", s.name, err)
 			}
-			m2 := s.fresh()
-			if err := m2.Parse(again); err != nil || !reflect.DeepEqual(normalise(m), normalise(m2)) {
-				t.Fatalf("%s: re-decode %v\n%+v\n%+v", s.name, err, m, m2)
+			if !bytes.Equal(again, b) {
+				t.Fatalf("%s: accepted % x, re-encodes to % x", s.name, b, again)
 			}
 		}
 	})
-}
-
-// normalise makes empty and nil slices compare equal.
-func normalise(m message) message {
-	switch v := m.(type) {
-	case *InputMessage:
-		c := *v
-		c.Inputs = append([]Input{}, v.Inputs...)
-		for i := range c.Inputs {
-			c.Inputs[i].Actions = append([]Action{}, c.Inputs[i].Actions...)
-			for j := range c.Inputs[i].Actions {
-				c.Inputs[i].Actions[j].Params = append([]byte{}, c.Inputs[i].Actions[j].Params...)
-			}
-		}
-		return &c
-	case *SnapshotMessage:
-		c := *v
-		c.Acked = append([]AckedInput{}, v.Acked...)
-		c.Events = append([]Event{}, v.Events...)
-		c.Header = append([]byte{}, v.Header...)
-		c.Removed = append([]EntityID{}, v.Removed...)
-		c.Records = append([]Record{}, v.Records...)
-		for i := range c.Records {
-			c.Records[i].Data = append([]byte{}, c.Records[i].Data...)
-		}
-		return &c
-	}
-	return m
 }

@@ -2,6 +2,7 @@ package predict
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 )
 
@@ -46,10 +47,18 @@ func (c *Client) reconcile(m *SnapshotMessage) error {
 
 	prevAnchor := c.anchorTick
 	if err := c.core.Restore(snap); err != nil {
+		c.refuseSnapshot(t)
 		return err
 	}
+	if c.game.Tick() != t {
+		// The snapshot's state is not of the tick it claims: the game
+		// state is now unusable, so wait for the next snapshot (a full
+		// one) and adopt it.
+		c.refuseSnapshot(t)
+		c.anchored, c.predTick = false, c.anchorTick
+		return fmt.Errorf("%w: snapshot of tick %d holds the state of tick %d", ErrMalformed, t, c.game.Tick())
+	}
 	c.anchorTick, c.acked = t, acked
-	c.core.Settle(t, c.seen.reliable)
 	c.interp.push(t, c.game, c.player)
 	own, _ = c.game.PlayerEntity(c.player)
 	if c.anchored && predicted.tick == t {
@@ -61,9 +70,11 @@ func (c *Client) reconcile(m *SnapshotMessage) error {
 		}
 	}
 	c.dropAcked(acked)
+	c.core.Settle(t, c.seen.reliable, c.player, c.firstPendingAction())
 	c.stats.Snapshots++
-	if !c.anchored || t >= c.predTick {
-		// Nothing predicted beyond the anchor: adopt it.
+	if !c.anchored || t >= c.predTick || c.predTick-t >= uint64(len(c.history)) {
+		// Nothing predicted beyond the anchor (or more than the client
+		// keeps a record of): adopt it.
 		c.anchored = true
 		c.predTick = t
 		c.pending = c.pending[:0]
@@ -125,6 +136,15 @@ func (c *Client) explain(m *SnapshotMessage, prev uint64, lateReplayed bool, old
 	return CauseUnexplained
 }
 
+// refuseSnapshot forgets the baseline a refused snapshot of tick t left
+// and asks the server for a full snapshot.
+func (c *Client) refuseSnapshot(t uint64) {
+	if b := c.baselineSlot(t); b.tick == t {
+		b.tick = 0
+	}
+	c.ackedSnap = 0
+}
+
 // baselineSlot is where the snapshot of tick t is kept: the ring is
 // indexed by snapshot number, as the server's is, so the client holds
 // every baseline the server may still use whatever the interval.
@@ -179,6 +199,17 @@ func findRecord(recs []Record, id EntityID) []byte {
 		}
 	}
 	return nil
+}
+
+// firstPendingAction is the sequence of the first action in an input the
+// server has not confirmed, 0 if there is none.
+func (c *Client) firstPendingAction() uint32 {
+	for _, p := range c.pending {
+		if len(p.in.Actions) > 0 {
+			return p.in.Actions[0].Sequence
+		}
+	}
+	return 0
 }
 
 // dropAcked forgets the inputs the anchor includes and starts the
