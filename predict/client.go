@@ -285,7 +285,7 @@ func (c *Client) Update(now time.Duration, intent IntentFunc) {
 	gone := c.goneTick(c.now)
 	for n := 0; c.predTick < target && n < c.cfg.MaxCatchUp && len(c.pending) < c.cfg.MaxPending; n++ {
 		if c.predTick < gone {
-			c.step(nil, true)
+			c.step(nil)
 			continue
 		}
 		c.predictOne(intent(c.predTick + 1))
@@ -314,13 +314,13 @@ func (c *Client) predictOne(in Input) {
 	}
 	c.pending = append(c.pending, pendingInput{in: in, created: c.now})
 	c.unsent++
-	c.step(&c.pending[len(c.pending)-1].in, true)
+	c.step(&c.pending[len(c.pending)-1].in)
 	c.stats.Ticks++
 }
 
 // step runs one predicted tick with the player's input (nil: none) and
-// records the player's entity; live is false during a replay.
-func (c *Client) step(in *Input, live bool) {
+// records the player's entity, live or during a replay.
+func (c *Client) step(in *Input) {
 	inputs := c.scratch.input[:0]
 	if in != nil {
 		c.scratch.input[0] = PlayerInput{Player: c.player, Input: in}

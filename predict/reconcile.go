@@ -247,19 +247,19 @@ func (c *Client) replay(t uint64) (depth, late int) {
 	}
 	if i > 0 {
 		in := mergeDue(i, func(k int) *Input { return &c.pending[k].in })
-		c.step(&in, false)
+		c.step(&in)
 		depth = i
 	} else {
-		c.step(nil, false)
+		c.step(nil)
 	}
 	for tick := t + 2; tick <= end; tick++ {
 		if i < len(c.pending) && c.pending[i].in.ClientTick == tick {
-			c.step(&c.pending[i].in, false)
+			c.step(&c.pending[i].in)
 			depth++
 			i++
 			continue
 		}
-		c.step(nil, false)
+		c.step(nil)
 	}
 	return depth, late
 }

@@ -20,7 +20,7 @@ var (
 // way. The clients learn the tick rate (and the game's rules), the
 // snapshot interval, the baseline window and MaxAhead from the server's
 // Hello only.
-func sweepRoom(t *testing.T, players, tickRate int, imp impairment, d time.Duration) (*simRoom, []*predict.Client, [][]predict.Event, int) {
+func sweepRoom(t testing.TB, players, tickRate int, imp impairment, d time.Duration) (*simRoom, []*predict.Client, [][]predict.Event, int) {
 	cfg := predict.ServerConfig{TickRate: tickRate}
 	room := newSimRoom(cfg, actiongame.New(action.Config{TickRate: tickRate}, seed))
 	var sessions []*predict.Session
@@ -111,6 +111,36 @@ func TestLossySweep(t *testing.T) {
 					}
 					through := c.AnchorTick() - min(c.AnchorTick(), uint64(hz))
 					checkExactlyOnce(t, i+1, effects[i], room.events[c.Player()], through)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkSweep reports, for the lossy sweep (2% loss and 200 ms bursts
+// each way, two players shooting each other, 20 s of virtual time), the
+// corrections per client per second and the error p99 at every tick
+// rate and round trip. The figures are deterministic; run it with
+// -benchtime 1x.
+func BenchmarkSweep(b *testing.B) {
+	for _, hz := range sweepRates {
+		for _, ms := range sweepRTTs {
+			b.Run(fmt.Sprintf("%dHz/rtt%d", hz, ms), func(b *testing.B) {
+				imp := impairment{delay: ms * time.Millisecond / 2, loss: 0.02, burst: 200 * time.Millisecond, burstEvery: 2 * time.Second}
+				const secs = 20
+				for b.Loop() {
+					_, clients, _, _ := sweepRoom(b, 2, hz, imp, secs*time.Second)
+					var corr, unexplained uint64
+					var errs predict.Histogram
+					for _, c := range clients {
+						t := c.Telemetry()
+						corr += t.Corrections
+						unexplained += t.ByCause[predict.CauseUnexplained]
+						errs.Merge(&t.CorrectionError)
+					}
+					b.ReportMetric(float64(corr)/float64(len(clients))/secs, "corrections/client/s")
+					b.ReportMetric(errs.Quantile(0.99), "err-p99")
+					b.ReportMetric(float64(unexplained), "unexplained")
 				}
 			})
 		}
