@@ -9,7 +9,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/tickwire/tickwire/relay/msg"
+	"github.com/tickwire/tickwire/lockstep/msg"
 )
 
 // fileConfig is server_config.toml: the seed's keys and one key for each
