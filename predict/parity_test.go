@@ -1,6 +1,7 @@
 package predict_test
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -198,5 +199,48 @@ func TestEffectsFireOnce(t *testing.T) {
 	}
 	if tel := c.Telemetry(); tel.EffectsDeduped == 0 {
 		t.Fatal("no server event was recognised as predicted")
+	}
+}
+
+// TestMissingBaselineAsksForFull: a delta against a baseline the client
+// does not hold is not silently dropped: the client acknowledges no
+// snapshot in its next InputMessage, and the server's next snapshot to it
+// is full.
+func TestMissingBaselineAsksForFull(t *testing.T) {
+	local := predict.NewLocalServer(predict.ServerConfig{}, actiongame.New(action.Config{}, seed))
+	net, _ := local.Connect(0, 1)
+	c := predict.NewClient(predict.ClientConfig{}, actiongame.New(action.Config{}, 0))
+	intent := botIntent(c, 5)
+	forged, asked, full := false, false, false
+	for now := time.Duration(0); now < 6*time.Second && !full; now += 4 * time.Millisecond {
+		net.Poll(now, func(m []byte) {
+			if typ, _ := predict.TypeOf(m); typ == predict.TypeSnapshot && forged && asked {
+				var s predict.SnapshotMessage
+				if s.Parse(m) == nil && s.BaselineTick == 0 {
+					full = true
+				}
+			}
+			c.Receive(now, m)
+		})
+		if !forged && c.Predicting() && c.AnchorTick() > 200 {
+			// A delta against tick 1, long gone from the client's window.
+			d, _ := (&predict.SnapshotMessage{ServerTick: c.AnchorTick() + 1, BaselineTick: 1}).Append(nil)
+			if err := c.Receive(now, d); !errors.Is(err, predict.ErrNoBaseline) {
+				t.Fatalf("delta against a missing baseline: %v", err)
+			}
+			forged = true
+		}
+		c.Update(now, intent)
+		for _, m := range c.Ready() {
+			var in predict.InputMessage
+			if forged && in.Parse(m.Data) == nil && in.AckedSnap == 0 {
+				asked = true
+			}
+			net.Send(now, m.Lane, m.Data)
+		}
+		c.Advance()
+	}
+	if !forged || !asked || !full || c.Telemetry().SnapsNoBase != 1 {
+		t.Fatalf("forged %v, asked for a full snapshot %v, got one %v, %d without baseline", forged, asked, full, c.Telemetry().SnapsNoBase)
 	}
 }

@@ -39,7 +39,7 @@ func sweepRoom(t testing.TB, players, tickRate int, imp impairment, d time.Durat
 		clients = append(clients, c)
 	}
 	effects := make([][]predict.Event, players)
-	for now := time.Duration(0); now < d; now += time.Millisecond {
+	for now := time.Duration(0); now < d; now += 2 * time.Millisecond {
 		for i, s := range sessions {
 			if err := s.Step(now, intents[i]); err != nil {
 				t.Fatal(err)
@@ -61,9 +61,9 @@ func sweepRoom(t testing.TB, players, tickRate int, imp impairment, d time.Durat
 // what "a lone lossless client is never corrected, whatever the latency
 // and tick rate" rests on.
 func TestParitySweep(t *testing.T) {
-	d := 8 * time.Second
+	d := 6 * time.Second
 	if testing.Short() {
-		d = 4 * time.Second
+		d = 3 * time.Second
 	}
 	for _, hz := range sweepRates {
 		for _, ms := range sweepRTTs {
@@ -91,10 +91,10 @@ func TestParitySweep(t *testing.T) {
 // has its real cause (none unexplained) and every effect plays exactly
 // once on each client, counted against the events the server sent it.
 func TestLossySweep(t *testing.T) {
-	d := 10 * time.Second
+	d := 8 * time.Second
 	rtts, rates := sweepRTTs, sweepRates
 	if testing.Short() {
-		d, rtts = 6*time.Second, []time.Duration{50, 200, 600}
+		d, rtts = 5*time.Second, []time.Duration{50, 200, 600}
 	}
 	for _, hz := range rates {
 		for _, ms := range rtts {
