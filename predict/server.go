@@ -54,6 +54,9 @@ type client struct {
 	lastFull    uint64
 	interacted  uint64
 	applied     *Input         // the input applied this tick, if any
+	interest    []EntityID     // interest management: the entities sent in the last snapshot
+	spare       []EntityID     // the next set, built beside it
+	sent        []sentSet      // ... and in each kept snapshot, by snapshot number
 	origin      []actionOrigin // the input sequence each of its actions came in
 }
 
@@ -106,6 +109,14 @@ type Server struct {
 	}
 	deltas  []delta // this tick's, by baseline
 	patches []byte  // their patched records
+
+	// Interest management, per snapshot: every entity's view, a client's
+	// records, its baseline's, its delta.
+	views      []EntityView
+	candidates []candidate
+	filtered   []Record
+	baseRecs   []Record
+	own        delta
 }
 
 // NewServer returns a room running g (at its current tick) under cfg.
