@@ -43,6 +43,12 @@ func TestInterestParity(t *testing.T) {
 	if with > without*0.8 {
 		t.Fatalf("interest management saved too little: %.0f vs %.0f B/client/s", with, without)
 	}
+	// The server's own count of what the snapshots would have taken
+	// without interest management is of the same order as the real run's.
+	st := run.room.srv.Stats()
+	if st.SnapshotBytesWorld < 2*st.SnapshotBytes {
+		t.Fatalf("snapshots %d bytes, %d without interest management", st.SnapshotBytes, st.SnapshotBytesWorld)
+	}
 	for i, c := range run.clients {
 		tel := c.Telemetry()
 		if tel.ByCause[predict.CauseUnexplained] != 0 || tel.ParityChecks < uint64(d.Seconds())*30 {

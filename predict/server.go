@@ -30,6 +30,10 @@ type ServerStats struct {
 	FullSnapshots  uint64
 	DeltaSnapshots uint64
 	SnapshotBytes  uint64
+	// SnapshotBytesWorld is what the same snapshots would have taken
+	// without interest management (every entity, deltas against the same
+	// baselines); counted only when it is on.
+	SnapshotBytesWorld uint64
 }
 
 // queued is an accepted input waiting for its tick.
@@ -117,6 +121,7 @@ type Server struct {
 	filtered   []Record
 	baseRecs   []Record
 	own        delta
+	world      []byte // a snapshot as it would be without interest management, measured
 }
 
 // NewServer returns a room running g (at its current tick) under cfg.

@@ -47,6 +47,9 @@ func (s *Server) snapshot(t uint64) {
 		n := len(s.arena)
 		s.emit(c.id, LaneUnreliable, m)
 		s.stats.SnapshotBytes += uint64(len(s.arena) - n)
+		if s.cfg.Interest.On() {
+			s.measureWorld(m, base, recs)
+		}
 		m.Records, m.Removed = nil, nil // they belong to the history and the deltas
 	}
 	for i := range s.deltas {
@@ -130,6 +133,21 @@ func (s *Server) interestDelta(c *client, base *historic, cur []Record) *delta {
 	d := &s.own
 	d.removed, d.changed, s.patches = diffRecords(s.baseRecs, cur, d.removed[:0], d.changed[:0], s.patches)
 	return d
+}
+
+// measureWorld counts what m would have taken without interest
+// management: every record, as a delta against the same baseline.
+func (s *Server) measureWorld(m *SnapshotMessage, base *historic, recs []Record) {
+	if m.BaselineTick == 0 {
+		m.Records, m.Removed = recs, nil
+	} else {
+		d := s.delta(base, recs)
+		m.Removed, m.Records = d.removed, d.changed
+	}
+	var err error
+	if s.world, err = m.Append(s.world[:0]); err == nil {
+		s.stats.SnapshotBytesWorld += uint64(len(s.world))
+	}
 }
 
 // sentSet is the set of entities a client was sent in the snapshot of a

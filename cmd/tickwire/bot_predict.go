@@ -37,7 +37,7 @@ func runBotPredict(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	r := playPredict(ctx, f.players, f.ticks, false, openPredict(f.room, f.roomSize, dial))
+	r := playPredict(ctx, f.players, f.ticks, 0, false, openPredict(f.room, f.roomSize, dial))
 	return printReport(stdout, &r, f.json, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire bot --mode predict: %d bots in room %q of %d, %d ticks, server %s\n", f.players, f.room, f.roomSize, f.ticks, f.server)
 	})

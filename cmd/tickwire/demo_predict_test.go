@@ -32,13 +32,16 @@ func TestSplitMode(t *testing.T) {
 
 func TestDemoPredictFlags(t *testing.T) {
 	f, err := parseDemoPredictFlags(nil, io.Discard)
-	if err != nil || f.players != 4 || f.ticks != 900 || f.tps != 60 || f.loss != 0.02 || f.local {
+	if err != nil || f.players != 4 || f.ticks != 900 || f.tps != 60 || f.loss != 0.02 || f.local || f.arena != 48 || f.interest != 24 {
 		t.Fatalf("defaults %+v, %v", f, err)
+	}
+	if f, _ := parseDemoPredictFlags([]string{"--players", "64"}, io.Discard); f.arena != 96 {
+		t.Fatalf("64 players on a %d-unit arena, want 96 (the density of 16 on 48)", f.arena)
 	}
 	if f, _ := parseDemoPredictFlags([]string{"--local", "--players", "3"}, io.Discard); f.players != 1 {
 		t.Fatalf("--local plays one bot, not %d", f.players)
 	}
-	for _, bad := range [][]string{{"--players", "0"}, {"--loss", "2"}, {"--ticks", "0"}, {"x"}} {
+	for _, bad := range [][]string{{"--players", "0"}, {"--loss", "2"}, {"--ticks", "0"}, {"x"}, {"--arena", "-1"}, {"--interest", "-1"}} {
 		if _, err := parseDemoPredictFlags(bad, io.Discard); !errors.Is(err, errUsage) {
 			t.Errorf("%v: %v, want a usage error", bad, err)
 		}
@@ -92,7 +95,10 @@ func TestDemoPredictEndToEnd(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
 	}
-	checkPredictJSON(t, out, 2)
+	r := checkPredictJSON(t, out, 2)
+	if i := r.Interest; i == nil || i.SnapshotBytesPerClientS <= 0 || i.WithoutInterestPerClientS < i.SnapshotBytesPerClientS {
+		t.Fatalf("interest figures %+v", r.Interest)
+	}
 }
 
 // TestBotPredictAgainstServer runs "tickwire bot --mode predict" against

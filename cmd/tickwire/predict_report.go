@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/predict"
+	"github.com/tickwire/tickwire/server/admin"
 )
 
 // predictPlayer is one prediction client's summary (bot and demo --json).
@@ -68,6 +69,35 @@ type predictReport struct {
 	NetworkModel string          `json:"network_model"`
 	Players      []predictPlayer `json:"players"`
 	ParityOK     bool            `json:"parity_ok"`
+	// Interest is the server's view of interest management (demo only,
+	// when it is on).
+	Interest *interestReport `json:"interest,omitempty"`
+}
+
+// interestReport compares the snapshot bytes the server sent each client
+// with interest management to what the same snapshots would have taken
+// without it (every entity, deltas against the same baselines).
+type interestReport struct {
+	Radius                    float64 `json:"radius"`
+	Arena                     int     `json:"arena"`
+	SnapshotBytesPerClientS   float64 `json:"snapshot_bytes_per_client_s"`
+	WithoutInterestPerClientS float64 `json:"without_interest_bytes_per_client_s"`
+}
+
+// interestFigures reads the prediction model's byte counters after a
+// demo of players over d.
+func interestFigures(ms []admin.Metric, radius float64, arena, players int, d time.Duration) *interestReport {
+	r := &interestReport{Radius: radius, Arena: arena}
+	per := float64(players) * max(d.Seconds(), 1e-3)
+	for _, m := range ms {
+		switch m.Name {
+		case "tickwire_prediction_snapshot_bytes_total":
+			r.SnapshotBytesPerClientS = m.Value / per
+		case "tickwire_prediction_world_snapshot_bytes_total":
+			r.WithoutInterestPerClientS = m.Value / per
+		}
+	}
+	return r
 }
 
 // summarise turns a client's telemetry over d of play into its summary;
@@ -115,6 +145,10 @@ func (r *predictReport) table(w io.Writer) {
 		if p.Error != "" {
 			fmt.Fprintf(w, "     stopped: %s\n", p.Error)
 		}
+	}
+	if i := r.Interest; i != nil {
+		fmt.Fprintf(w, "interest management (radius %g on a %d-unit arena): snapshots %.0f B/client/s, %.0f without it\n",
+			i.Radius, i.Arena, i.SnapshotBytesPerClientS, i.WithoutInterestPerClientS)
 	}
 	fmt.Fprintf(w, "parity: %s\n", yesNo(r.ParityOK, "yes: every correction explained"))
 }
