@@ -43,7 +43,10 @@
 //	  InputAck per applied input   LaneSequenced
 //	  EventMessage per event       LaneReliable, monotonic ids, with the originating input sequence
 //	  SnapshotMessage per client   LaneUnreliable; delta against the client's acknowledged baseline,
-//	                               full when it holds none or every FullEvery ticks
+//	                               full when it holds none or every FullEvery ticks; with interest
+//	                               management only the client's own entities, those near it (with
+//	                               hysteresis) and those on a line of fire to it, within a
+//	                               per-client budget (interest.go)
 //	Ready / Advance                the encoded messages out
 //
 // # The client (Client)
