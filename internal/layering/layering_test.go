@@ -262,11 +262,11 @@ func rules() []rule {
 			switch {
 			case d.standard && networking(d.path):
 				return false, "a game adapter never imports networking code"
-			case d.standard, d.path == module+"/predict", under(d.path, "sim", "protocol", "wire"),
+			case d.standard, d.path == module+"/predict", under(d.path, "sim", "protocol", "wire", "metrics"),
 				strings.HasPrefix(d.path, "github.com/cespare/xxhash/"):
 				return true, ""
 			}
-			return false, "a game adapter may import only predict, sim, protocol, wire, xxHash and the standard library"
+			return false, "a game adapter may import only predict, sim, protocol, wire, metrics, xxHash and the standard library"
 		}},
 	}
 }
