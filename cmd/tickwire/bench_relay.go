@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"github.com/tickwire/tickwire/internal/botrun"
 	"github.com/tickwire/tickwire/internal/relaybench"
 	"github.com/tickwire/tickwire/lockstep/relay"
+	"github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/transport"
@@ -345,8 +347,9 @@ func (rp *ramp) step(ctx context.Context, target int, measure time.Duration) (ra
 	}
 	step.Samples = len(samples)
 	if len(samples) > 0 {
-		step.JitterP50MS = ms(botrun.Percentile(samples, 0.50))
-		step.JitterP99MS = ms(botrun.Percentile(samples, 0.99))
+		slices.Sort(samples)
+		step.JitterP50MS = ms(metrics.Quantile(samples, 0.50))
+		step.JitterP99MS = ms(metrics.Quantile(samples, 0.99))
 	}
 	fmt.Fprintf(rp.progress, "step %d games: p99 lateness %.2f ms, p99 jitter %.2f ms, relay %.2f cores, %.0f datagrams per game-second, %.1f µs per datagram, removals %v\n",
 		target, step.LatenessP99MS, step.JitterP99MS, step.CPUCores, step.DatagramsPerGameS, step.CPUUsPerDatagram, step.Removals)

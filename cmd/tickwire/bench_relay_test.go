@@ -3,10 +3,10 @@ package main
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
-	"github.com/tickwire/tickwire/internal/botrun"
 	"github.com/tickwire/tickwire/metrics"
 )
 
@@ -101,7 +101,7 @@ func TestLatenessIsAbsolute(t *testing.T) {
 	for tick := range uint64(100) {
 		p.add(0, tick, p.epoch.Add(time.Duration(tick)*iv+3*time.Millisecond))
 	}
-	if j := botrun.Percentile(p.take(), 0.99); j != 0 {
+	if j := metrics.Quantile(slices.Sorted(slices.Values(p.take())), 0.99); j != 0 {
 		t.Fatalf("jitter %v of a constant delay, want 0", j)
 	}
 }
