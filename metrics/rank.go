@@ -3,6 +3,7 @@ package metrics
 import (
 	"cmp"
 	"math"
+	"slices"
 )
 
 // rank is the 1-based nearest rank of the q-quantile of n samples:
@@ -27,6 +28,12 @@ func Quantile[T cmp.Ordered](sorted []T, q float64) T {
 		return zero
 	}
 	return sorted[rank(uint64(len(sorted)), q)-1]
+}
+
+// QuantileOf is Quantile over a sorted copy of xs, which it leaves in
+// its order: for a report's few quantiles of a slice it does not own.
+func QuantileOf[T cmp.Ordered](xs []T, q float64) T {
+	return Quantile(slices.Sorted(slices.Values(xs)), q)
 }
 
 // Count is a bucket's count in a histogram kept as a slice of counts.

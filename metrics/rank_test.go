@@ -60,6 +60,10 @@ func TestQuantileFigures(t *testing.T) {
 	if got := Quantile([]float64(nil), 0.5); got != 0 {
 		t.Errorf("empty: %v", got)
 	}
+	xs := []int{5, 1, 4, 2, 3}
+	if got := QuantileOf(xs, 0.5); got != 3 || xs[0] != 5 {
+		t.Errorf("QuantileOf: %d, slice now %v", got, xs)
+	}
 }
 
 // TestQuantileBucket: the bucket of a histogram of counts is the one
