@@ -8,8 +8,9 @@ import (
 // Samples keeps samples for exact quantiles: all of them, or with Keep
 // set, only the last Keep (a sliding window whose memory stays bounded).
 // Set Keep before the first Observe and do not change it. The zero value
-// keeps every sample. Observe allocates only while the kept samples grow;
-// Quantile sorts a copy it reuses. Samples is not safe for concurrent use.
+// keeps every sample. With Keep, Observe allocates once (the window) and
+// Quantile once (a copy it sorts and reuses); without, Observe allocates
+// as append does. Samples is not safe for concurrent use.
 type Samples[T cmp.Ordered] struct {
 	Keep int // > 0: keep only the last Keep samples
 
@@ -20,6 +21,9 @@ type Samples[T cmp.Ordered] struct {
 
 // Observe adds one sample.
 func (s *Samples[T]) Observe(v T) {
+	if s.Keep > 0 && s.kept == nil {
+		s.kept = make([]T, 0, s.Keep) // the window's one allocation
+	}
 	if s.Keep <= 0 || len(s.kept) < s.Keep {
 		s.kept = append(s.kept, v)
 		return
