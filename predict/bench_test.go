@@ -126,7 +126,7 @@ func benchReconcile(b *testing.B, delay time.Duration) {
 	b.StopTimer()
 	depth := c.Telemetry().ReplayDepth
 	b.ReportMetric(float64(watched.spent.Nanoseconds())/float64(watched.snaps), "ns/snapshot")
-	b.ReportMetric((depth.Sum-base.Sum)/float64(depth.N-base.N), "replay-depth")
+	b.ReportMetric((depth.Sum()-base.Sum())/float64(depth.Count()-base.Count()), "replay-depth")
 }
 
 // timedConn times the client's handling of each snapshot it delivers.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/predict"
 	"github.com/tickwire/tickwire/predict/actiongame"
 	"github.com/tickwire/tickwire/predict/netlayer"
@@ -71,10 +72,7 @@ func playOne(ctx context.Context, i int, ticks uint64, arena int, lone bool, ope
 		return c.PredictedTick()-first >= ticks
 	}
 	err = netlayer.Run(ctx, s, intent, done)
-	var d time.Duration
-	if !start.IsZero() {
-		d = time.Since(start)
-	}
+	d := metrics.Span(start, time.Now()) // 0 if it never predicted
 	t := c.Telemetry()
 	up, down := t.BytesUp, t.BytesDown
 	if r, ok := net.(*netlayer.Remote); ok {
