@@ -1,6 +1,7 @@
 package fogauth
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"testing"
@@ -248,12 +249,11 @@ func (h *harness) runTicks(n int) {
 	}
 }
 
-// truthAt is the server's truth at one tick: every entity, and what each
-// client saw.
+// truthAt is the server's truth at one tick: what each client saw, as
+// its wire names it (Room.View).
 type truthAt struct {
 	tick uint64
-	ents []sim.EntityState
-	vis  map[ClientID][]protocol.EntityID
+	vis  map[ClientID][]sim.EntityState
 }
 
 const historyTicks = 256
@@ -268,12 +268,12 @@ func (h *harness) trackStale() {
 		h.history = make([]truthAt, historyTicks)
 	}
 	at := &h.history[tick%historyTicks]
-	at.tick, at.ents = tick, append(at.ents[:0], h.room.Sim().Entities()...)
+	at.tick = tick
 	if at.vis == nil {
-		at.vis = map[ClientID][]protocol.EntityID{}
+		at.vis = map[ClientID][]sim.EntityState{}
 	}
 	for _, c := range h.clients {
-		at.vis[c.id] = append(at.vis[c.id][:0], h.room.Visible(c.id)...)
+		at.vis[c.id] = h.room.View(c.id, at.vis[c.id][:0])
 	}
 	for _, c := range h.clients {
 		w := c.cl.World()
@@ -281,10 +281,10 @@ func (h *harness) trackStale() {
 		if past.tick != w.Tick() || w.Tick() == 0 {
 			continue
 		}
-		for _, id := range past.vis[c.id] {
-			i, _ := slices.BinarySearchFunc(past.ents, id, func(e sim.EntityState, id protocol.EntityID) int { return int(int64(e.ID) - int64(id)) })
+		for _, truth := range past.vis[c.id] {
+			id := truth.ID
 			e, ok := w.Entity(id)
-			if ok && e.EntityState == past.ents[i] {
+			if ok && e.EntityState == truth {
 				delete(c.staleSince, id)
 				continue
 			}
@@ -296,7 +296,7 @@ func (h *harness) trackStale() {
 			c.maxStale = max(c.maxStale, tick-since)
 		}
 		for id := range c.staleSince {
-			if _, ok := slices.BinarySearch(past.vis[c.id], id); !ok {
+			if _, ok := slices.BinarySearchFunc(past.vis[c.id], id, byID); !ok {
 				delete(c.staleSince, id) // out of sight: nothing to be stale about
 			}
 		}
@@ -328,23 +328,24 @@ func (h *harness) finish(limit int) int {
 }
 
 // inconsistency compares a client's partial world with the server's truth
-// for what it sees, entity by entity and field by field.
+// for what it sees (as its wire names it), entity by entity and field by
+// field.
 func (h *harness) inconsistency(c *hclient) error {
-	s := h.room.Sim()
-	vis := h.room.Visible(c.id)
+	vis := h.room.View(c.id, nil)
 	w := c.cl.World()
 	if w.Len() != len(vis) {
 		return fmt.Errorf("client %d holds %d entities, sees %d", c.id, w.Len(), len(vis))
 	}
-	for _, id := range vis {
-		truth, _ := s.EntityState(id)
-		e, ok := w.Entity(id)
+	for _, truth := range vis {
+		e, ok := w.Entity(truth.ID)
 		if !ok {
-			return fmt.Errorf("client %d lacks visible entity %d", c.id, id)
+			return fmt.Errorf("client %d lacks visible entity %d", c.id, truth.ID)
 		}
 		if e.EntityState != truth {
-			return fmt.Errorf("client %d entity %d: %+v, truth %+v", c.id, id, e.EntityState, truth)
+			return fmt.Errorf("client %d entity %d: %+v, truth %+v", c.id, truth.ID, e.EntityState, truth)
 		}
 	}
 	return nil
 }
+
+func byID(e sim.EntityState, id protocol.EntityID) int { return cmp.Compare(e.ID, id) }

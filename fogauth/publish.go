@@ -160,7 +160,7 @@ func (r *Room) serialize(c *viewer, ents []sim.EntityState, saturated bool) {
 		c.stats.BytesSent += uint64(len(r.arena) - start)
 		c.stats.StateUpdates++
 		if count > 0 {
-			id := PartID{Tick: r.tick, First: c.items[firstItem].Entity.ID}
+			id := PartID{Tick: r.tick, First: v.entries[c.hints[firstItem]].alias}
 			c.parts = append(c.parts, sentPart{id: id, start: firstItem, end: len(c.items)})
 		}
 		start = -1
@@ -187,18 +187,19 @@ func (r *Room) serialize(c *viewer, ents []sim.EntityState, saturated bool) {
 		}
 		c.hints = append(c.hints, p.entry)
 		d := &c.items[len(c.items)-1]
+		w := v.wire(d, p.alias)
 		if d.Kind == DeltaEnter {
-			enter := Delta{Kind: DeltaEnter, Entity: d.Entity}
+			enter := Delta{Kind: DeltaEnter, Entity: w.Entity}
 			r.arena = AppendDelta(r.arena, &enter)
 			count++
 			if d.Mask != 0 {
-				upd := Delta{Kind: DeltaUpdate, Mask: d.Mask, Entity: d.Entity}
+				upd := Delta{Kind: DeltaUpdate, Mask: d.Mask, Entity: w.Entity}
 				r.arena = AppendDelta(r.arena, &upd)
 				count++
 			}
 			c.stats.Enters++
 		} else {
-			r.arena = AppendDelta(r.arena, d)
+			r.arena = AppendDelta(r.arena, &w)
 			count++
 			if d.Kind == DeltaUpdate {
 				c.stats.Updates++
@@ -214,4 +215,16 @@ func (r *Room) serialize(c *viewer, ents []sim.EntityState, saturated bool) {
 		e.flight, e.flightTick = *d, r.tick
 	}
 	closePart()
+}
+
+// wire is d as this client's wire carries it: the entity under its alias,
+// and the entity it names (already filtered to one the client sees) under
+// that one's.
+func (v *view) wire(d *Delta, alias protocol.EntityID) Delta {
+	w := *d
+	w.Entity.ID = alias
+	if w.Entity.Target != 0 {
+		w.Entity.Target = v.names.lookup(w.Entity.Target)
+	}
+	return w
 }

@@ -71,12 +71,20 @@ func checkVisibility(t *testing.T, h *harness) func(c *hclient, data []byte) {
 			t.Fatalf("StateUpdate of %d bytes", len(data))
 		}
 		vis := h.room.Visible(c.id)
+		sees := func(alias protocol.EntityID) bool {
+			_, ok := slices.BinarySearch(vis, h.room.SimID(c.id, alias))
+			return ok
+		}
 		for _, d := range u.Deltas {
 			if d.Kind == DeltaLeave {
 				continue
 			}
-			if _, ok := slices.BinarySearch(vis, d.Entity.ID); !ok {
+			if !sees(d.Entity.ID) {
 				t.Fatalf("tick %d: client %d was sent entity %d it cannot see", u.Tick, c.id, d.Entity.ID)
+			}
+			// Every field naming an entity names one the client sees.
+			if d.Kind == DeltaUpdate && d.Mask&FieldTarget != 0 && d.Entity.Target != 0 && !sees(d.Entity.Target) {
+				t.Fatalf("tick %d: client %d was sent entity %d targeting %d, which it cannot see", u.Tick, c.id, d.Entity.ID, d.Entity.Target)
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package fogauth
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/tickwire/tickwire/protocol"
@@ -32,6 +33,7 @@ type entry struct {
 	// so that none is padded: 120 bytes, the flight's state last.)
 	flightTick uint64
 	flight     Delta
+	alias      protocol.EntityID // the entity's id on this client's wire (see aliases)
 }
 
 // pending is one entity's delta waiting for the budget: its kind and
@@ -46,6 +48,10 @@ type pending struct {
 	entry int32
 	ent   int32
 	size  int32
+	alias protocol.EntityID // the entity's alias: deltas go out in alias order
+	// hide: the entity's target is one the client does not see, sent as
+	// none (see cursor.filter).
+	hide bool
 }
 
 // delta is p as a Delta, with the entity's current state.
@@ -53,7 +59,11 @@ func (p *pending) delta(v *view, ents []sim.EntityState) Delta {
 	if p.kind == DeltaLeave {
 		return Delta{Kind: DeltaLeave, Entity: sim.EntityState{ID: v.entries[p.entry].acked.ID}}
 	}
-	return Delta{Kind: p.kind, Mask: p.mask, Entity: ents[p.ent]}
+	d := Delta{Kind: p.kind, Mask: p.mask, Entity: ents[p.ent]}
+	if p.hide {
+		d.Entity.Target = 0
+	}
+	return d
 }
 
 // view is a client's visibility state: entries in ascending entity ID,
@@ -61,8 +71,10 @@ func (p *pending) delta(v *view, ents []sim.EntityState) Delta {
 type view struct {
 	entries, spare []entry
 	pend           []pending
-	inFlight       int    // deltas left out of pend because they are in flight
-	maxStale       uint64 // longest a visible entity's change waited for the StateUpdate that delivered it
+	names          aliases
+	fresh          []int32 // scratch: entries first seen this tick
+	inFlight       int     // deltas left out of pend because they are in flight
+	maxStale       uint64  // longest a visible entity's change waited for the StateUpdate that delivered it
 }
 
 // diff rebuilds v.entries from the visible set and lists in v.pend the
@@ -77,13 +89,35 @@ type view struct {
 // A delta identical to the one sent fewer than resend ticks ago is not
 // listed: that one is in flight, and its acknowledgement is due. It is
 // sent again once resend ticks pass without one.
+//
+// Every field naming another entity (the target) is compared and sent as
+// the client may know it: the entity if visible, otherwise none. The
+// pending deltas are listed in alias order, the order they are sent in
+// when all fit the budget.
 func (v *view) diff(visible []protocol.EntityID, ents []sim.EntityState, slots []int32, tick, resend uint64) {
 	v.pend, v.inFlight = v.pend[:0], 0
-	c := cursor{ents: ents, slots: slots, tick: tick, resend: resend}
+	c := cursor{ents: ents, slots: slots, visible: visible, tick: tick, resend: resend}
 	if !v.gains(visible) {
 		v.diffInPlace(visible, &c)
-		return
+	} else {
+		v.merge(visible, &c)
 	}
+	for i := range v.pend {
+		v.pend[i].alias = v.entries[v.pend[i].entry].alias
+	}
+	if !slices.IsSortedFunc(v.pend, byAlias) {
+		slices.SortFunc(v.pend, byAlias)
+	}
+}
+
+func byAlias(a, b pending) int { return cmp.Compare(a.alias, b.alias) }
+
+// merge is diff when the visible set holds entities the view has no
+// entry for: the entries are rebuilt, and those first seen are given
+// aliases.
+func (v *view) merge(visible []protocol.EntityID, c *cursor) {
+	ents, slots := c.ents, c.slots
+	v.fresh = v.fresh[:0]
 	old, nw := v.entries, v.spare[:0]
 	i, j := 0, 0
 	for i < len(old) || j < len(visible) {
@@ -97,15 +131,19 @@ func (v *view) diff(visible []protocol.EntityID, ents []sim.EntityState, slots [
 			nw = append(nw, old[i])
 			i++
 		case i == len(old) || visible[j] < old[i].acked.ID:
-			nw = append(nw, entry{acked: sim.EntityState{ID: visible[j]}, lastSent: tick})
+			nw = append(nw, entry{acked: sim.EntityState{ID: visible[j]}, lastSent: c.tick})
+			v.fresh = append(v.fresh, int32(len(nw)-1))
 			j, vis = j+1, true
 		default:
 			nw = append(nw, old[i])
 			i, j, vis = i+1, j+1, true
 		}
-		v.check(nw, len(nw)-1, vis, &c)
+		v.check(nw, len(nw)-1, vis, c)
 	}
 	v.entries, v.spare = nw, old
+	if len(v.fresh) > 0 {
+		v.names.name(nw, v.fresh, ents, slots)
+	}
 }
 
 // gains reports whether visible holds an entity the view has no entry
@@ -145,11 +183,28 @@ func (v *view) diffInPlace(visible []protocol.EntityID, c *cursor) {
 	v.entries = es[:w]
 }
 
-// cursor finds the entries' current states in the simulation's entities.
+// cursor finds the entries' current states in the simulation's entities,
+// as the client may see them.
 type cursor struct {
 	ents         []sim.EntityState
 	slots        []int32
+	visible      []protocol.EntityID
 	tick, resend uint64
+	hidden       sim.EntityState // scratch of filter
+}
+
+// filter returns e as the client may see it: a target it does not see is
+// none. It reports whether it changed anything.
+func (c *cursor) filter(e *sim.EntityState) (*sim.EntityState, bool) {
+	if e.Target == 0 {
+		return e, false
+	}
+	if _, ok := slices.BinarySearch(c.visible, e.Target); ok {
+		return e, false
+	}
+	c.hidden = *e
+	c.hidden.Target = 0
+	return &c.hidden, true
 }
 
 // indexEntities makes slots[id] the index in ents of each entity id of
@@ -179,12 +234,14 @@ func (v *view) check(es []entry, i int, vis bool, c *cursor) {
 		mask FieldMask
 		cur  *sim.EntityState
 		ent  = int32(-1)
+		hide bool
 	)
 	if !vis {
 		kind = DeltaLeave
 	} else {
 		k := c.slots[e.acked.ID]
-		cur, ent = &c.ents[k], k
+		ent = k
+		cur, hide = c.filter(&c.ents[k])
 		switch {
 		case !e.present || e.unsure || e.acked.Type != cur.Type || e.acked.HealthMax != cur.HealthMax:
 			kind, mask = DeltaEnter, enterExtra(cur)
@@ -205,7 +262,7 @@ func (v *view) check(es []entry, i int, vis bool, c *cursor) {
 		v.inFlight++
 		return
 	}
-	v.pend = append(v.pend, pending{kind: kind, mask: mask, entry: int32(i), ent: ent, size: int32(itemSize(kind, mask))})
+	v.pend = append(v.pend, pending{kind: kind, mask: mask, entry: int32(i), ent: ent, size: int32(itemSize(kind, mask)), hide: hide})
 }
 
 // enterExtra is the mask of the fields an Enter cannot carry that are set
@@ -292,7 +349,7 @@ func (v *view) acknowledge(d *Delta, hint int32, tick uint64) {
 		if !ok {
 			// The entity left the visible set while its Enter was in
 			// flight: the client holds it, so it must learn of the Leave.
-			v.entries = slices.Insert(v.entries, i, entry{lastSent: tick, flight: *d, flightTick: tick})
+			v.entries = slices.Insert(v.entries, i, entry{lastSent: tick, flight: *d, flightTick: tick, alias: v.names.lookup(d.Entity.ID)})
 		}
 		e := &v.entries[i]
 		e.acked = EnterState(&d.Entity)
@@ -323,6 +380,6 @@ func (v *view) forget(d *Delta, hint int32) {
 	case ok:
 		v.entries[i].unsure = true
 	default:
-		v.entries = slices.Insert(v.entries, i, entry{acked: sim.EntityState{ID: d.Entity.ID}, unsure: true})
+		v.entries = slices.Insert(v.entries, i, entry{acked: sim.EntityState{ID: d.Entity.ID}, unsure: true, alias: v.names.lookup(d.Entity.ID)})
 	}
 }

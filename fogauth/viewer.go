@@ -1,6 +1,8 @@
 package fogauth
 
 import (
+	"errors"
+
 	"github.com/tickwire/tickwire/protocol"
 )
 
@@ -24,7 +26,7 @@ type viewer struct {
 	tail           []protocol.TickOrders // last decoded order group, for continuations
 	orderBuf       []protocol.TimestampedOrder
 	converged      bool
-	done           bool // the client sent Done
+	rejected       rejections // refused orders, told at the next Simulate
 	stats          ClientStats
 }
 
@@ -122,13 +124,16 @@ func (c *viewer) resendTicks() uint64 {
 }
 
 // decodeOrders decodes one Orders packet; a packet continuing the previous
-// one's last tick yields only the orders it adds.
+// one's last tick yields only the orders it adds. The tick a packet is
+// stamped with means nothing to the room (orders are for the next tick),
+// so a packet that does not continue the previous one is decoded on its
+// own: any number of packets may carry the same stamp.
 func (c *viewer) decodeOrders(packet []byte) ([]protocol.TimestampedOrder, error) {
-	skip := 0
-	if len(c.tail) == 1 {
-		skip = len(c.tail[0].Orders)
+	res, err := nativeCodec.Decode(nil, packet)
+	cont := errors.Is(err, protocol.ErrBadContinuation) && len(c.tail) == 1
+	if cont {
+		res, err = nativeCodec.Decode(c.tail, packet)
 	}
-	res, err := nativeCodec.Decode(c.tail, packet)
 	if err != nil {
 		c.tail = c.tail[:0]
 		return nil, err
@@ -136,8 +141,8 @@ func (c *viewer) decodeOrders(packet []byte) ([]protocol.TimestampedOrder, error
 	orders := c.orderBuf[:0]
 	for i := range res {
 		o := res[i].Orders
-		if i == 0 && len(c.tail) == 1 {
-			o = o[skip:]
+		if i == 0 && cont {
+			o = o[len(c.tail[0].Orders):]
 		}
 		orders = append(orders, o...)
 	}
