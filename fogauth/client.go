@@ -15,7 +15,7 @@ type ClientCounters struct {
 	BytesReceived   uint64 // StateUpdate bytes applied
 	Malformed       uint64 // messages that failed to decode
 	OrdersSent      uint64
-	Rejections      uint64
+	Rejections      uint64 // orders refused: the sum of the Rejections' counts
 	LastRejection   Rejection
 	Stale           uint64 // StateUpdates older than one applied: ignored
 	World           WorldStats
@@ -113,7 +113,7 @@ func (c *Client) Receive(data []byte) error {
 			c.c.Malformed++
 			return err
 		}
-		c.c.Rejections++
+		c.c.Rejections += uint64(r.Count)
 		c.c.LastRejection = r
 		return nil
 	}

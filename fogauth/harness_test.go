@@ -14,16 +14,19 @@ import (
 )
 
 // A harness runs a Room and its Clients over a simulated network in virtual
-// time: StateUpdates travel unreliable-sequenced (lost with probability
-// loss, delayed by latency plus up to jitter, an older one never delivered
-// after a newer one), everything else reliable-ordered (a lost
-// transmission arrives one rto later, still in order).
+// time: StateUpdates and Acks travel unreliable (lost with probability
+// loss, delayed by latency plus up to jitter; with reorder an older
+// StateUpdate may arrive after a newer one, otherwise it is dropped then;
+// each duplicated with probability dup), everything else reliable-ordered
+// (a lost transmission arrives one rto later, still in order).
 type harness struct {
 	t       testing.TB
 	room    *Room
 	now     time.Duration
 	rng     sim.SplitMix64
 	loss    uint64 // per mille
+	dup     uint64 // per mille
+	reorder bool
 	latency time.Duration
 	jitter  time.Duration
 	clients []*hclient
@@ -106,6 +109,8 @@ func (h *harness) delay() time.Duration {
 
 func (h *harness) lost() bool { return h.loss > 0 && h.rng.Intn(1000) < h.loss }
 
+func (h *harness) duplicated() bool { return h.dup > 0 && h.rng.Intn(1000) < h.dup }
+
 func insert(q []netMsg, m netMsg) []netMsg {
 	i := len(q)
 	for i > 0 && q[i-1].at > m.at {
@@ -142,6 +147,9 @@ func (h *harness) send() {
 			continue
 		}
 		c.down = insert(c.down, netMsg{at: h.now + h.delay(), seq: c.seq, data: data})
+		if h.duplicated() {
+			c.down = insert(c.down, netMsg{at: h.now + h.delay() + h.delay(), seq: c.seq, data: data})
+		}
 	}
 	h.room.Advance()
 }
@@ -163,7 +171,7 @@ func (h *harness) deliverDown(c *hclient, force bool) {
 			break
 		}
 		n++
-		if !m.reliable {
+		if !m.reliable && !h.reorder {
 			if m.seq < c.lastSeq {
 				continue // sequenced: older than one delivered
 			}
@@ -196,6 +204,9 @@ func (h *harness) play(c *hclient) {
 	}
 	if ack != nil && !h.lost() {
 		c.up = insert(c.up, netMsg{at: h.now + h.delay(), data: slices.Clone(ack)})
+		if h.duplicated() {
+			c.up = insert(c.up, netMsg{at: h.now + h.delay() + h.delay(), data: slices.Clone(ack)})
+		}
 	}
 	for _, m := range msgs {
 		at := max(h.now+h.delay(), c.relUp)

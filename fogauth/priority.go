@@ -169,7 +169,7 @@ func tierOf(e *sim.EntityState, player protocol.PlayerID, g *nearGrid) Tier {
 // and packs them into StateUpdates.
 type selector struct {
 	budget, maxCount, maxMsg int
-	bonus                    uint32
+	bonus                    uint64
 	order                    []int32 // indices into view.pend, in send order
 	keys                     []uint64
 }
@@ -197,11 +197,16 @@ func (s *selector) plan(v *view, ents []sim.EntityState, tick uint64, k *classif
 		if p.kind != DeltaLeave {
 			p.tier = tierOf(&ents[p.ent], k.player, g)
 		}
-		e.accum += TierBase[p.tier] + uint32(tick-e.lastSent)*s.bonus
+		e.accum = addPriority(e.accum, uint64(TierBase[p.tier])+min(tick-e.lastSent, 1<<32)*s.bonus)
 		s.keys = append(s.keys, uint64(e.accum)<<32|uint64(^uint32(i)))
 	}
 	s.takeTop(v.pend)
 	return true
+}
+
+// addPriority is a+b, saturating at the largest priority.
+func addPriority(a uint32, b uint64) uint32 {
+	return uint32(min(uint64(a)+b, 1<<32-1))
 }
 
 // fits reports whether every delta of pend fits the budget.

@@ -116,7 +116,7 @@ func New(cfg Config, mapData sim.MapData, rules sim.Config, seed uint64, now tim
 		done:      make([]bool, s.Players()+1),
 		fogDone:   make([]bool, s.Players()+1),
 		sel: selector{budget: cfg.BudgetBytes(), maxCount: cfg.MaxEntitiesPerUpdate,
-			maxMsg: cfg.MaxMessageSize, bonus: uint32(cfg.StalenessBonus)},
+			maxMsg: cfg.MaxMessageSize, bonus: uint64(max(cfg.StalenessBonus, 0))},
 	}
 	r.next = now + r.interval
 	s.SetTargetFilter(r.targetSeen)
@@ -323,6 +323,7 @@ func (r *Room) Simulate() error {
 		}
 		q.order.Order = o
 		r.valid, r.givers = append(r.valid, q.order), append(r.givers, q.from)
+		q.from.stats.OrdersApplied++
 	}
 	clear(r.queue)
 	r.queue = r.queue[:0]
@@ -345,6 +346,7 @@ func (r *Room) refused(o *protocol.TimestampedOrder, v sim.OrderValidity) {
 	for i := range r.valid {
 		if &r.valid[i] == o {
 			r.givers[i].rejected.add(RejectReason(v), o.Order.OrderKind())
+			r.givers[i].stats.OrdersApplied--
 			return
 		}
 	}

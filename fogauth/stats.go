@@ -70,6 +70,9 @@ type ClientStats struct {
 	Saturated    uint64 // ticks whose deltas exceeded the budget
 	Stalled      uint64 // ticks without new deltas: too many unacknowledged
 	Pending      int    // deltas pending at the last tick
+	// OrdersApplied counts the client's orders the simulation applied;
+	// every other order it sent was counted in a Rejection.
+	OrdersApplied uint64
 	// MaxStaleTicks is the longest a visible entity's change waited, from
 	// the tick it happened to the tick the StateUpdate that delivered it
 	// (the one acknowledged) was sent: how long the client's copy was

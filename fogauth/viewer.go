@@ -131,7 +131,9 @@ func (c *viewer) resendTicks() uint64 {
 func (c *viewer) decodeOrders(packet []byte) ([]protocol.TimestampedOrder, error) {
 	res, err := nativeCodec.Decode(nil, packet)
 	cont := errors.Is(err, protocol.ErrBadContinuation) && len(c.tail) == 1
+	skip := 0
 	if cont {
+		skip = len(c.tail[0].Orders) // the decoder stores the continued group back into c.tail
 		res, err = nativeCodec.Decode(c.tail, packet)
 	}
 	if err != nil {
@@ -142,7 +144,7 @@ func (c *viewer) decodeOrders(packet []byte) ([]protocol.TimestampedOrder, error
 	for i := range res {
 		o := res[i].Orders
 		if i == 0 && cont {
-			o = o[len(c.tail[0].Orders):]
+			o = o[skip:]
 		}
 		orders = append(orders, o...)
 	}
