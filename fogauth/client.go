@@ -140,8 +140,8 @@ func (c *Client) PollTick() (protocol.TickOrders, bool) {
 }
 
 // Flush returns what to send: orders, the queued orders in the native TLV
-// codec for the reliable-ordered channel (nil without orders), and ack, an
-// Ack for the unreliable channel (nil when there is nothing to
+// codec for the reliable-ordered lane (nil without orders), and ack, an
+// Ack for the unreliable-sequenced lane (nil when there is nothing to
 // acknowledge). An Ack names every StateUpdate applied during the last
 // AckRedundancy flushes, so a lost Ack costs nothing unless that many are
 // lost in a row (and then only a resend: the server keeps sending what it

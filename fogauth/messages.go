@@ -189,7 +189,8 @@ func ParseMatchStart(b []byte) (MatchStart, error) {
 // for the StateUpdate that delivered it to this client (network transit
 // excluded; see ClientStats.MaxStaleTicks), and
 // the last two fields are the room's server tick time and cost excluding
-// the simulation, 99th percentiles in microseconds.
+// the simulation, 99th percentiles in microseconds, for spectators only:
+// a player's are zero (how long ticks take depends on the whole map).
 type MatchEnd struct {
 	Tick          uint64
 	Entities      uint32

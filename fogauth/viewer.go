@@ -39,12 +39,13 @@ type sentPart struct {
 func (c *viewer) unacked() int { return len(c.parts) - c.partsHead }
 
 // acknowledge applies an acknowledged StateUpdate to the client's view.
-// The client applies StateUpdates in the order they were sent, skipping
-// lost ones (the channel is sequenced), so a part sent before an
-// acknowledged one will never be applied now, but it may have been,
-// with its acknowledgement lost: what it carried becomes uncertain and is
-// sent again. An unknown part (already dropped, or never sent) is
-// ignored.
+// Parts sent before an acknowledged one are dropped: one of an older tick
+// will never be applied now (the client drops StateUpdates older than a
+// tick it applied), and one of the same tick may still arrive (the State
+// lane reorders) or may have been applied with its acknowledgement lost;
+// either way what it carried becomes uncertain and is sent again, which
+// costs a resend and never a wrong view. An unknown part (already
+// dropped, or never sent) is ignored.
 func (c *viewer) acknowledge(p PartID, tick uint64) {
 	for i := c.partsHead; i < len(c.parts); i++ {
 		if c.parts[i].id != p {
