@@ -12,7 +12,8 @@
 // construction:
 //
 //   - orders are validated against the player's knowledge, the entities
-//     and cells its fog listed at the last Publish (sim.ValidateKnown): an
+//     its fog listed at the last Publish that its client acknowledged
+//     holding, and the cells its fog saw (sim.ValidateKnown): an
 //     id it does not see is answered like an id no entity has, a Build
 //     must be on a seen cell and checks the player's own state first;
 //     unit lists lose the units it does not see before the simulation

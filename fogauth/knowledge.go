@@ -7,13 +7,15 @@ import (
 	"github.com/tickwire/tickwire/sim"
 )
 
-// knowledge is what a player knows when its orders are validated: the
-// entities and cells its fog listed at the last Publish (its own entities
-// among them), the state its client was sent. It implements
-// sim.Knowledge.
+// knowledge is what a client's player knows when its orders are
+// validated: the entities its fog listed at the last Publish (its own
+// among them) that the client acknowledged holding (its partial world,
+// as far as the server can tell), and the cells its fog saw. It
+// implements sim.Knowledge.
 type knowledge struct {
 	player  protocol.PlayerID
 	visible []protocol.EntityID // ascending
+	view    *view
 	fog     cellFog
 }
 
@@ -24,15 +26,18 @@ type cellFog interface {
 }
 
 func (k *knowledge) Knows(id protocol.EntityID) bool {
-	_, ok := slices.BinarySearch(k.visible, id)
-	return ok
+	if _, ok := slices.BinarySearch(k.visible, id); !ok {
+		return false
+	}
+	i, ok := k.view.find(id)
+	return ok && k.view.entries[i].present
 }
 
 func (k *knowledge) SeesCell(x, y int) bool { return k.fog.CellVisible(k.player, x, y) }
 
-// knowledgeOf is player's knowledge now.
-func (r *Room) knowledgeOf(player protocol.PlayerID) knowledge {
-	return knowledge{player: player, visible: r.fog.VisibleEntities(player), fog: r.cells}
+// knowledgeOf is c's player's knowledge now.
+func (r *Room) knowledgeOf(c *viewer) knowledge {
+	return knowledge{player: c.player, visible: r.fog.VisibleEntities(c.player), view: &c.view, fog: r.cells}
 }
 
 // validate checks one order of c against its player's knowledge (see
@@ -41,7 +46,7 @@ func (r *Room) knowledgeOf(player protocol.PlayerID) knowledge {
 // does not see, so the simulation accepts it as it is.
 func (r *Room) validate(c *viewer, o protocol.PlayerOrder) (protocol.PlayerOrder, sim.OrderValidity) {
 	o = c.view.names.translate(o)
-	k := r.knowledgeOf(c.player)
+	k := r.knowledgeOf(c)
 	v := r.sim.ValidateKnown(c.player, o, &k)
 	if v != sim.Valid {
 		return nil, v
