@@ -37,6 +37,7 @@ type Client struct {
 	pkts    [][]byte
 	buf     []byte
 	c       ClientCounters
+	rejects []Rejection // received, not yet taken (at most maxRejectionLog)
 
 	end        MatchEnd
 	ended      bool
@@ -115,10 +116,25 @@ func (c *Client) Receive(data []byte) error {
 		}
 		c.c.Rejections += uint64(r.Count)
 		c.c.LastRejection = r
+		if len(c.rejects) < maxRejectionLog {
+			c.rejects = append(c.rejects, r)
+		}
 		return nil
 	}
 	c.c.Malformed++
 	return fmt.Errorf("%w: 0x%02x", ErrMessageType, data[0])
+}
+
+// maxRejectionLog bounds the Rejections kept for TakeRejections; later
+// ones are only counted until they are taken.
+const maxRejectionLog = 1024
+
+// TakeRejections appends to dst the Rejections received since the last
+// call (at most the first 1,024 of them) and forgets them.
+func (c *Client) TakeRejections(dst []Rejection) []Rejection {
+	dst = append(dst, c.rejects...)
+	c.rejects = c.rejects[:0]
+	return dst
 }
 
 // SubmitOrder queues an order for the next Flush. The server validates and

@@ -33,6 +33,9 @@ type harness struct {
 	history []truthAt
 	// check, if set, sees every StateUpdate the room sends, as it is sent.
 	check func(c *hclient, data []byte)
+	// onPlay, if set, runs each time a client gets its turn to play,
+	// before its bot.
+	onPlay func(c *hclient)
 }
 
 const rto = 200 * time.Millisecond
@@ -187,6 +190,9 @@ func (h *harness) deliverDown(c *hclient, force bool) {
 // play lets a client's bot decide on a new tick and queues the client's
 // acks and orders.
 func (h *harness) play(c *hclient) {
+	if h.onPlay != nil {
+		h.onPlay(c)
+	}
 	w := c.cl.World()
 	if c.bot != nil && w.Tick() > c.botTick && !h.room.Finished() {
 		c.botTick = w.Tick()

@@ -383,3 +383,46 @@ func TestAllDoneWaitsForGonePlayers(t *testing.T) {
 		}
 	}
 }
+
+// TestProberInfersNothing: a cheating client probing hidden ids, build
+// cells it cannot see and attacks on targets it does not hold, over a
+// lossy network for a whole match, infers no hidden entity. (Validating
+// against the whole truth instead, it infers some: blocked Builds.)
+func TestProberInfersNothing(t *testing.T) {
+	h := scenarioHarness(t, Config{}, 3, 20, 5)
+	h.loss = 50
+	c := h.join(1, 1, false)
+	for p := 2; p <= 3; p++ {
+		h.join(ClientID(p), protocol.PlayerID(p), true)
+	}
+	pr := NewProber(1, 5)
+	var rej []Rejection
+	var orders []protocol.TimestampedOrder
+	h.onPlay = func(hc *hclient) {
+		if hc != c {
+			return
+		}
+		rej = c.cl.TakeRejections(rej[:0])
+		for _, r := range rej {
+			pr.Observe(r)
+		}
+		if w := c.cl.World(); w.Tick() > c.botTick && !h.room.Finished() {
+			c.botTick = w.Tick()
+			orders = pr.Orders(w, w.Tick(), orders[:0])
+			for _, o := range orders {
+				c.cl.SubmitOrder(o)
+			}
+		}
+	}
+	h.runTicks(400)
+	h.finish(600)
+	for range 3 { // the last Rejections arrive
+		h.runTicks(1)
+		h.onPlay(c)
+	}
+	n := pr.Inferred(c.cl.World())
+	t.Logf("%d probes, %d orders refused, %d inferred", pr.Probes(), c.cl.Counters().Rejections, n)
+	if pr.Probes() < 300 || n != 0 {
+		t.Fatalf("%d probes; %d hidden entities inferred", pr.Probes(), n)
+	}
+}
