@@ -26,8 +26,8 @@ import (
 type Prober struct {
 	player   protocol.PlayerID
 	rng      sim.SplitMix64
-	sent     uint64 // probe and control orders given
-	refused  uint64 // orders counted in Rejections
+	sent     uint64                        // probe and control orders given
+	refused  uint64                        // orders counted in Rejections
 	tickKind map[rejectionKey]RejectReason // first reason per (tick, kind)
 	suspects map[protocol.EntityID]bool
 	held     map[protocol.EntityID]bool // every id ever in the world
