@@ -148,8 +148,19 @@ func (r *Room) NextDeadline() time.Duration { return r.next }
 func (r *Room) Config() Config { return r.cfg }
 
 // Finish stops the simulation: later ticks only keep sending, so every
-// client converges on the final state.
-func (r *Room) Finish() { r.finished = true }
+// client converges on the final state. Orders waiting for the next tick,
+// and any that come later, are refused (RejectFinished) at once: the
+// embedder may end the match before another tick runs.
+func (r *Room) Finish() {
+	r.finished = true
+	for i := range r.queue {
+		q := &r.queue[i]
+		q.from.rejected.add(RejectFinished, q.order.Order.OrderKind())
+	}
+	clear(r.queue)
+	r.queue = r.queue[:0]
+	r.flushRejections(r.tick)
+}
 
 // AllDone reports whether every player of the match sent Done, from any
 // of its connections. A player whose connection is gone (in its rejoin
@@ -271,6 +282,13 @@ func (r *Room) onOrders(c *viewer, packet []byte) error {
 	if err != nil {
 		c.rejected.add(RejectMalformed, 0)
 		return err
+	}
+	if r.finished {
+		for _, o := range orders {
+			c.rejected.add(RejectFinished, o.Order.OrderKind())
+		}
+		r.flushRejections(r.tick)
+		return nil
 	}
 	for _, o := range orders {
 		o.Player = c.player

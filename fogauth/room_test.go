@@ -426,3 +426,38 @@ func TestProberInfersNothing(t *testing.T) {
 		t.Fatalf("%d probes; %d hidden entities inferred", pr.Probes(), n)
 	}
 }
+
+// TestFinishAnswersQueuedOrders: orders waiting for a tick when the match
+// finishes, and orders that come after, are refused at once (the embedder
+// may send the MatchEnd before another tick runs).
+func TestFinishAnswersQueuedOrders(t *testing.T) {
+	h := scenarioHarness(t, Config{}, 2, 5, 1)
+	cl := NewClient(1, h.room.Sim().Terrain())
+	if err := h.room.AddClient(1, 1); err != nil {
+		t.Fatal(err)
+	}
+	send := func() {
+		cl.SubmitOrder(protocol.TimestampedOrder{Order: protocol.Idle{}})
+		msgs, _, _ := cl.Flush()
+		for _, m := range msgs {
+			if err := h.room.Step(1, m); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	send()
+	h.room.Finish()
+	send()
+	var counted uint16
+	for _, e := range h.room.Ready().Messages {
+		r, err := ParseRejection(e.Data)
+		if err != nil || r.Reason != RejectFinished {
+			t.Fatalf("%+v %v", r, err)
+		}
+		counted += r.Count
+	}
+	h.room.Advance()
+	if counted != 2 {
+		t.Fatalf("%d of 2 orders answered", counted)
+	}
+}

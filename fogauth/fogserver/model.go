@@ -64,6 +64,10 @@ type Config struct {
 	// and tools that check what was sent against the truth). It must not
 	// change the core.
 	OnTick func(room string, core *fogauth.Room)
+	// OnEnd, if set, is called on a room's goroutine when it sends its
+	// MatchEnds, with the room's 99th percentile tick time and cost
+	// excluding the simulation (which only spectators' MatchEnds carry).
+	OnEnd func(room string, tickP99, costP99 time.Duration)
 }
 
 func (c Config) withDefaults() Config {

@@ -266,6 +266,9 @@ func (r *fogRoom) end() {
 	}
 	r.flush()
 	r.log.Info("fogauth: match over", "tick", r.core.Tick(), "tick_p99", tp, "cost_excl_sim_p99", cp, "sim_seed", r.simSeed)
+	if r.cfg.OnEnd != nil {
+		r.cfg.OnEnd(r.name, tp, cp)
+	}
 }
 
 // output sends what the core produced with one flush for the room.
