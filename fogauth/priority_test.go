@@ -187,7 +187,7 @@ func TestNearGridMatchesBruteForce(t *testing.T) {
 
 // TestTakeTopMatchesSort checks the selection against brute force over
 // random inputs: the keys sorted in descending order (ties of accumulated
-// priority broken by the lower index, as the keys encode), taken while
+// priority broken by the lower alias, as the keys encode), taken while
 // they fit the budget and the count limit.
 func TestTakeTopMatchesSort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
@@ -195,10 +195,13 @@ func TestTakeTopMatchesSort(t *testing.T) {
 		n := rng.IntN(500)
 		pend := make([]pending, n)
 		s := selector{budget: 1 + rng.IntN(3000), maxCount: 1 + rng.IntN(600), maxMsg: HeaderSize + 20 + rng.IntN(1200)}
-		for i := range pend {
+		s.slot = make([]int32, n+1)
+		for i, a := range rng.Perm(n) {
 			pend[i].size = int32(1 + rng.IntN(40))
+			pend[i].alias = protocol.EntityID(a + 1)
+			s.slot[a+1] = int32(i)
 			accum := uint32(rng.IntN(1 + rng.IntN(2000))) // many ties when small
-			s.keys = append(s.keys, uint64(accum)<<32|uint64(^uint32(i)))
+			s.keys = append(s.keys, uint64(accum)<<32|uint64(^uint32(a+1)))
 		}
 		want := slices.Clone(s.keys)
 		slices.SortFunc(want, func(a, b uint64) int { return cmp.Compare(b, a) })
@@ -208,7 +211,7 @@ func TestTakeTopMatchesSort(t *testing.T) {
 			if len(wantOrder) == s.maxCount {
 				break
 			}
-			idx := int32(^uint32(k))
+			idx := s.slot[^uint32(k)]
 			u, r := s.add(used, room, int(pend[idx].size))
 			if u > s.budget {
 				break

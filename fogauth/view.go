@@ -1,7 +1,6 @@
 package fogauth
 
 import (
-	"cmp"
 	"slices"
 
 	"github.com/tickwire/tickwire/protocol"
@@ -91,9 +90,9 @@ type view struct {
 // sent again once resend ticks pass without one.
 //
 // Every field naming another entity (the target) is compared and sent as
-// the client may know it: the entity if visible, otherwise none. The
-// pending deltas are listed in alias order, the order they are sent in
-// when all fit the budget.
+// the client may know it: the entity if visible, otherwise none. Each
+// pending delta carries its entity's alias, which orders the deltas on
+// the wire (see selector.plan).
 func (v *view) diff(visible []protocol.EntityID, ents []sim.EntityState, slots []int32, tick, resend uint64) {
 	v.pend, v.inFlight = v.pend[:0], 0
 	c := cursor{ents: ents, slots: slots, visible: visible, tick: tick, resend: resend}
@@ -105,12 +104,7 @@ func (v *view) diff(visible []protocol.EntityID, ents []sim.EntityState, slots [
 	for i := range v.pend {
 		v.pend[i].alias = v.entries[v.pend[i].entry].alias
 	}
-	if !slices.IsSortedFunc(v.pend, byAlias) {
-		slices.SortFunc(v.pend, byAlias)
-	}
 }
-
-func byAlias(a, b pending) int { return cmp.Compare(a.alias, b.alias) }
 
 // merge is diff when the visible set holds entities the view has no
 // entry for: the entries are rebuilt, and those first seen are given
