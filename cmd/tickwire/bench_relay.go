@@ -18,9 +18,9 @@ import (
 
 	"github.com/tickwire/tickwire/internal/botrun"
 	"github.com/tickwire/tickwire/internal/relaybench"
-	"github.com/tickwire/tickwire/relay"
-	"github.com/tickwire/tickwire/relay/lanes"
-	"github.com/tickwire/tickwire/relay/server"
+	"github.com/tickwire/tickwire/lockstep/relay"
+	"github.com/tickwire/tickwire/server"
+	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/transport"
 )
 

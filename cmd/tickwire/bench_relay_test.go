@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/internal/botrun"
-	"github.com/tickwire/tickwire/relay/server"
+	"github.com/tickwire/tickwire/server"
 )
 
 // TestBenchRelayJSON pins the documented fields of "bench relay --json" on

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/tickwire/tickwire/relay/server"
-	"github.com/tickwire/tickwire/relay/server/room"
+	"github.com/tickwire/tickwire/server"
+	"github.com/tickwire/tickwire/server/room"
 )
 
 // botPredictFlags are the options of "tickwire bot --mode predict".

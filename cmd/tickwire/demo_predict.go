@@ -8,8 +8,8 @@ import (
 
 	"github.com/tickwire/tickwire/predict"
 	"github.com/tickwire/tickwire/predict/netlayer"
-	"github.com/tickwire/tickwire/relay/server"
-	"github.com/tickwire/tickwire/relay/server/room"
+	"github.com/tickwire/tickwire/server"
+	"github.com/tickwire/tickwire/server/room"
 )
 
 // demoPredictFlags are the options of "tickwire demo --mode predict".

@@ -9,8 +9,8 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/tickwire/tickwire/relay/server"
-	"github.com/tickwire/tickwire/relay/server/room"
+	"github.com/tickwire/tickwire/server"
+	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/statesync/host"
 )
 

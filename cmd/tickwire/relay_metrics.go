@@ -1,9 +1,9 @@
 package main
 
 import (
-	"github.com/tickwire/tickwire/relay/admin"
-	"github.com/tickwire/tickwire/relay/server"
 	"github.com/tickwire/tickwire/secure"
+	"github.com/tickwire/tickwire/server"
+	"github.com/tickwire/tickwire/server/admin"
 	"github.com/tickwire/tickwire/transport"
 )
 

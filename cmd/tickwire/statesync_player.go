@@ -7,9 +7,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/tickwire/tickwire/relay/lanes"
-	"github.com/tickwire/tickwire/relay/msg"
-	"github.com/tickwire/tickwire/relay/server/room"
+	"github.com/tickwire/tickwire/lockstep/msg"
+	"github.com/tickwire/tickwire/server/lanes"
+	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/sim/action"
 	"github.com/tickwire/tickwire/statesync"
 	"github.com/tickwire/tickwire/statesync/actiongame"

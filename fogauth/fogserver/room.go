@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/fogauth"
-	"github.com/tickwire/tickwire/relay/server/room"
+	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/sim/scenario"
 	"github.com/tickwire/tickwire/transport"
 )

@@ -7,10 +7,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/predict"
 	"github.com/tickwire/tickwire/predict/lanes"
-	"github.com/tickwire/tickwire/relay/msg"
-	"github.com/tickwire/tickwire/relay/server/room"
+	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/transport"
 )
 

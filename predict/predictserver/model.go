@@ -1,6 +1,6 @@
 // Package predictserver hosts prediction rooms in the tickwire server: it
 // is the thin shell (inbox, timer, sockets) around predict.Server, plugged
-// into relay/server through the room seam as the "prediction" network
+// into server through the room seam as the "prediction" network
 // model.
 package predictserver
 
@@ -12,8 +12,8 @@ import (
 
 	"github.com/tickwire/tickwire/predict"
 	"github.com/tickwire/tickwire/predict/lanes"
-	"github.com/tickwire/tickwire/relay/admin"
-	"github.com/tickwire/tickwire/relay/server/room"
+	"github.com/tickwire/tickwire/server/admin"
+	"github.com/tickwire/tickwire/server/room"
 )
 
 // Config configures the model. NewGame is required.
