@@ -243,9 +243,8 @@ func (w *twinRun) othersPlay(k int, tick uint64) {
 		}
 		cl := w.others[k][p-1]
 		for _, o := range orders {
-			if o.Order = aliased(r, ClientID(p), o.Order); o.Order != nil {
-				cl.SubmitOrder(o)
-			}
+			o.Order = aliased(r, ClientID(p), o.Order)
+			cl.SubmitOrder(o)
 		}
 		msgs, _, err := cl.Flush()
 		if err != nil {
@@ -308,14 +307,24 @@ func (w *twinRun) perturbation(r *Room) []protocol.TimestampedOrder {
 }
 
 // aliased returns o with the simulation ids it names replaced by client
-// id's aliases (those it has none for dropped), or nil if it names no
-// entity left.
+// id's aliases (those it has none for dropped from unit lists).
 func aliased(r *Room, id ClientID, o protocol.PlayerOrder) protocol.PlayerOrder {
+	return mapIDs(o, func(e protocol.EntityID) protocol.EntityID { return r.Alias(id, e) }, true)
+}
+
+// simIDs is o with client id's aliases replaced by simulation ids.
+func simIDs(r *Room, id ClientID, o protocol.PlayerOrder) protocol.PlayerOrder {
+	return mapIDs(o, func(e protocol.EntityID) protocol.EntityID { return r.SimID(id, e) }, false)
+}
+
+// mapIDs is o with every entity id it names mapped by f, on copies of its
+// unit lists (without the ids mapped to 0 if drop).
+func mapIDs(o protocol.PlayerOrder, f func(protocol.EntityID) protocol.EntityID, drop bool) protocol.PlayerOrder {
 	units := func(ids []protocol.EntityID) []protocol.EntityID {
-		var out []protocol.EntityID
+		out := make([]protocol.EntityID, 0, len(ids))
 		for _, u := range ids {
-			if a := r.Alias(id, u); a != 0 {
-				out = append(out, a)
+			if m := f(u); m != 0 || !drop {
+				out = append(out, m)
 			}
 		}
 		return out
@@ -327,14 +336,14 @@ func aliased(r *Room, id ClientID, o protocol.PlayerOrder) protocol.PlayerOrder 
 	case protocol.Attack:
 		x.Units = units(x.Units)
 		if x.Target.Kind == protocol.TargetEntity {
-			x.Target.Entity = r.Alias(id, x.Target.Entity)
+			x.Target.Entity = f(x.Target.Entity)
 		}
 		return x
 	case protocol.SetRallyPoint:
-		x.Building = r.Alias(id, x.Building)
+		x.Building = f(x.Building)
 		return x
 	case protocol.Sell:
-		x.Building = r.Alias(id, x.Building)
+		x.Building = f(x.Building)
 		return x
 	}
 	return o
@@ -468,36 +477,6 @@ func (w *twinRun) checkOracle(o protocol.PlayerOrder) {
 	if v[0] != v[1] {
 		w.oracle++
 	}
-}
-
-// simIDs is o with client id's aliases replaced by simulation ids, on
-// copies of its unit lists.
-func simIDs(r *Room, id ClientID, o protocol.PlayerOrder) protocol.PlayerOrder {
-	units := func(ids []protocol.EntityID) []protocol.EntityID {
-		out := make([]protocol.EntityID, len(ids))
-		for i, u := range ids {
-			out[i] = r.SimID(id, u)
-		}
-		return out
-	}
-	switch x := o.(type) {
-	case protocol.Move:
-		x.Units = units(x.Units)
-		return x
-	case protocol.Attack:
-		x.Units = units(x.Units)
-		if x.Target.Kind == protocol.TargetEntity {
-			x.Target.Entity = r.SimID(id, x.Target.Entity)
-		}
-		return x
-	case protocol.SetRallyPoint:
-		x.Building = r.SimID(id, x.Building)
-		return x
-	case protocol.Sell:
-		x.Building = r.SimID(id, x.Building)
-		return x
-	}
-	return o
 }
 
 // TestNonInterference is the property over many seeds and random

@@ -50,23 +50,10 @@ func (s *Sim) knownSlot(id protocol.EntityID, k Knowledge) (int, bool) {
 	return s.aliveSlot(id)
 }
 
-// validateBuildKnown is validateBuild against what player knows: the
-// player's own state first, then whether it sees the cell, then the
-// structures it sees on it.
+// validateBuildKnown is validateBuild, after buildBasics, against what
+// player knows: the player's own state first, then whether it sees the
+// cell, then the structures it sees on it.
 func (s *Sim) validateBuildKnown(player protocol.PlayerID, o protocol.Build, k Knowledge) OrderValidity {
-	t := EntityType(o.Structure)
-	if !validType(t) || !rulesOf(t).Buildable {
-		return RejectNotCapable
-	}
-	if !s.terrain.Contains(o.Pos) {
-		return RejectOutOfBounds
-	}
-	if !s.terrain.passableAt(o.Pos) {
-		return RejectBlocked
-	}
-	if s.credits[player-1] < rulesOf(t).Cost {
-		return RejectInsufficientFund
-	}
 	cx, cy := CellOf(o.Pos)
 	structures, near, blocked := 0, false, false
 	for i := range s.states {

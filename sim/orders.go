@@ -162,21 +162,11 @@ func (s *Sim) validateUnits(player protocol.PlayerID, ids []protocol.EntityID, a
 }
 
 func (s *Sim) validateBuild(player protocol.PlayerID, o protocol.Build, k Knowledge) OrderValidity {
+	if v := s.buildBasics(player, o); v != Valid {
+		return v
+	}
 	if k != nil {
 		return s.validateBuildKnown(player, o, k)
-	}
-	t := EntityType(o.Structure)
-	if !validType(t) || !rulesOf(t).Buildable {
-		return RejectNotCapable
-	}
-	if !s.terrain.Contains(o.Pos) {
-		return RejectOutOfBounds
-	}
-	if !s.terrain.passableAt(o.Pos) {
-		return RejectBlocked
-	}
-	if s.credits[player-1] < rulesOf(t).Cost {
-		return RejectInsufficientFund
 	}
 	cx, cy := CellOf(o.Pos)
 	structures, near := 0, false
@@ -201,6 +191,23 @@ func (s *Sim) validateBuild(player protocol.PlayerID, o protocol.Build, k Knowle
 	}
 	if !near {
 		return RejectTooFar
+	}
+	return Valid
+}
+
+// buildBasics checks what a Build needs of the player's own state and
+// the public map: a buildable type, a passable cell on the map, credits.
+func (s *Sim) buildBasics(player protocol.PlayerID, o protocol.Build) OrderValidity {
+	t := EntityType(o.Structure)
+	switch {
+	case !validType(t) || !rulesOf(t).Buildable:
+		return RejectNotCapable
+	case !s.terrain.Contains(o.Pos):
+		return RejectOutOfBounds
+	case !s.terrain.passableAt(o.Pos):
+		return RejectBlocked
+	case s.credits[player-1] < rulesOf(t).Cost:
+		return RejectInsufficientFund
 	}
 	return Valid
 }

@@ -161,6 +161,13 @@ func playFogBot(ctx context.Context, r fogRun, i int, dump *dumper) (p fogPlayer
 		p.Error = err.Error()
 	}
 	defer c.Close() // the connection the bot ended on, whether or not it finished
+	p = awaitEnd(ctx, r, c, p)
+	p, tickP99, costP99 = fogSummary(p, c, began)
+	return p, c.NetworkModel(), tickP99, costP99
+}
+
+// awaitEnd tells the server the bot is done and waits for the MatchEnd.
+func awaitEnd(ctx context.Context, r fogRun, c *fogclient.Client, p fogPlayer) fogPlayer {
 	if err := c.Done(); err != nil && p.Error == "" {
 		p.Error = err.Error()
 	}
@@ -170,8 +177,7 @@ func playFogBot(ctx context.Context, r fogRun, i int, dump *dumper) (p fogPlayer
 		p.Error = "no match end from the server"
 	case <-ctx.Done():
 	}
-	p, tickP99, costP99 = fogSummary(p, c, began)
-	return p, c.NetworkModel(), tickP99, costP99
+	return p
 }
 
 // cheatFog is one --cheat bot's whole match: a fogauth.Prober plays,
@@ -182,15 +188,7 @@ func cheatFog(ctx context.Context, r fogRun, c *fogclient.Client, began time.Tim
 	pr := fogauth.NewProber(c.Player(), uint64(c.Player())*7919)
 	fogclient.PlayProber(ctx, c, pr, r.ticks)
 	c.Flush() // the last probes go before Done, so each is answered
-	if err := c.Done(); err != nil {
-		p.Error = err.Error()
-	}
-	select {
-	case <-c.Ended():
-	case <-time.After(r.settle):
-		p.Error = "no match end from the server"
-	case <-ctx.Done():
-	}
+	p = awaitEnd(ctx, r, c, p)
 	p, tickP99, costP99 = fogSummary(p, c, began)
 	p.Probes, p.InferredHiddenEntities = pr.Probes(), ptr(c.ProberInferred(pr))
 	return p, c.NetworkModel(), tickP99, costP99
