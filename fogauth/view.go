@@ -71,9 +71,10 @@ type view struct {
 	entries, spare []entry
 	pend           []pending
 	names          aliases
-	fresh          []int32 // scratch: entries first seen this tick
-	inFlight       int     // deltas left out of pend because they are in flight
-	maxStale       uint64  // longest a visible entity's change waited for the StateUpdate that delivered it
+	fresh          []int32  // scratch: entries first seen this tick
+	seen           []uint64 // scratch: bitset of the visible entity IDs
+	inFlight       int      // deltas left out of pend because they are in flight
+	maxStale       uint64   // longest a visible entity's change waited for the StateUpdate that delivered it
 }
 
 // diff rebuilds v.entries from the visible set and lists in v.pend the
@@ -95,7 +96,8 @@ type view struct {
 // the wire (see selector.plan).
 func (v *view) diff(visible []protocol.EntityID, ents []sim.EntityState, slots []int32, tick, resend uint64) {
 	v.pend, v.inFlight = v.pend[:0], 0
-	c := cursor{ents: ents, slots: slots, visible: visible, tick: tick, resend: resend}
+	v.seen = markSeen(v.seen, visible)
+	c := cursor{ents: ents, slots: slots, seen: v.seen, tick: tick, resend: resend}
 	if !v.gains(visible) {
 		v.diffInPlace(visible, &c)
 	} else {
@@ -177,12 +179,30 @@ func (v *view) diffInPlace(visible []protocol.EntityID, c *cursor) {
 	v.entries = es[:w]
 }
 
+// markSeen makes seen the bitset of the IDs of visible (ascending),
+// reusing its storage.
+func markSeen(seen []uint64, visible []protocol.EntityID) []uint64 {
+	if len(visible) == 0 {
+		return seen[:0]
+	}
+	n := int(visible[len(visible)-1]/64) + 1
+	if cap(seen) < n {
+		seen = make([]uint64, n, n+n/4)
+	}
+	seen = seen[:n]
+	clear(seen)
+	for _, id := range visible {
+		seen[id/64] |= 1 << (id % 64)
+	}
+	return seen
+}
+
 // cursor finds the entries' current states in the simulation's entities,
 // as the client may see them.
 type cursor struct {
 	ents         []sim.EntityState
 	slots        []int32
-	visible      []protocol.EntityID
+	seen         []uint64 // bit id of word id/64: entity id is visible
 	tick, resend uint64
 	hidden       sim.EntityState // scratch of filter
 }
@@ -193,7 +213,7 @@ func (c *cursor) filter(e *sim.EntityState) (*sim.EntityState, bool) {
 	if e.Target == 0 {
 		return e, false
 	}
-	if _, ok := slices.BinarySearch(c.visible, e.Target); ok {
+	if w := int(e.Target / 64); w < len(c.seen) && c.seen[w]>>(e.Target%64)&1 != 0 {
 		return e, false
 	}
 	c.hidden = *e
