@@ -187,19 +187,22 @@ func (r *Room) serialize(c *viewer, ents []sim.EntityState, saturated bool) {
 		}
 		c.hints = append(c.hints, p.entry)
 		d := &c.items[len(c.items)-1]
-		w := v.wire(d, p.alias)
+		id, target := d.Entity.ID, d.Entity.Target
+		v.toWire(d, p.alias) // written under the client's names, kept under the simulation's
 		if d.Kind == DeltaEnter {
-			enter := Delta{Kind: DeltaEnter, Entity: w.Entity}
-			r.arena = AppendDelta(r.arena, &enter)
+			kind, mask := d.Kind, d.Mask
+			d.Mask = 0
+			r.arena = AppendDelta(r.arena, d)
 			count++
-			if d.Mask != 0 {
-				upd := Delta{Kind: DeltaUpdate, Mask: d.Mask, Entity: w.Entity}
-				r.arena = AppendDelta(r.arena, &upd)
+			if mask != 0 {
+				d.Kind, d.Mask = DeltaUpdate, mask
+				r.arena = AppendDelta(r.arena, d)
 				count++
 			}
+			d.Kind, d.Mask = kind, mask
 			c.stats.Enters++
 		} else {
-			r.arena = AppendDelta(r.arena, &w)
+			r.arena = AppendDelta(r.arena, d)
 			count++
 			if d.Kind == DeltaUpdate {
 				c.stats.Updates++
@@ -207,6 +210,7 @@ func (r *Room) serialize(c *viewer, ents []sim.EntityState, saturated bool) {
 				c.stats.Leaves++
 			}
 		}
+		d.Entity.ID, d.Entity.Target = id, target
 		e := &v.entries[p.entry]
 		if saturated && d.Kind != DeltaLeave {
 			r.recordWait(p.tier, r.tick-e.lastSent)
@@ -217,14 +221,12 @@ func (r *Room) serialize(c *viewer, ents []sim.EntityState, saturated bool) {
 	closePart()
 }
 
-// wire is d as this client's wire carries it: the entity under its alias,
-// and the entity it names (already filtered to one the client sees) under
-// that one's.
-func (v *view) wire(d *Delta, alias protocol.EntityID) Delta {
-	w := *d
-	w.Entity.ID = alias
-	if w.Entity.Target != 0 {
-		w.Entity.Target = v.names.lookup(w.Entity.Target)
+// toWire names d's entities as this client's wire does: the entity by its
+// alias, and the entity it names (already filtered to one the client
+// sees) by that one's.
+func (v *view) toWire(d *Delta, alias protocol.EntityID) {
+	d.Entity.ID = alias
+	if d.Entity.Target != 0 {
+		d.Entity.Target = v.names.lookup(d.Entity.Target)
 	}
-	return w
 }

@@ -103,9 +103,6 @@ func (v *view) diff(visible []protocol.EntityID, ents []sim.EntityState, slots [
 	} else {
 		v.merge(visible, &c)
 	}
-	for i := range v.pend {
-		v.pend[i].alias = v.entries[v.pend[i].entry].alias
-	}
 }
 
 // merge is diff when the visible set holds entities the view has no
@@ -139,6 +136,11 @@ func (v *view) merge(visible []protocol.EntityID, c *cursor) {
 	v.entries, v.spare = nw, old
 	if len(v.fresh) > 0 {
 		v.names.name(nw, v.fresh, ents, slots)
+		for i := range v.pend {
+			if p := &v.pend[i]; p.alias == 0 {
+				p.alias = nw[p.entry].alias // first seen this tick: named just now
+			}
+		}
 	}
 }
 
@@ -276,7 +278,8 @@ func (v *view) check(es []entry, i int, vis bool, c *cursor) {
 		v.inFlight++
 		return
 	}
-	v.pend = append(v.pend, pending{kind: kind, mask: mask, entry: int32(i), ent: ent, size: int32(itemSize(kind, mask)), hide: hide})
+	v.pend = append(v.pend, pending{kind: kind, mask: mask, entry: int32(i), ent: ent, size: int32(itemSize(kind, mask)),
+		alias: e.alias, hide: hide})
 }
 
 // enterExtra is the mask of the fields an Enter cannot carry that are set
