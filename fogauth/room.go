@@ -98,7 +98,7 @@ type Room struct {
 // secret: clients never simulate, nothing sends it, and a client that
 // knew it could predict every roll of the simulation's RNG and, by
 // matching the draws behind its own units, count the hidden ones. Draw it
-// from crypto/rand (NewSimSeed), apart from the public map seed.
+// from crypto/rand, apart from the public map seed (fogserver does).
 func New(cfg Config, mapData sim.MapData, rules sim.Config, seed uint64, now time.Duration) (*Room, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
