@@ -1,0 +1,21 @@
+package main
+
+import "testing"
+
+// TestRun seats three bots in a room of the in-process server: each
+// predicts its ticks and the one that reached the hill scored.
+func TestRun(t *testing.T) {
+	rs, err := run(t.Context(), 3, 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 3 {
+		t.Fatalf("%d results", len(rs))
+	}
+	for i, r := range rs {
+		if int(r.player) != i+1 {
+			t.Errorf("result %d is player %d", i, r.player)
+		}
+	}
+	t.Log(summary(rs, 60))
+}
