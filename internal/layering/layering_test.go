@@ -122,6 +122,8 @@ func genericServer(pending ...string) func(dep) (bool, string) {
 
 func rules() []rule {
 	return []rule{
+		// An example is a game written against the public API alone.
+		{pkg: "examples", name: "examples/...", allowed: publicAPIOnly},
 		{pkg: "wire", allowed: stdlibOnly},
 		{pkg: "metrics", allowed: stdlibOnly},
 		{pkg: "protocol", allowed: stdlibOnly},
@@ -271,6 +273,116 @@ func rules() []rule {
 	}
 }
 
+// referenceGames are tickwire's own games: the reference RTS (sim and
+// its subpackages) and the action game's adapters to the models. A game
+// adapter may import them; nothing else of a model may.
+var referenceGames = []string{"sim", "predict/actiongame", "statesync/actiongame"}
+
+// gameAdapters are the packages that plug a reference game into a
+// model.
+var gameAdapters = []string{"predict/actiongame", "statesync/actiongame"}
+
+// referenceGamePending lists the model packages that still import the
+// reference RTS while the fog-authoritative mode moves behind a game
+// interface (issue 26): nothing else may.
+var referenceGamePending = []string{"fogauth", "fogauth/fogclient", "fogauth/fogserver"}
+
+// noReferenceGame is the rule of every model package but the game
+// adapters: a game plugs into the model through its interface, so the
+// model imports no reference game.
+func noReferenceGame(d dep) (bool, string) {
+	if under(d.path, referenceGames...) {
+		return false, "a network model imports no reference game: the game plugs in through the model's interface"
+	}
+	return true, ""
+}
+
+// publicAPIOnly is the rule of the examples: each writes its own game
+// against tickwire's public API, so it imports no reference game and
+// nothing internal.
+func publicAPIOnly(d dep) (bool, string) {
+	if under(d.path, "internal") {
+		return false, "an example uses the public API only"
+	}
+	if ok, _ := noReferenceGame(d); !ok {
+		return false, "an example brings its own game: no reference game"
+	}
+	return true, ""
+}
+
+// modelPackages lists every package of the network models' trees.
+func modelPackages(t *testing.T, root string) []string {
+	t.Helper()
+	var pkgs []string
+	for _, m := range models {
+		for _, d := range listPackages(t, root, "./"+m+"/...") {
+			pkgs = append(pkgs, strings.TrimPrefix(d, module+"/"))
+		}
+	}
+	return pkgs
+}
+
+// listPackages runs go list on pattern.
+func listPackages(t *testing.T, root, pattern string) []string {
+	t.Helper()
+	cmd := exec.Command("go", "list", pattern)
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v", pattern, err)
+	}
+	return strings.Fields(string(out))
+}
+
+// TestModelsImportNoReferenceGame: every package of every model, but the
+// game adapters and the pending ones, imports no reference game.
+func TestModelsImportNoReferenceGame(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("the go command is needed to list dependencies")
+	}
+	root := moduleRoot(t)
+	for _, pkg := range modelPackages(t, root) {
+		if slices.Contains(gameAdapters, pkg) || slices.Contains(referenceGamePending, pkg) {
+			continue
+		}
+		r := rule{pkg: pkg, exact: true, allowed: noReferenceGame}
+		for _, v := range violations(r, listDeps(t, root, "./"+pkg)) {
+			t.Errorf("%s depends on %s", pkg, v)
+		}
+	}
+	for _, pkg := range append(slices.Clone(gameAdapters), referenceGamePending...) {
+		if err := packageExists(root, pkg); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestReferenceGameRuleCatches proves noReferenceGame and publicAPIOnly
+// refuse what they forbid and let the rest through.
+func TestReferenceGameRuleCatches(t *testing.T) {
+	for _, d := range []dep{{path: module + "/sim"}, {path: module + "/sim/bot"}, {path: module + "/sim/action"},
+		{path: module + "/predict/actiongame"}, {path: module + "/statesync/actiongame"}} {
+		if ok, _ := noReferenceGame(d); ok {
+			t.Errorf("a model may import %s", d.path)
+		}
+		if ok, _ := publicAPIOnly(d); ok {
+			t.Errorf("an example may import %s", d.path)
+		}
+	}
+	if ok, _ := publicAPIOnly(dep{path: module + "/internal/fogbench"}); ok {
+		t.Error("an example may import internal packages")
+	}
+	for _, d := range []dep{{path: module + "/predict"}, {path: module + "/protocol"}, {path: module + "/server"},
+		{path: module + "/simulation"}, {path: "fmt", standard: true}} {
+		if ok, why := noReferenceGame(d); !ok {
+			t.Errorf("a model may not import %s: %s", d.path, why)
+		}
+		if ok, why := publicAPIOnly(d); !ok {
+			t.Errorf("an example may not import %s: %s", d.path, why)
+		}
+	}
+}
+
 // violations checks deps of pkg against r.
 func violations(r rule, deps []dep) []string {
 	var bad []string
@@ -390,6 +502,7 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"statesync/actiongame":  {{path: module + "/transport"}, {path: module + "/server/lanes"}, {path: "net", standard: true}},
 		"statesync/host":        {{path: module + "/sim/action"}},
 		"cmd/tickwire":          {{path: "testing", standard: true}, {path: "testing/synctest", standard: true}},
+		"examples/...":          {{path: module + "/sim"}, {path: module + "/sim/action"}, {path: module + "/predict/actiongame"}, {path: module + "/internal/fogbench"}},
 	}
 	allowed := map[string][]dep{
 		"sim":                {{path: module + "/protocol"}, {path: module + "/wire"}, {path: "github.com/cespare/xxhash/v2"}, {path: "sort", standard: true}},
@@ -406,6 +519,7 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"predict/actiongame": {{path: module + "/predict"}, {path: module + "/sim/action"}, {path: module + "/sim"}},
 		"statesync":          {{path: module + "/statesync/msg"}, {path: "github.com/klauspost/compress/zstd"}, {path: "github.com/OneOfOne/xxhash"}},
 		"cmd/tickwire":       {{path: module + "/server"}, {path: "net", standard: true}, {path: "github.com/prometheus/client_golang/prometheus"}},
+		"examples/...":       {{path: module + "/lockstep"}, {path: module + "/predict/netlayer"}, {path: module + "/statesync/host"}, {path: module + "/server"}},
 	}
 	for _, r := range rules() {
 		key := r.pkg
