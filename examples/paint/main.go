@@ -11,6 +11,7 @@ import (
 	"log"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tickwire/tickwire/server"
@@ -49,12 +50,13 @@ func (s summary) String() string {
 		s.players, s.frames, s.hashes, s.painted, side*side, s.best, s.most)
 }
 
-// result is one bot's end.
+// result is one bot's end: the state hash of the last frame, and the
+// map as the bot saw it when it had that hash.
 type result struct {
-	id   uint32
-	hash uint32
-	game *Game
-	err  error
+	id            uint32
+	hash          uint32
+	painted, mine int
+	err           error
 }
 
 // run starts a server on loopback UDP and plays players bots in one room.
@@ -75,10 +77,26 @@ func run(ctx context.Context, players int, frames uint32) (summary, error) {
 	defer stop()
 	go srv.Serve(serveCtx, l)
 
+	// Every bot plays on until all have reached the last frame: a bot
+	// that left early would take its vote from the others still behind.
+	play, quit := context.WithCancel(ctx)
+	defer quit()
 	out := make([]result, players)
 	var wg sync.WaitGroup
+	var behind atomic.Int32 // bots yet to reach the last frame
+	behind.Store(int32(players))
+	reached := func() {
+		if behind.Add(-1) == 0 {
+			quit()
+		}
+	}
 	for i := range players {
-		wg.Go(func() { out[i] = playBot(ctx, l.Addr(), players, frames) })
+		wg.Go(func() {
+			out[i] = playBot(play, l.Addr(), players, frames, reached)
+			if out[i].err != nil {
+				quit() // the room cannot finish without this bot
+			}
+		})
 	}
 	wg.Wait()
 	s := summary{players: players, frames: frames}
@@ -91,10 +109,9 @@ func run(ctx context.Context, players int, frames uint32) (summary, error) {
 	}
 	s.hashes = len(hashes)
 	for _, r := range out {
-		all, mine := out[0].game.Painted(r.id)
-		s.painted = all
-		if mine > s.most {
-			s.best, s.most = r.id, mine
+		s.painted = max(s.painted, r.painted)
+		if r.mine > s.most {
+			s.best, s.most = r.id, r.mine
 		}
 	}
 	if s.hashes != 1 {
@@ -104,8 +121,9 @@ func run(ctx context.Context, players int, frames uint32) (summary, error) {
 }
 
 // playBot joins the room and paints: it walks straight, turning when
-// the frame number says so, until it has simulated frames.
-func playBot(ctx context.Context, addr net.Addr, players int, frames uint32) result {
+// the frame number says so. Once it has the state hash of frame frames it
+// calls reached, and plays on until ctx ends.
+func playBot(ctx context.Context, addr net.Addr, players int, frames uint32, reached func()) result {
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
 		return result{err: err}
@@ -122,18 +140,21 @@ func playBot(ctx context.Context, addr net.Addr, players int, frames uint32) res
 	g := NewGame()
 	core := statesync.NewClient(statesync.ClientConfig{}, g)
 	l := &link{conn: conn}
-	joined, last := false, uint32(0)
+	last := uint32(0)
+	var res *result
 	for {
 		m, err := l.receive(ctx)
 		if err != nil {
+			if res != nil && ctx.Err() != nil {
+				return *res // every bot reached the last frame
+			}
 			return result{id: id, err: err}
 		}
 		_ = core.Step(m) // a message the core refuses changes nothing
 		if f := core.Frame(); core.Running() && f != last {
 			last = f
-			if !joined {
-				core.Input([]byte{inputJoin})
-				joined = true
+			if _, in := g.painters[id]; !in {
+				core.Input([]byte{inputJoin}) // again until the game has it: a late input is dropped
 			} else {
 				turn := (f/10 + id) % 4
 				dx, dy := [4]int8{1, 0, -1, 0}[turn], [4]int8{0, 1, 0, -1}[turn]
@@ -143,8 +164,10 @@ func playBot(ctx context.Context, addr net.Addr, players int, frames uint32) res
 		if err := l.flush(core); err != nil {
 			return result{id: id, err: err}
 		}
-		if h, ok := core.HashAt(frames); ok {
-			return result{id: id, hash: h, game: g}
+		if h, ok := core.HashAt(frames); ok && res == nil {
+			all, mine := g.Painted(id)
+			res = &result{id: id, hash: h, painted: all, mine: mine}
+			reached()
 		}
 	}
 }
