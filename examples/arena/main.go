@@ -74,10 +74,17 @@ func run(ctx context.Context, players int, ticks uint64) ([]result, error) {
 	defer stop()
 	go srv.Serve(serveCtx, l)
 
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	out := make([]result, players)
 	var wg sync.WaitGroup
 	for i := range players {
-		wg.Go(func() { out[i] = playBot(ctx, l.Addr(), players, ticks, i) })
+		wg.Go(func() {
+			out[i] = playBot(ctx, l.Addr(), players, ticks, i)
+			if out[i].err != nil {
+				cancel() // the room cannot fill without this bot
+			}
+		})
 	}
 	wg.Wait()
 	for _, r := range out {

@@ -1,11 +1,17 @@
 package main
 
-import "testing"
+import (
+	"context"
+	"testing"
+	"time"
+)
 
 // TestRun seats three bots in a room of the in-process server: each
 // predicts its ticks and the one that reached the hill scored.
 func TestRun(t *testing.T) {
-	rs, err := run(t.Context(), 3, 60)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a player that cannot join leaves the others waiting
+	defer cancel()
+	rs, err := run(ctx, 3, 60)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,8 +59,16 @@ func run(ctx context.Context, ticks uint64) (summary, error) {
 	}
 	defer host.Close()
 
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	remote := make(chan result, 1)
-	go func() { remote <- joinAndPlay(ctx, l.Addr(), ticks) }()
+	go func() {
+		r := joinAndPlay(ctx, l.Addr(), ticks)
+		if r.err != nil {
+			cancel() // the host would wait for it forever
+		}
+		remote <- r
+	}()
 	h := play(ctx, host.RelayClient, ticks)
 	r := <-remote
 	if h.err != nil {

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"context"
 	"testing"
+	"time"
 )
 
 // TestRun plays a short match over loopback UDP: both players end in
 // the same state.
 func TestRun(t *testing.T) {
-	s, err := run(t.Context(), 60)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a player that cannot join leaves the others waiting
+	defer cancel()
+	s, err := run(ctx, 60)
 	if err != nil {
 		t.Fatal(err)
 	}
