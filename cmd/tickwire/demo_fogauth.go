@@ -48,7 +48,7 @@ func runFogDemo(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		sync.Mutex
 		tick, cost time.Duration
 	}
-	fog := fogserver.Config{UnitsPerPlayer: f.units, Seed: func() uint64 { return f.seed },
+	fog := fogserver.Config{NewGame: rtsFog, UnitsPerPlayer: f.units, Seed: func() uint64 { return f.seed },
 		OnEnd: func(_ string, tickP99, costP99 time.Duration) {
 			timing.Lock()
 			timing.tick, timing.cost = tickP99, costP99

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tickwire/tickwire/fogauth"
 	"github.com/tickwire/tickwire/fogauth/fogclient"
+	"github.com/tickwire/tickwire/fogauth/rtsgame"
 	"github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/sim/bot"
 	"github.com/tickwire/tickwire/transport"
@@ -149,7 +150,13 @@ func playFogBot(ctx context.Context, r fogRun, i int, dump *dumper) (p fogPlayer
 	if r.cheat {
 		return cheatFog(ctx, r, c, began)
 	}
-	b := bot.New(c.Player(), uint64(c.Player())*7919)
+	t, err := rtsMap(c)
+	if err != nil {
+		p.Error = err.Error()
+		c.Close()
+		return
+	}
+	b := rtsgame.Bot{Bot: bot.New(c.Player(), uint64(c.Player())*7919), Map: t}
 	maxRejoins := 0
 	if r.reconnectAfter > 0 {
 		maxRejoins = 3
@@ -181,17 +188,24 @@ func awaitEnd(ctx context.Context, r fogRun, c *fogclient.Client, p fogPlayer) f
 	return p
 }
 
-// cheatFog is one --cheat bot's whole match: a fogauth.Prober plays,
+// cheatFog is one --cheat bot's whole match: an rtsgame.Prober plays,
 // then counts what the server's answers revealed.
 func cheatFog(ctx context.Context, r fogRun, c *fogclient.Client, began time.Time) (p fogPlayer, model string, tickP99, costP99 uint32) {
 	defer c.Close()
 	p.ID = int(c.Player())
-	pr := fogauth.NewProber(c.Player(), uint64(c.Player())*7919)
-	fogclient.PlayProber(ctx, c, pr, r.ticks)
+	t, err := rtsMap(c)
+	if err != nil {
+		p.Error = err.Error()
+		return p, c.NetworkModel(), 0, 0
+	}
+	pr := prober{rtsgame.NewProber(c.Player(), t, uint64(c.Player())*7919)}
+	fogclient.PlayBot(ctx, c, pr, r.ticks)
 	c.Flush() // the last probes go before Done, so each is answered
 	p = awaitEnd(ctx, r, c, p)
 	p, tickP99, costP99 = fogSummary(p, c, began)
-	p.Probes, p.InferredHiddenEntities = pr.Probes(), ptr(c.ProberInferred(pr))
+	inferred := 0
+	c.Observed(pr, func(w *fogauth.PartialWorld) { inferred = pr.Inferred(w.Entities()) })
+	p.Probes, p.InferredHiddenEntities = pr.Probes(), ptr(inferred)
 	return p, c.NetworkModel(), tickP99, costP99
 }
 

@@ -157,7 +157,7 @@ func (f *relayFlags) serverConfig(log *slog.Logger) server.Config {
 // tick_rate is unset).
 func (f *relayFlags) fogConfig() fogserver.Config {
 	fa := f.fogAuth
-	c := fogserver.Config{MaxConcurrentGames: fa.MaxConcurrentGames, MaxSpectators: fa.MaxSpectators}
+	c := fogserver.Config{NewGame: rtsFog, MaxConcurrentGames: fa.MaxConcurrentGames, MaxSpectators: fa.MaxSpectators}
 	c.Room.FullMapSpectators = fa.SpectatorFullMap
 	c.Room.BandwidthPerClientKbps = fa.BandwidthPerClientKbps
 	c.Room.MaxEntitiesPerUpdate = fa.MaxEntitiesPerUpdate

@@ -14,8 +14,6 @@ import (
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/server/room"
-	"github.com/tickwire/tickwire/sim"
-	"github.com/tickwire/tickwire/sim/scenario"
 	"github.com/tickwire/tickwire/transport"
 )
 
@@ -62,7 +60,7 @@ type Client struct {
 	model   string
 	ticket  Ticket
 	start   fogauth.MatchStart
-	terrain *sim.Terrain
+	started bool // the MatchStart arrived
 	began   time.Time
 
 	mu        sync.Mutex
@@ -87,9 +85,9 @@ type JoinError = lockstep.JoinError
 // named room of roomSize players and waits for the match to start
 // (MatchStart). On error conn is closed.
 func Join(ctx context.Context, conn *transport.Conn, roomName string, roomSize int, cfg Config) (*Client, error) {
-	if roomSize < 1 || roomSize > sim.MaxPlayers {
+	if roomSize < 1 || roomSize > fogauth.MaxPlayers {
 		conn.Close()
-		return nil, fmt.Errorf("fogclient: room size %d outside 1..%d", roomSize, sim.MaxPlayers)
+		return nil, fmt.Errorf("fogclient: room size %d outside 1..%d", roomSize, fogauth.MaxPlayers)
 	}
 	return joinAs(ctx, conn, msg.JoinRoom{Room: roomName, RoomSize: uint8(roomSize)}, cfg)
 }
@@ -125,7 +123,7 @@ func (c *Client) Ticket() (t Ticket, ok bool) { return c.ticket, !c.ticket.Secre
 // player sees again, spread over ticks by its budget. On error conn is
 // closed.
 func Rejoin(ctx context.Context, conn *transport.Conn, t Ticket, cfg Config) (*Client, error) {
-	return joinAs(ctx, conn, msg.JoinRoom{Room: t.Room, RoomSize: uint8(max(min(t.RoomSize, sim.MaxPlayers), 1)),
+	return joinAs(ctx, conn, msg.JoinRoom{Room: t.Room, RoomSize: uint8(max(min(t.RoomSize, fogauth.MaxPlayers), 1)),
 		As: msg.JoinRejoin, Player: t.Player, Secret: t.Secret}, cfg)
 }
 
@@ -155,7 +153,7 @@ func join(ctx context.Context, conn *transport.Conn, j *msg.JoinRoom, cfg Config
 		return nil, err
 	}
 	conn.Flush()
-	for c.terrain == nil {
+	for !c.started {
 		tm, err := conn.Receive(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("fogclient: joining room %q: %w", j.Room, err)
@@ -188,11 +186,9 @@ func join(ctx context.Context, conn *transport.Conn, j *msg.JoinRoom, cfg Config
 		if c.start, err = fogauth.ParseMatchStart(tm.Data); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrProtocol, err)
 		}
-		if c.terrain, err = terrainOf(c.start); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrProtocol, err)
-		}
+		c.started = true
 	}
-	c.core = fogauth.NewClient(c.player, c.terrain)
+	c.core = fogauth.NewClient(c.player)
 	c.status = lockstep.StatusPlaying
 	c.began = c.cfg.Clock()
 	c.ctx, c.cancel = context.WithCancel(context.Background())
@@ -200,19 +196,6 @@ func join(ctx context.Context, conn *transport.Conn, j *msg.JoinRoom, cfg Config
 	go c.read()
 	go c.flushLoop()
 	return c, nil
-}
-
-// terrainOf builds the match's map as the server did.
-func terrainOf(m fogauth.MatchStart) (*sim.Terrain, error) {
-	md, rules, err := scenario.Generate(scenario.Params{Players: int(m.Players), UnitsPerPlayer: int(m.UnitsPerPlayer), MapSize: int(m.MapSize), Seed: m.MapSeed})
-	if err != nil {
-		return nil, err
-	}
-	s, err := sim.New(md, rules, m.MapSeed)
-	if err != nil {
-		return nil, err
-	}
-	return s.Terrain(), nil
 }
 
 // read applies every message until the connection ends.
