@@ -42,7 +42,8 @@ type Server struct {
 // Server.mu).
 type hostedModel struct {
 	room.Model
-	rooms int
+	rooms    int
+	counters room.Counters // its rooms' drivers' figures
 }
 
 // New returns a server with cfg. It starts nothing until Serve or

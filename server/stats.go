@@ -71,6 +71,9 @@ type ModelStats struct {
 	ActiveGames  int // rooms playing
 	WaitingRooms int // rooms still filling
 	Players      int // connections seated in its rooms
+	// TooSlow counts the seats its rooms' drivers disconnected because
+	// their send queue stayed full (room.SendGrace).
+	TooSlow uint64
 	// Metrics are the model's own figures (room.Model.Metrics).
 	Metrics []admin.Metric
 }
@@ -271,8 +274,14 @@ func (s *Server) Stats() Stats {
 	}
 	slices.SortFunc(st.Rooms, func(a, b RoomStats) int { return strings.Compare(a.Name, b.Name) })
 	for _, ms := range byModel {
-		if m := s.models[ms.Name]; m.Metrics != nil {
+		m := s.models[ms.Name]
+		if m.Metrics != nil {
 			ms.Metrics = m.Metrics()
+		}
+		ms.TooSlow = m.counters.TooSlow.Load()
+		st.MessagesOut += m.counters.MessagesOut.Load()
+		for i := range m.counters.SendErrors {
+			st.SendErrors[i] += m.counters.SendErrors[i].Load()
 		}
 		st.Models = append(st.Models, *ms)
 	}
@@ -305,7 +314,9 @@ func (st *Stats) AdminMetrics() []admin.Metric {
 		out = append(out,
 			admin.Metric{Name: "tickwire_relay_games", Help: "Games in progress, by network model.", Labels: label, Value: float64(m.ActiveGames)},
 			admin.Metric{Name: "tickwire_relay_waiting_rooms", Help: "Rooms waiting for players, by network model.", Labels: label, Value: float64(m.WaitingRooms)},
-			admin.Metric{Name: "tickwire_relay_room_players", Help: "Players seated in rooms, by network model.", Labels: label, Value: float64(m.Players)})
+			admin.Metric{Name: "tickwire_relay_room_players", Help: "Players seated in rooms, by network model.", Labels: label, Value: float64(m.Players)},
+			admin.Metric{Name: "tickwire_relay_slow_disconnects_total", Help: "Seats disconnected because their send queue stayed full (the room driver's backpressure policy), by network model.",
+				Counter: true, Labels: label, Value: float64(m.TooSlow)})
 	}
 	for r, n := range st.Refused {
 		out = append(out, admin.Metric{Name: "tickwire_relay_joins_refused_total", Help: "Joins refused, by reason.", Counter: true,

@@ -224,6 +224,16 @@ func (c *Conn) Send(ch ChannelID, data []byte) error {
 	return err
 }
 
+// Acknowledged reports the datagrams awaiting the peer's acknowledgement
+// (those that ask for one) and how many the peer acknowledged since the
+// connection began: a peer that acknowledges nothing while datagrams wait
+// takes nothing (a game server drops it, see server/room.SendGrace).
+func (c *Conn) Acknowledged() (outstanding int, acked uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sess.sent.outstanding, c.sess.stats.acked
+}
+
 // Flush sends queued messages now instead of at the next FlushInterval tick.
 // On a UDP socket the caller writes them itself (a write does not block
 // there), which spares a wake-up of the connection's goroutine; other
