@@ -15,9 +15,9 @@ const MaxOutbox = 1 << 20
 var ErrOutboxFull = errors.New("statesync/host: peer too far behind")
 
 // Outbox holds, for a client's connection, the messages its reliable
-// lane refused
-// for the moment (transport.ErrBackpressure), in order: a TICK or a chunk
-// of one can never be dropped, or the peer would wait for it forever.
+// lane refused for the moment (transport.ErrBackpressure), in order: a
+// TICK or a chunk of one can never be dropped, or the peer would wait
+// for it forever.
 type Outbox struct {
 	queue [][]byte
 	bytes int
