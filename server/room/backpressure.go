@@ -11,10 +11,10 @@ import (
 
 // The backpressure policy, the same for every model (ARCHITECTURE.md,
 // "The room driver"). A seat is backed up while
-//   - its backlog holds messages: a reliable lane refused one
-//     (transport.ErrBackpressure) and the driver keeps it, and what
-//     follows on that lane, in order, retrying every RetryInterval (a
-//     reliable message is never dropped: the peer would wait for it
+//   - its backlog holds messages and none of them left: a reliable lane
+//     refused one (transport.ErrBackpressure) and the driver keeps it, and
+//     what follows on that lane, in order, retrying every RetryInterval
+//     (a reliable message is never dropped: the peer would wait for it
 //     forever); or
 //   - its peer acknowledges nothing while datagrams wait for it (checked
 //     every CheckInterval): a client that stopped reading, whose
@@ -22,7 +22,8 @@ import (
 //     without a word.
 //
 // A seat backed up for SendGrace, or whose backlog holds more than
-// MaxBacklog bytes, cannot keep up with the game: the driver disconnects
+// MaxBacklog bytes (it drains, but slower than the game fills it),
+// cannot keep up with the game: the driver disconnects
 // it with ErrTooSlow's text as the reason its peer reads, tells the
 // model (an Inbound with Err ErrTooSlow), counts it (Counters.TooSlow)
 // and logs it, at most one line per second per model (the others are
@@ -128,7 +129,7 @@ func (c *Counters) logSlow(now time.Duration) (ok bool, unlogged uint64) {
 type backlog struct {
 	queue []pending
 	bytes int
-	since time.Duration // when the backlog last became non-empty
+	since time.Duration // when the backlog last became non-empty or last sent a message
 	lanes map[transport.ChannelID]int
 }
 
@@ -156,7 +157,12 @@ func (b *backlog) push(now time.Duration, lane transport.ChannelID, data []byte)
 
 // drain sends what waits, in order, until a lane refuses; it returns
 // the messages sent and the first error other than backpressure.
-func (b *backlog) drain(c *transport.Conn) (sent int, err error) {
+func (b *backlog) drain(now time.Duration, c *transport.Conn) (sent int, err error) {
+	defer func() {
+		if sent > 0 {
+			b.since = now
+		}
+	}()
 	for len(b.queue) > 0 {
 		p := b.queue[0]
 		if err := c.Send(p.lane, p.data); err != nil {

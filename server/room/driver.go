@@ -217,7 +217,7 @@ func (d *Driver) retry(now time.Duration) {
 		if !s.open || len(s.backlog.queue) == 0 {
 			continue
 		}
-		n, err := s.backlog.drain(s.conn)
+		n, err := s.backlog.drain(now, s.conn)
 		d.counters.MessagesOut.Add(uint64(n))
 		if n > 0 {
 			s.touched = true
