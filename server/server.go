@@ -25,6 +25,7 @@ type Server struct {
 	codec    msg.Codec
 	counters counters
 	models   map[string]*hostedModel
+	order    []string // the models' names as configured
 
 	ctx    context.Context // the lifetime of the rooms
 	cancel context.CancelFunc
@@ -56,10 +57,10 @@ func New(cfg Config) *Server {
 		epoch := time.Now()
 		s.clock = func() time.Duration { return time.Since(epoch) }
 	}
-	s.models[room.Lockstep] = &hostedModel{Model: s.lockstepModel()}
 	for _, m := range cfg.Models {
 		if _, dup := s.models[m.Name]; !dup && m.New != nil {
 			s.models[m.Name] = &hostedModel{Model: m}
+			s.order = append(s.order, m.Name)
 		}
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())

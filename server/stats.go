@@ -1,14 +1,11 @@
 package server
 
 import (
-	"math"
 	"slices"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/tickwire/tickwire/lockstep/msg"
-	"github.com/tickwire/tickwire/lockstep/relay"
 	"github.com/tickwire/tickwire/server/admin"
 	"github.com/tickwire/tickwire/transport"
 )
@@ -28,15 +25,8 @@ type Stats struct {
 	// RateLimited counts messages dropped by the per-connection inbound
 	// rate limit before they reached a room.
 	RateLimited             uint64
-	LateOrders              uint64 // submissions that missed their tick
-	Strikes                 uint64 // anti-lag-switch strikes
-	Removals                uint64 // players removed from a match
-	QosAdjustments          uint64 // run-ahead/deadline changes
-	Desyncs                 uint64 // sync checks whose hashes disagreed
-	HostStalls              uint64 // times a game's relay core found the relay itself had stalled
-	MessagesIn, MessagesOut uint64 // messages queued for rooms; relay messages sent
-	Malformed               uint64 // messages that did not decode (join and lockstep)
-	Rejected                uint64 // messages the relay core refused
+	MessagesIn, MessagesOut uint64 // messages queued for rooms; messages sent (joins' answers and rooms')
+	Malformed               uint64 // joins that did not decode (a model counts its own messages)
 	// SendErrors counts the messages that could not be sent, by cause;
 	// the first of each cause is logged once per room (and once for the
 	// server's answers to joins).
@@ -44,24 +34,17 @@ type Stats struct {
 	BytesIn, BytesOut         uint64 // datagram bytes of room connections
 	DatagramsIn, DatagramsOut uint64 // datagrams of room connections
 
-	// BroadcastLateness is how late tick frames left against the tick
-	// schedule (window end plus deadline), over every game.
-	BroadcastLateness Histogram
-
-	// MalformedByKind and RejectedByKind split Malformed and Rejected by
-	// the sentinel error of the failure (see kinds.go): malformed
-	// "unknown_type", "malformed", "range", "orders", "other"; rejected
-	// "phase", "tick", "duplicate", "unexpected", "bad_pong",
-	// "bad_reveal", "removed", "unknown_player", "other". Every kind is
-	// present, zero or not.
-	MalformedByKind, RejectedByKind map[string]uint64
+	// MalformedByKind splits Malformed by the sentinel error of the
+	// failure (see kinds.go): "unknown_type", "malformed", "range",
+	// "orders", "other". Every kind is present, zero or not.
+	MalformedByKind map[string]uint64
 	// TokenRefusals counts joins refused for their connect token
 	// (Config.RequireToken), by reason: "missing", "wrong_room".
 	TokenRefusals map[string]uint64
 
 	Rooms []RoomStats
-	// Models describes each hosted network model, lockstep first, then
-	// by name.
+	// Models describes each hosted network model, in the order of
+	// Config.Models.
 	Models []ModelStats
 }
 
@@ -78,120 +61,32 @@ type ModelStats struct {
 	Metrics []admin.Metric
 }
 
-// latenessBounds are the upper bounds of the lateness buckets, finer
-// around the 2 ms capacity limit of "bench relay"; the table is never
-// modified.
-var latenessBounds = [...]time.Duration{
-	50 * time.Microsecond, 100 * time.Microsecond, 250 * time.Microsecond, 500 * time.Microsecond,
-	750 * time.Microsecond, time.Millisecond, 1500 * time.Microsecond, 2 * time.Millisecond,
-	3 * time.Millisecond, 5 * time.Millisecond, 10 * time.Millisecond,
-	25 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond,
-}
-
-// Histogram is a cumulative histogram: Counts[i] observations were at
-// most Bounds[i], and Count observations were made in all (the last
-// bucket is +Inf).
-type Histogram struct {
-	Bounds [len(latenessBounds)]time.Duration
-	Counts [len(latenessBounds)]uint64
-	Count  uint64
-	Sum    time.Duration
-}
-
-// Quantile estimates the q-quantile (0 < q ≤ 1) as the upper bound of the
-// bucket it falls in; beyond the last bound it returns that bound.
-func (h Histogram) Quantile(q float64) time.Duration {
-	if h.Count == 0 {
-		return 0
-	}
-	rank := uint64(math.Ceil(q * float64(h.Count)))
-	for i, c := range h.Counts {
-		if c >= rank {
-			return h.Bounds[i]
-		}
-	}
-	return h.Bounds[len(h.Bounds)-1]
-}
-
-// histogram collects a Histogram with atomics.
-type histogram struct {
-	buckets [len(latenessBounds)]atomic.Uint64 // not cumulative
-	count   atomic.Uint64
-	sum     atomic.Int64
-}
-
-func (h *histogram) observe(d time.Duration) {
-	for i, b := range latenessBounds {
-		if d <= b {
-			h.buckets[i].Add(1)
-			break
-		}
-	}
-	h.count.Add(1)
-	h.sum.Add(int64(d))
-}
-
-func (h *histogram) snapshot() Histogram {
-	out := Histogram{Bounds: latenessBounds}
-	var run uint64
-	for i := range h.buckets {
-		run += h.buckets[i].Load()
-		out.Counts[i] = run
-	}
-	out.Count = h.count.Load()
-	out.Sum = time.Duration(h.sum.Load())
-	return out
-}
-
 // RoomStats describes one room; figures of a playing room are refreshed
 // about once a second.
 type RoomStats struct {
 	Name         string
 	NetworkModel string
 	MatchType    string
-	Size         int // players the game needs
-	Players      int // seated (connections not closed)
-	Spectators   int // spectators watching (connections not closed)
-	Phase        string
-	Tick         uint64 // lockstep: next tick to broadcast
-	RunAhead     uint8  // lockstep only
-	Deadline     time.Duration
+	Size         int    // players the game needs
+	Players      int    // seated (connections not closed)
+	Spectators   int    // spectators watching (connections not closed)
+	Phase        string // the model's word (room.Status)
+	Tick         uint64 // the model's tick (lockstep: the next tick to broadcast)
 }
 
 // counters are the server's cumulative figures, updated by the rooms and
 // read concurrently by Stats.
 type counters struct {
-	gamesStarted, gamesEnded            atomic.Uint64
-	refused                             [msg.NumRefusalReasons]atomic.Uint64
-	roomsExpired, rateLimited           atomic.Uint64
-	lateOrders, strikes, removals       atomic.Uint64
-	qosAdjustments, desyncs, hostStalls atomic.Uint64
-	messagesIn, messagesOut             atomic.Uint64
-	malformed, rejected                 atomic.Uint64
-	bytesIn, bytesOut                   atomic.Uint64
-	datagramsIn, datagramsOut           atomic.Uint64
-	sendErrors                          [NumSendCauses]atomic.Uint64
-	lateness                            histogram
-	kinds                               kindCounts
-	tokens                              tokenCounts
-}
-
-// count records an event in the counters.
-func (c *counters) count(ev relay.Event) {
-	switch ev.(type) {
-	case relay.LateSubmission:
-		c.lateOrders.Add(1)
-	case relay.Strike:
-		c.strikes.Add(1)
-	case relay.PlayerRemoved:
-		c.removals.Add(1)
-	case relay.QosAdjustmentEvent:
-		c.qosAdjustments.Add(1)
-	case relay.Desync:
-		c.desyncs.Add(1)
-	case relay.HostStall:
-		c.hostStalls.Add(1)
-	}
+	gamesStarted, gamesEnded  atomic.Uint64
+	refused                   [msg.NumRefusalReasons]atomic.Uint64
+	roomsExpired, rateLimited atomic.Uint64
+	messagesIn, messagesOut   atomic.Uint64
+	malformed                 atomic.Uint64
+	bytesIn, bytesOut         atomic.Uint64
+	datagramsIn, datagramsOut atomic.Uint64
+	sendErrors                [NumSendCauses]atomic.Uint64
+	kinds                     kindCounts
+	tokens                    tokenCounts
 }
 
 // Stats returns a snapshot of the server's figures. It is safe to call
@@ -200,26 +95,17 @@ func (c *counters) count(ev relay.Event) {
 func (s *Server) Stats() Stats {
 	c := &s.counters
 	st := Stats{
-		GamesStarted:   c.gamesStarted.Load(),
-		GamesEnded:     c.gamesEnded.Load(),
-		RoomsExpired:   c.roomsExpired.Load(),
-		RateLimited:    c.rateLimited.Load(),
-		LateOrders:     c.lateOrders.Load(),
-		Strikes:        c.strikes.Load(),
-		Removals:       c.removals.Load(),
-		QosAdjustments: c.qosAdjustments.Load(),
-		Desyncs:        c.desyncs.Load(),
-		HostStalls:     c.hostStalls.Load(),
-		MessagesIn:     c.messagesIn.Load(),
-		MessagesOut:    c.messagesOut.Load(),
-		Malformed:      c.malformed.Load(),
-		Rejected:       c.rejected.Load(),
-		BytesIn:        c.bytesIn.Load(),
-		BytesOut:       c.bytesOut.Load(),
-		DatagramsIn:    c.datagramsIn.Load(),
-		DatagramsOut:   c.datagramsOut.Load(),
-
-		BroadcastLateness: c.lateness.snapshot(),
+		GamesStarted: c.gamesStarted.Load(),
+		GamesEnded:   c.gamesEnded.Load(),
+		RoomsExpired: c.roomsExpired.Load(),
+		RateLimited:  c.rateLimited.Load(),
+		MessagesIn:   c.messagesIn.Load(),
+		MessagesOut:  c.messagesOut.Load(),
+		Malformed:    c.malformed.Load(),
+		BytesIn:      c.bytesIn.Load(),
+		BytesOut:     c.bytesOut.Load(),
+		DatagramsIn:  c.datagramsIn.Load(),
+		DatagramsOut: c.datagramsOut.Load(),
 	}
 	for i := range c.sendErrors {
 		st.SendErrors[i] = c.sendErrors[i].Load()
@@ -233,7 +119,7 @@ func (s *Server) Stats() Stats {
 		byModel[name] = &ModelStats{Name: name}
 	}
 	var open []*transport.Conn // seated connections, whose bytes are counted when they end
-	st.MalformedByKind, st.RejectedByKind = c.kinds.snapshot()
+	st.MalformedByKind = c.kinds.snapshot()
 	st.TokenRefusals = c.tokens.snapshot()
 	s.mu.Lock()
 	for _, h := range s.rooms {
@@ -246,10 +132,6 @@ func (s *Server) Stats() Stats {
 			if impl := h.impl.Load(); impl != nil {
 				status := impl.Status()
 				rs.Phase, rs.Tick = status.Phase, status.Tick
-				if lr, ok := impl.Room.(*lockstepRoom); ok {
-					p := lr.published.Load()
-					rs.RunAhead, rs.Deadline = p.RunAhead, p.Deadline
-				}
 			}
 		} else {
 			st.WaitingRooms++
@@ -273,8 +155,8 @@ func (s *Server) Stats() Stats {
 		st.DatagramsOut += cs.PacketsSent
 	}
 	slices.SortFunc(st.Rooms, func(a, b RoomStats) int { return strings.Compare(a.Name, b.Name) })
-	for _, ms := range byModel {
-		m := s.models[ms.Name]
+	for _, name := range s.order {
+		ms, m := byModel[name], s.models[name]
 		if m.Metrics != nil {
 			ms.Metrics = m.Metrics()
 		}
@@ -285,17 +167,6 @@ func (s *Server) Stats() Stats {
 		}
 		st.Models = append(st.Models, *ms)
 	}
-	slices.SortFunc(st.Models, func(a, b ModelStats) int {
-		switch {
-		case a.Name == b.Name:
-			return 0
-		case a.Name == "lockstep":
-			return -1
-		case b.Name == "lockstep":
-			return 1
-		}
-		return strings.Compare(a.Name, b.Name)
-	})
 	return st
 }
 
@@ -325,6 +196,10 @@ func (st *Stats) AdminMetrics() []admin.Metric {
 	out = append(out,
 		admin.Metric{Name: "tickwire_relay_rooms_expired_total", Help: "Waiting rooms closed because they did not fill in time.", Counter: true, Value: float64(st.RoomsExpired)},
 		admin.Metric{Name: "tickwire_relay_messages_rate_limited_total", Help: "Inbound messages dropped by the per-connection rate limit.", Counter: true, Value: float64(st.RateLimited)})
+	for k, n := range st.MalformedByKind { // joins; a model may add its own under the same name
+		out = append(out, admin.Metric{Name: "tickwire_relay_malformed_messages_total", Help: "Messages from clients that did not decode, by kind.",
+			Counter: true, Labels: [][2]string{{"kind", k}}, Value: float64(n)})
+	}
 	for _, m := range st.Models {
 		out = append(out, m.Metrics...)
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/internal/botrun"
-	"github.com/tickwire/tickwire/server"
+	"github.com/tickwire/tickwire/lockstep/lockstepserver"
 )
 
 // TestBenchRelayJSON pins the documented fields of "bench relay --json" on
@@ -81,7 +81,7 @@ func TestProbeLateness(t *testing.T) {
 // (the old "lateness") is blind to it: it subtracts the earliest arrival.
 func TestLatenessIsAbsolute(t *testing.T) {
 	bounds := [...]time.Duration{time.Millisecond, 2 * time.Millisecond, 4 * time.Millisecond, 8 * time.Millisecond}
-	var before, after server.Histogram
+	var before, after lockstepserver.Histogram
 	copy(before.Bounds[:], bounds[:])
 	for i := len(bounds); i < len(before.Bounds); i++ {
 		before.Bounds[i] = 8*time.Millisecond + time.Duration(i)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tickwire/tickwire/lockstep/lockstepserver"
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/server/room"
@@ -115,7 +116,7 @@ func TestBotPredictAgainstServer(t *testing.T) {
 	}
 	checkPredictJSON(t, out, 2)
 
-	lockstepOnly, err := startLocalRelay(t.Context(), lanes.TransportConfig(), server.Config{})
+	lockstepOnly, err := startLocalRelay(t.Context(), lanes.TransportConfig(), server.Config{Models: []room.Model{lockstepserver.Model(lockstepserver.Config{})}})
 	if err != nil {
 		t.Fatal(err)
 	}

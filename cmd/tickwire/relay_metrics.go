@@ -7,16 +7,10 @@ import (
 	"github.com/tickwire/tickwire/transport"
 )
 
-// addFigures fills the admin figures that need converting: the broadcast
-// lateness histogram, the by-kind and by-reason counters.
+// addFigures fills the admin figures that need converting: the by-reason
+// counters. (The lockstep model's figures, the broadcast lateness
+// histogram among them, are its room.Model.Metrics, in st.AdminMetrics.)
 func addFigures(a *admin.Stats, st server.Stats, ls transport.ListenerStats) {
-	h := st.BroadcastLateness
-	a.BroadcastLateness = admin.Histogram{Count: h.Count, Sum: h.Sum.Seconds()}
-	for i, b := range h.Bounds {
-		a.BroadcastLateness.Bounds = append(a.BroadcastLateness.Bounds, b.Seconds())
-		a.BroadcastLateness.Counts = append(a.BroadcastLateness.Counts, h.Counts[i])
-	}
-	a.Malformed, a.Rejected = st.MalformedByKind, st.RejectedByKind
 	a.TokenRefusals = st.TokenRefusals
 	a.HandshakesRefused = make(map[string]uint64)
 	for r, n := range ls.Handshake.Refused {

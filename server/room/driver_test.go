@@ -201,3 +201,65 @@ func TestDriverDropsSlowSeat(t *testing.T) {
 		}
 	})
 }
+
+// script is a Core that sends, once, the envelopes it holds.
+type script struct {
+	out  []room.Envelope
+	sent bool
+}
+
+func (s *script) Handle(time.Duration, *room.Inbound) {}
+func (s *script) Tick(time.Duration)                  {}
+func (s *script) HasReady() bool                      { return !s.sent }
+func (s *script) Ready() room.Ready                   { return room.Ready{Messages: s.out} }
+func (s *script) Advance()                            { s.sent = true }
+func (s *script) Next() (time.Duration, bool)         { return 0, false }
+func (s *script) Done() bool                          { return s.sent }
+func (s *script) Status(time.Duration) room.Status    { return room.Status{} }
+func (s *script) End(time.Duration)                   {}
+
+// TestDriverSendErrors: every failed send is counted by cause; a failure
+// other than backpressure is logged once per cause and room, whatever its
+// number; backpressure is never logged per send (the message waits in the
+// seat's backlog).
+func TestDriverSendErrors(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cfg := pipeConfig()
+		cfg.Channels[0].MaxMessageSize, cfg.Channels[0].AllowFragmentation = 16<<10, true
+		live, livePeer, err := transport.Pipe(t.Context(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer livePeer.Close()
+		defer live.Close()
+		ended, endedPeer, err := transport.Pipe(t.Context(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		endedPeer.Close()
+		ended.Close()
+		small, tooLarge, big := make([]byte, 10), make([]byte, 16<<10+1), make([]byte, 8<<10)
+		core := &script{out: []room.Envelope{
+			{Seat: 1, Lane: lane, Data: small}, {Seat: 1, Lane: lane, Data: small}, {Seat: 1, Lane: lane, Data: small}, // ended
+			{Seat: 0, Lane: lane, Data: tooLarge}, {Seat: 0, Lane: lane, Data: tooLarge},
+			{Seat: 0, Lane: lane, Data: big}, {Seat: 0, Lane: lane, Data: big}, {Seat: 0, Lane: lane, Data: big}, // backpressure
+		}}
+		var logs strings.Builder
+		var counters room.Counters
+		p := room.Params{Seats: []room.Seat{{Player: 1, Conn: live}, {Player: 2, Conn: ended}}, Inbox: room.NewInbox(),
+			Clock: func() time.Duration { return 0 }, Logger: slog.New(slog.NewTextHandler(&logs, nil)), Counters: &counters}
+		if err := room.NewDriver(p, core).Run(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		got := [room.NumSendCauses]uint64{}
+		for i := range got {
+			got[i] = counters.SendErrors[i].Load()
+		}
+		if want := [room.NumSendCauses]uint64{room.SendClosed: 3, room.SendTooLarge: 2, room.SendBackpressure: 1}; got != want {
+			t.Errorf("send errors %v, want %v", got, want)
+		}
+		if n := strings.Count(logs.String(), "room: send failed"); n != 2 {
+			t.Errorf("%d send failures logged, want one per cause other than backpressure (2):\n%s", n, logs.String())
+		}
+	})
+}

@@ -1,4 +1,4 @@
-package server
+package lockstepserver
 
 import (
 	"testing"
