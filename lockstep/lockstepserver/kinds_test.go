@@ -42,7 +42,7 @@ func TestMalformedAndRejectedByKind(t *testing.T) {
 			{0xC0, 0x00, 0xEE},       // no such relay message
 			{0xC0, 0x00, 0x44, 5, 1}, // SeedCommitments, truncated
 		} {
-			if err := c1.Send(transport.LaneOrders, b); err != nil {
+			if err := c1.Send(lanes.Orders, b); err != nil {
 				t.Fatal(err)
 			}
 		}
