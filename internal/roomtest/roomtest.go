@@ -240,3 +240,29 @@ func (s *Server) Playing(interval time.Duration, rs ...*Reader) {
 		}
 	}
 }
+
+// SlowClient is the backpressure case of the room driver for model m
+// (run inside testing/synctest): three clients join a room, one stops
+// reading at once and the two others only read. The server must drop the
+// slow one after room.SendGrace with the policy's reason (ExpectTooSlow),
+// the others must receive something every second before and after, and
+// the whole run must log at most 20 records.
+func SlowClient(t *testing.T, m room.Model) {
+	t.Helper()
+	s := Start(t, m, server.Config{})
+	defer s.Close()
+	a, _ := s.Join("r", 3, false)
+	slow, _ := s.Join("r", 3, true)
+	b, _ := s.Join("r", 3, false)
+	ra, rb := Read(a, nil), Read(b, nil)
+	for range room.SendGrace/time.Second + 1 {
+		s.Playing(time.Second, ra, rb)
+	}
+	s.ExpectTooSlow(slow)
+	for range 3 {
+		s.Playing(time.Second, ra, rb)
+	}
+	if n := s.Logs.Len(); n > 20 {
+		t.Errorf("%d log records", n)
+	}
+}

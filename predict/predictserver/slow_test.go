@@ -3,14 +3,11 @@ package predictserver_test
 import (
 	"testing"
 	"testing/synctest"
-	"time"
 
 	"github.com/tickwire/tickwire/internal/roomtest"
 	"github.com/tickwire/tickwire/predict"
 	"github.com/tickwire/tickwire/predict/actiongame"
 	"github.com/tickwire/tickwire/predict/predictserver"
-	"github.com/tickwire/tickwire/server"
-	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/sim/action"
 )
 
@@ -21,22 +18,6 @@ import (
 // policy's reason; the other two keep receiving snapshots throughout.
 func TestSlowClientDropped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := predictserver.Model(predictserver.Config{NewGame: func(string, int) predict.Game { return actiongame.New(action.Config{}, 1) }})
-		s := roomtest.Start(t, m, server.Config{})
-		defer s.Close()
-		a, _ := s.Join("r", 3, false)
-		slow, _ := s.Join("r", 3, true)
-		b, _ := s.Join("r", 3, false)
-		ra, rb := roomtest.Read(a, nil), roomtest.Read(b, nil)
-		for range room.SendGrace/time.Second + 1 {
-			s.Playing(time.Second, ra, rb)
-		}
-		s.ExpectTooSlow(slow)
-		for range 3 {
-			s.Playing(time.Second, ra, rb)
-		}
-		if n := s.Logs.Len(); n > 20 {
-			t.Errorf("%d log records", n)
-		}
+		roomtest.SlowClient(t, predictserver.Model(predictserver.Config{NewGame: func(string, int) predict.Game { return actiongame.New(action.Config{}, 1) }}))
 	})
 }

@@ -3,11 +3,8 @@ package host_test
 import (
 	"testing"
 	"testing/synctest"
-	"time"
 
 	"github.com/tickwire/tickwire/internal/roomtest"
-	"github.com/tickwire/tickwire/server"
-	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/statesync/host"
 )
 
@@ -19,21 +16,6 @@ import (
 // other two keep receiving frames throughout.
 func TestSlowClientDropped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := roomtest.Start(t, host.Model(host.Config{}), server.Config{})
-		defer s.Close()
-		a, _ := s.Join("r", 3, false)
-		slow, _ := s.Join("r", 3, true)
-		b, _ := s.Join("r", 3, false)
-		ra, rb := roomtest.Read(a, nil), roomtest.Read(b, nil)
-		for range room.SendGrace/time.Second + 1 {
-			s.Playing(time.Second, ra, rb)
-		}
-		s.ExpectTooSlow(slow)
-		for range 3 {
-			s.Playing(time.Second, ra, rb)
-		}
-		if n := s.Logs.Len(); n > 20 {
-			t.Errorf("%d log records", n)
-		}
+		roomtest.SlowClient(t, host.Model(host.Config{}))
 	})
 }
