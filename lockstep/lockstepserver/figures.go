@@ -1,11 +1,10 @@
 package lockstepserver
 
 import (
-	"math"
 	"sync/atomic"
-	"time"
 
 	"github.com/tickwire/tickwire/lockstep/relay"
+	"github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/server/admin"
 )
 
@@ -27,8 +26,8 @@ type Stats struct {
 	// "unknown_player", "other". Every kind is present, zero or not.
 	MalformedByKind, RejectedByKind map[string]uint64
 	// BroadcastLateness is how late tick frames left against the tick
-	// schedule (window end plus deadline), over every game.
-	BroadcastLateness Histogram
+	// schedule (window end plus deadline), over every game, in seconds.
+	BroadcastLateness metrics.Cumulative
 }
 
 // counters are the model's figures, updated by its rooms and read
@@ -36,7 +35,7 @@ type Stats struct {
 type counters struct {
 	lateOrders, strikes, removals       atomic.Uint64
 	qosAdjustments, desyncs, hostStalls atomic.Uint64
-	lateness                            histogram
+	lateness                            *metrics.Bounded // seconds
 	kinds                               kindCounts
 }
 
@@ -69,7 +68,7 @@ func (l *Lockstep) Stats() Stats {
 		QosAdjustments:    c.qosAdjustments.Load(),
 		Desyncs:           c.desyncs.Load(),
 		HostStalls:        c.hostStalls.Load(),
-		BroadcastLateness: c.lateness.snapshot(),
+		BroadcastLateness: c.lateness.Snapshot(),
 	}
 	st.MalformedByKind, st.RejectedByKind = c.kinds.snapshot()
 	for _, n := range st.MalformedByKind {
@@ -98,14 +97,8 @@ func (l *Lockstep) metrics() []admin.Metric {
 	}
 	out = append(out, byKind(MalformedMetric, MalformedHelp, st.MalformedByKind)...)
 	out = append(out, byKind("tickwire_relay_rejected_messages_total", "Messages from clients the relay refused, by kind.", st.RejectedByKind)...)
-	h := st.BroadcastLateness
-	ah := &admin.Histogram{Count: h.Count, Sum: h.Sum.Seconds()}
-	for i, b := range h.Bounds {
-		ah.Bounds = append(ah.Bounds, b.Seconds())
-		ah.Counts = append(ah.Counts, h.Counts[i])
-	}
 	return append(out, admin.Metric{Name: "tickwire_relay_broadcast_lateness_seconds",
-		Help: "How late tick frames left the relay against the tick schedule (window end plus deadline).", Histogram: ah})
+		Help: "How late tick frames left the relay against the tick schedule (window end plus deadline).", Histogram: &st.BroadcastLateness})
 }
 
 // MalformedMetric and MalformedHelp name the series of messages that did
@@ -125,67 +118,9 @@ func byKind(name, help string, m map[string]uint64) []admin.Metric {
 	return out
 }
 
-// latenessBounds are the upper bounds of the lateness buckets, finer
-// around the 2 ms capacity limit of "bench relay"; the table is never
-// modified.
-var latenessBounds = [...]time.Duration{
-	50 * time.Microsecond, 100 * time.Microsecond, 250 * time.Microsecond, 500 * time.Microsecond,
-	750 * time.Microsecond, time.Millisecond, 1500 * time.Microsecond, 2 * time.Millisecond,
-	3 * time.Millisecond, 5 * time.Millisecond, 10 * time.Millisecond,
-	25 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond,
-}
-
-// Histogram is a cumulative histogram: Counts[i] observations were at
-// most Bounds[i], and Count observations were made in all (the last
-// bucket is +Inf).
-type Histogram struct {
-	Bounds [len(latenessBounds)]time.Duration
-	Counts [len(latenessBounds)]uint64
-	Count  uint64
-	Sum    time.Duration
-}
-
-// Quantile estimates the q-quantile (0 < q ≤ 1) as the upper bound of the
-// bucket it falls in; beyond the last bound it returns that bound.
-func (h Histogram) Quantile(q float64) time.Duration {
-	if h.Count == 0 {
-		return 0
-	}
-	rank := uint64(math.Ceil(q * float64(h.Count)))
-	for i, c := range h.Counts {
-		if c >= rank {
-			return h.Bounds[i]
-		}
-	}
-	return h.Bounds[len(h.Bounds)-1]
-}
-
-// histogram collects a Histogram with atomics.
-type histogram struct {
-	buckets [len(latenessBounds)]atomic.Uint64 // not cumulative
-	count   atomic.Uint64
-	sum     atomic.Int64
-}
-
-func (h *histogram) observe(d time.Duration) {
-	for i, b := range latenessBounds {
-		if d <= b {
-			h.buckets[i].Add(1)
-			break
-		}
-	}
-	h.count.Add(1)
-	h.sum.Add(int64(d))
-}
-
-func (h *histogram) snapshot() Histogram {
-	out := Histogram{Bounds: latenessBounds}
-	var run uint64
-	for i := range h.buckets {
-		run += h.buckets[i].Load()
-		out.Counts[i] = run
-	}
-	out.Count = h.count.Load()
-	out.Sum = time.Duration(h.sum.Load())
-	return out
+// latenessBounds are the upper bounds of the lateness buckets in
+// seconds, finer around the 2 ms capacity limit of "bench relay"; the
+// table is never modified.
+var latenessBounds = []float64{
+	50e-6, 100e-6, 250e-6, 500e-6, 750e-6, 1e-3, 1.5e-3, 2e-3, 3e-3, 5e-3, 10e-3, 25e-3, 50e-3, 100e-3,
 }

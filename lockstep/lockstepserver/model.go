@@ -6,6 +6,7 @@ import (
 
 	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/lockstep/relay"
+	"github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/server/room"
@@ -46,7 +47,9 @@ func New(cfg Config) *Lockstep {
 	if cfg.MaxRoomSize <= 0 || cfg.MaxRoomSize > relay.MaxPlayers {
 		cfg.MaxRoomSize = relay.MaxPlayers
 	}
-	return &Lockstep{cfg: cfg}
+	l := &Lockstep{cfg: cfg}
+	l.c.lateness = metrics.NewBounded(latenessBounds...)
+	return l
 }
 
 // Model returns the lockstep network model with cfg (New(cfg).Model()).

@@ -97,7 +97,7 @@ func (r *lockstepRoom) Ready() room.Ready {
 	now := r.clock()
 	for _, e := range rd.Messages {
 		if f, ok := e.Msg.(*msg.TickFrame); ok {
-			r.l.c.lateness.observe(max(now-r.due(f.Tick), 0))
+			r.l.c.lateness.Observe(max(now-r.due(f.Tick), 0).Seconds())
 		}
 		if e.Broadcast {
 			r.emit(room.Envelope{Broadcast: true}, e.Msg)
