@@ -224,14 +224,17 @@ func (c *Conn) Send(ch ChannelID, data []byte) error {
 	return err
 }
 
-// Acknowledged reports the datagrams awaiting the peer's acknowledgement
-// (those that ask for one) and how many the peer acknowledged since the
-// connection began: a peer that acknowledges nothing while datagrams wait
-// takes nothing (a game server drops it, see server/room.SendGrace).
-func (c *Conn) Acknowledged() (outstanding int, acked uint64) {
+// Heard reports the datagrams this side sent and how many times the
+// peer's acknowledgements named a newer one as the latest it received:
+// a peer whose count stands still while datagrams leave takes nothing (a
+// game server drops it, see server/room.SendGrace). Any datagram counts,
+// acknowledged for itself or not, so a lossy link or a stream of
+// unreliable data that asks for no acknowledgement still shows a peer
+// that hears.
+func (c *Conn) Heard() (sent, heard uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.sess.sent.outstanding, c.sess.stats.acked
+	return c.sess.stats.packetsSent, c.sess.stats.heard
 }
 
 // Flush sends queued messages now instead of at the next FlushInterval tick.

@@ -20,3 +20,11 @@ func TestSlowClientDropped(t *testing.T) {
 		roomtest.SlowClient(t, fogserver.Model(fogserver.Config{UnitsPerPlayer: 10, Seed: func() uint64 { return 3 }}))
 	})
 }
+
+// TestLossyClientsKept: the policy's other side — clients that read,
+// over links losing 10% each way, are never dropped as too slow.
+func TestLossyClientsKept(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		roomtest.LossyClients(t, fogserver.Model(fogserver.Config{UnitsPerPlayer: 10, Seed: func() uint64 { return 3 }}))
+	})
+}

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -71,13 +72,23 @@ func (s *Server) Server() *server.Server { return s.srv }
 // acknowledges nothing more, as a frozen client would.
 func (s *Server) Join(name string, size int, slow bool) (*transport.Conn, *msg.JoinAccepted) {
 	s.t.Helper()
+	return s.JoinOver(name, size, slow, netsim.Config{})
+}
+
+// JoinOver is Join over a link impaired by link (none if zero).
+func (s *Server) JoinOver(name string, size int, slow bool, link netsim.Config) (*transport.Conn, *msg.JoinAccepted) {
+	s.t.Helper()
 	tc := s.tc
 	if slow {
 		tc.MaxReceiveBuffer = 1
 	}
-	pc, err := s.mn.ListenPacket("")
+	mpc, err := s.mn.ListenPacket("")
 	if err != nil {
 		s.t.Fatal(err)
+	}
+	var pc net.PacketConn = mpc
+	if link != (netsim.Config{}) {
+		pc = netsim.Wrap(mpc, link)
 	}
 	c, err := transport.Dial(s.t.Context(), pc, s.l.Addr(), tc)
 	if err != nil {
@@ -264,5 +275,29 @@ func SlowClient(t *testing.T, m room.Model) {
 	}
 	if n := s.Logs.Len(); n > 20 {
 		t.Errorf("%d log records", n)
+	}
+}
+
+// LossyClients is the other side of SlowClient for model m (run inside
+// testing/synctest): three clients that read everything, over links
+// that lose 10% of the datagrams each way with 30 ms ± 10 ms of delay,
+// play for 20 s and none is dropped as too slow.
+func LossyClients(t *testing.T, m room.Model) {
+	t.Helper()
+	s := Start(t, m, server.Config{})
+	defer s.Close()
+	link := netsim.Link{Latency: 30 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.1}
+	var rs []*Reader
+	for i := range 3 {
+		c, _ := s.JoinOver("r", 3, false, netsim.Config{Seed: uint64(i + 1), In: link, Out: link})
+		rs = append(rs, Read(c, nil))
+	}
+	for range 20 {
+		s.Playing(time.Second, rs...)
+	}
+	for _, ms := range s.srv.Stats().Models {
+		if ms.TooSlow != 0 {
+			t.Errorf("%s: %d clients on a lossy link dropped as too slow", ms.Name, ms.TooSlow)
+		}
 	}
 }

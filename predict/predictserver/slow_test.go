@@ -21,3 +21,11 @@ func TestSlowClientDropped(t *testing.T) {
 		roomtest.SlowClient(t, predictserver.Model(predictserver.Config{NewGame: func(string, int) predict.Game { return actiongame.New(action.Config{}, 1) }}))
 	})
 }
+
+// TestLossyClientsKept: the policy's other side — clients that read,
+// over links losing 10% each way, are never dropped as too slow.
+func TestLossyClientsKept(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		roomtest.LossyClients(t, predictserver.Model(predictserver.Config{NewGame: func(string, int) predict.Game { return actiongame.New(action.Config{}, 1) }}))
+	})
+}

@@ -16,10 +16,10 @@ import (
 //     what follows on that lane, in order, retrying every RetryInterval
 //     (a reliable message is never dropped: the peer would wait for it
 //     forever); or
-//   - its peer acknowledges nothing while datagrams wait for it (checked
-//     every CheckInterval): a client that stopped reading, whose
-//     unreliable lanes would otherwise take the game's messages forever
-//     without a word.
+//   - its peer names none of the datagrams sent to it as received
+//     (transport.Conn.Heard, checked every CheckInterval): a client that
+//     stopped reading, whose unreliable lanes would otherwise take the
+//     game's messages forever without a word.
 //
 // A seat backed up for SendGrace, or whose backlog holds more than
 // MaxBacklog bytes (it drains, but slower than the game fills it),
@@ -186,21 +186,22 @@ func (b *backlog) reset() { *b = backlog{} }
 
 // pressure is a seat's state under the policy.
 type pressure struct {
-	backlog backlog
-	acked   uint64        // the peer's acknowledgements at the last check
-	stalled bool          // a check found datagrams waiting and no new acknowledgement
-	since   time.Duration // when the stall began
+	backlog     backlog
+	sent, heard uint64        // the connection's Heard at the last check
+	stalled     bool          // datagrams left since a check and the peer named none of them
+	since       time.Duration // when the stall began
 }
 
-// check looks at c's acknowledgements at now.
+// check looks at what c's peer acknowledged at now.
 func (p *pressure) check(now time.Duration, c *transport.Conn) {
-	outstanding, acked := c.Acknowledged()
+	sent, heard := c.Heard()
 	switch {
-	case acked != p.acked:
-		p.acked, p.stalled = acked, false
-	case outstanding > 0 && !p.stalled:
+	case heard != p.heard:
+		p.heard, p.stalled = heard, false
+	case sent != p.sent && !p.stalled:
 		p.stalled, p.since = true, now
 	}
+	p.sent = sent
 }
 
 // overdue reports whether the seat broke the policy at now.

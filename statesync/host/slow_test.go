@@ -19,3 +19,11 @@ func TestSlowClientDropped(t *testing.T) {
 		roomtest.SlowClient(t, host.Model(host.Config{}))
 	})
 }
+
+// TestLossyClientsKept: the policy's other side — clients that read,
+// over links losing 10% each way, are never dropped as too slow.
+func TestLossyClientsKept(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		roomtest.LossyClients(t, host.Model(host.Config{}))
+	})
+}
