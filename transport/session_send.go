@@ -67,6 +67,9 @@ func (s *Session) AppendDatagram(dst []byte, now time.Time) ([]byte, bool) {
 	}
 	size := len(dst) - start
 	eliciting := len(refs) > 0 || ping
+	if eliciting {
+		s.stats.asked++
+	}
 	if !s.reliableLink {
 		s.sent.push(sentDatagram{seq: h.seq, at: now, size: size, eliciting: eliciting,
 			windowed: windowed, done: !eliciting, frames: refs})
