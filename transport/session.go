@@ -87,6 +87,8 @@ type Session struct {
 	sent     sentHistory
 	rtt      rttStats
 	pacer    pacer
+	cc       congestionController
+	dlv      delivery
 	rtoCount int
 	dgGen    uint64
 	lastSent time.Time
@@ -139,12 +141,16 @@ func newSession(set *settings, p SessionParams, now time.Time) *Session {
 		hs:           &plainHandshake{digest: set.digest, token: p.Token},
 		nextSeq:      p.InitialSeq,
 		pacer:        newPacer(set.budget, set.mtu, now),
+		cc:           newController(set, now),
 		lastSent:     now,
 		lastRecv:     now,
 		deadline:     now.Add(set.handshake),
 		asm:          assembler{limit: set.maxReassembly},
 	}
 	s.sent.reorderPackets, s.sent.reorderEighths = packetThreshold, 1
+	s.dlv.pace = bucket{last: now}
+	s.setPacing(now)
+	s.dlv.pace.tokens = s.dlv.pace.burst
 	if set.flushInterval > 0 {
 		s.nextTick = now.Add(set.flushInterval)
 	}

@@ -68,8 +68,16 @@ func (s *Session) AppendDatagram(dst []byte, now time.Time) ([]byte, bool) {
 	size := len(dst) - start
 	eliciting := len(refs) > 0 || ping
 	if !s.reliableLink {
-		s.sent.push(sentDatagram{seq: h.seq, at: now, size: size, eliciting: eliciting,
-			windowed: windowed, done: !eliciting, frames: refs})
+		d := sentDatagram{seq: h.seq, at: now, size: size, eliciting: eliciting,
+			windowed: windowed, done: !eliciting, frames: refs}
+		if eliciting {
+			if !s.governedWaiting(fresh) {
+				s.dlv.markAppLimited(s.sent.inFlight + size)
+			}
+			d.deliveryStamp = s.dlv.stamp(now, s.sent.outstanding == 0)
+			s.dlv.spend(size)
+		}
+		s.sent.push(d)
 		s.sent.trim()
 	}
 	s.nextSeq++
@@ -112,6 +120,7 @@ func (s *Session) pick(room int, fresh bool, now time.Time) (*sendChannel, fragR
 		for range 2*len(chans) + 1 {
 			c := chans[s.cursor[li]]
 			r, ok := c.peek(c.cfg.ID == ChannelControl || (userOK && fresh))
+			ok = ok && !s.congestionHolds(c, now)
 			if ok && !s.turn[li] {
 				c.deficit += c.cfg.Weight * s.set.mtu
 				s.turn[li] = true
@@ -151,10 +160,17 @@ func (s *Session) sendReadyAt(now time.Time) time.Time {
 			break
 		}
 		for _, c := range s.levels[li] {
-			if _, ok := c.peek(c.cfg.ID == ChannelControl || (userOK && fresh)); ok {
-				t = earliest(t, s.pacer.readyAt(pr, now))
-				break
+			if _, ok := c.peek(c.cfg.ID == ChannelControl || (userOK && fresh)); !ok {
+				continue
 			}
+			at := s.pacer.readyAt(pr, now)
+			if s.governed(c) {
+				if s.sent.inFlight >= s.cc.window() {
+					continue // waits for an acknowledgement
+				}
+				at = later(at, s.dlv.paceReadyAt(now))
+			}
+			t = earliest(t, at)
 		}
 	}
 	return t
