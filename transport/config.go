@@ -246,8 +246,8 @@ func (c Config) resolve() (*settings, error) {
 		if s.byID[cc.ID] >= 0 {
 			return fmt.Errorf("%w: channel %d configured twice", ErrInvalidConfig, cc.ID)
 		}
-		if cc.Reliability > ReliableOrdered || cc.Priority > Bulk || cc.Compression > CompressAboveThreshold {
-			return fmt.Errorf("%w: channel %d has an unknown reliability, priority or compression policy", ErrInvalidConfig, cc.ID)
+		if cc.Reliability > ReliableOrdered || cc.Priority > Bulk || cc.Compression > CompressAboveThreshold || cc.Redundancy > RedundancyAdaptive {
+			return fmt.Errorf("%w: channel %d has an unknown reliability, priority, compression or redundancy policy", ErrInvalidConfig, cc.ID)
 		}
 		if cc.Weight < 0 || cc.Weight > 1000 || cc.MaxMessageSize < 0 || cc.MaxUnackedBytes < 0 ||
 			cc.MaxQueuedMessages < 0 || cc.BufferLimit < 0 || cc.CompressionThreshold < 0 {

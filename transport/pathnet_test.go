@@ -22,8 +22,11 @@ type pathFlow struct {
 	// onMessage sees every message a side receives.
 	onMessage func(side int, m Message, now time.Time)
 	// feed, when set, runs before the client side is serviced (a
-	// sender keeping its queue full).
+	// sender keeping its queue full, or sending on a schedule).
 	feed func(now time.Time)
+	// nextFeed is when feed wants to run next; zero means only when the
+	// client is serviced anyway.
+	nextFeed time.Time
 }
 
 type pathPacket struct {
@@ -118,6 +121,9 @@ func (n *pathNet) step(limit time.Time) bool {
 			if d := f.s[i].Deadline(n.now); !d.IsZero() && d.Before(next) {
 				next = d
 			}
+		}
+		if !f.nextFeed.IsZero() && f.nextFeed.Before(next) {
+			next = f.nextFeed
 		}
 	}
 	for _, p := range n.queue {

@@ -223,13 +223,16 @@ func (s *Session) declareLost(d *sentDatagram) {
 }
 
 // noteLoss updates the recent loss rate (an exponential average over about
-// the last 64 datagrams).
+// the last 64 datagrams) and the slower one the redundancy policy plans
+// with (about the last 512).
 func (s *Session) noteLoss(lost bool) {
 	v := 0.0
 	if lost {
 		v = 1
 	}
 	s.lossRate += (v - s.lossRate) / 64
+	s.lossSlow += (v - s.lossSlow) / 512
+	s.lossSamples++
 }
 
 // rtoDeadline returns when the retransmission timeout fires, or zero.

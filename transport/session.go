@@ -118,6 +118,9 @@ type Session struct {
 
 	stats    counters
 	lossRate float64
+	lossSlow float64
+	// lossSamples counts the datagrams lossSlow has seen.
+	lossSamples uint64
 }
 
 // NewSession returns the state machine of one side of a connection. A
@@ -160,6 +163,9 @@ func newSession(set *settings, p SessionParams, now time.Time) *Session {
 	for i := range set.channels {
 		cs := &set.channels[i]
 		sends[i].cfg, recvs[i].cfg = cs, cs
+		if cs.protected() && !p.ReliableLink {
+			recvs[i].par = &parityRecv{}
+		}
 		s.send[i], s.recv[i] = &sends[i], &recvs[i]
 		lvl := int(cs.Priority) - 1
 		s.levels[lvl] = append(s.levels[lvl], s.send[i])
@@ -311,6 +317,9 @@ func (s *Session) MemoryInUse() int {
 			n += c.queued
 		}
 		n += s.recv[i].heldBytes
+		if p := s.recv[i].par; p != nil {
+			n += p.bytes
+		}
 	}
 	return n
 }

@@ -29,7 +29,11 @@ func (s *Session) AppendDatagram(dst []byte, now time.Time) ([]byte, bool) {
 		f := r.msg.frame(c.cfg.ID, r.idx)
 		last = len(dst)
 		dst = appendFrame(dst, &f)
+		first := r.msg.state[r.idx] == fragUnsent
 		c.take(r, s.dgGen, !s.reliableLink)
+		if first && c.cfg.protected() && !s.reliableLink {
+			s.protect(c, r.msg, now)
+		}
 		s.pacer.spendFrame(c.cfg.Priority, f.size())
 		nframes++
 		switch {
@@ -42,6 +46,11 @@ func (s *Session) AppendDatagram(dst []byte, now time.Time) ([]byte, bool) {
 			windowed = true
 		}
 		lowest = max(lowest, c.cfg.Priority)
+	}
+	parity, parityBytes := 0, 0
+	if live && !s.reliableLink {
+		dst, parity, parityBytes = s.appendParity(dst, start, &last, nframes > 0, now)
+		nframes += parity
 	}
 	if nframes == 0 && !(live && s.pingDue) && !(s.ackPending && !now.Before(s.ackDeadline)) {
 		return dst[:start], false
@@ -66,6 +75,10 @@ func (s *Session) AppendDatagram(dst []byte, now time.Time) ([]byte, bool) {
 		dst[start+1] |= flagPing
 	}
 	size := len(dst) - start
+	if parity > 0 && parity == nframes {
+		parityBytes = size // the whole datagram is for parity
+	}
+	s.stats.redundancyBytes += uint64(parityBytes)
 	eliciting := len(refs) > 0 || ping
 	if !s.reliableLink {
 		d := sentDatagram{seq: h.seq, at: now, size: size, eliciting: eliciting,
@@ -154,6 +167,11 @@ func (s *Session) sendReadyAt(now time.Time) time.Time {
 	userOK := s.state == StateConnected || s.state == StateDisconnecting
 	fresh := s.set.flushInterval == 0 || s.flushReq
 	var t time.Time
+	for _, c := range s.send {
+		if len(c.par.due) > 0 {
+			t = earliest(t, later(now, c.par.due[0].alone))
+		}
+	}
 	for li := range numPriorities {
 		pr := Priority(li + 1)
 		if pr != Critical && s.sent.inFlight >= s.set.maxInFlight {
