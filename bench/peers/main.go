@@ -35,14 +35,14 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	ps := peers()
 	var names []string
-	for _, w := range transportbench.Workloads() {
+	for _, w := range append(transportbench.Workloads(), transportbench.CongestionWorkloads()...) {
 		names = append(names, w.Name)
 	}
 	fs := flag.NewFlagSet("peers", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	wname := fs.String("workload", "W1", "workload: "+strings.Join(names, ", "))
 	pname := fs.String("peer", "kcp", "transport: "+strings.Join(sortedKeys(ps), ", "))
-	dur := fs.Duration("duration", 0, "sending time (0: the workload's full length, 30s for W1, W2, W4, W5)")
+	dur := fs.Duration("duration", 0, "sending time (0: the workload's full length, 30s for W1, W2, W4, W5, C2)")
 	conns := fs.Int("conns", 0, "connections (0: the workload's count)")
 	seed := fs.Uint64("seed", 1, "netsim seed; client i uses seed+i")
 	keepalive := fs.Duration("keepalive", time.Second, "keepalive interval")
