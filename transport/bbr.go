@@ -160,7 +160,10 @@ func (b *bbr) updateMinRTT(now time.Time, rs rateSample) {
 	if b.minRTT == 0 || rs.rtt <= b.minRTT || expired {
 		b.minRTT, b.minRTTStamp = rs.rtt, now
 	}
-	if expired && b.mode != bbrProbeRTT {
+	// An application-limited flow (a game's own traffic) keeps little in
+	// flight anyway: it takes the new sample and skips ProbeRTT, whose
+	// four-datagram window would hold its messages back.
+	if expired && b.mode != bbrProbeRTT && !rs.appLimited {
 		b.enterProbeRTT()
 	}
 }

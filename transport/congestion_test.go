@@ -170,3 +170,21 @@ func TestCongestionRandomLoss(t *testing.T) {
 		}
 	}
 }
+
+// TestCongestionGameTraffic: a game's own reliable stream (W1 of the
+// transport issue: 64-byte messages at 1,000/s, 25 ± 2.5 ms each way, 5%
+// loss) is application-limited, and the model-based controller must not
+// delay it: its p99 stays within 5% of the fixed window's.
+func TestCongestionGameTraffic(t *testing.T) {
+	link := netsim.Link{Latency: 25 * time.Millisecond, Jitter: 2500 * time.Microsecond, Loss: 0.05}
+	var p99 [2]time.Duration
+	for i, cc := range []CongestionControl{CongestionModel, CongestionFixedWindow} {
+		cfg := Config{Channels: []ChannelConfig{{ID: 1, Reliability: ReliableOrdered}}, CongestionControl: cc}
+		r := runStream(t, cfg, link, 64, 1000, time.Second, 25*time.Second, 1)
+		p99[i] = r.p99
+		t.Logf("%v: p99 %v, %.1f B/msg, window %d, estimate %.0f B/s", cc, r.p99, r.bytesPerMsg, r.client.CongestionWindow, r.client.EstimatedBandwidth)
+	}
+	if float64(p99[0]) > 1.05*float64(p99[1]) {
+		t.Errorf("p99 %v with the model, %v with the fixed window", p99[0], p99[1])
+	}
+}

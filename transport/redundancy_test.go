@@ -26,6 +26,11 @@ type urgentRun struct {
 // message, both directions, over the whole run.
 func runUrgent(t *testing.T, link netsim.Link, red Redundancy, rate int, warm, d time.Duration, seed uint64) urgentRun {
 	cfg := Config{Channels: []ChannelConfig{{ID: 1, Name: "urgent", Reliability: ReliableOrdered, Priority: Critical, Redundancy: red}}}
+	return runStream(t, cfg, link, 128, rate, warm, d, seed)
+}
+
+// runStream streams size-byte messages on channel 1 of cfg (see runUrgent).
+func runStream(t *testing.T, cfg Config, link netsim.Link, size, rate int, warm, d time.Duration, seed uint64) urgentRun {
 	n := newPathNet(t)
 	var oneWay []time.Duration
 	n.onDecide = func(_ *pathFlow, sent time.Time, dec netsim.Decision) {
@@ -49,7 +54,7 @@ func runUrgent(t *testing.T, link netsim.Link, red Redundancy, rate int, warm, d
 	gap := time.Second / time.Duration(rate)
 	start, end := n.now, n.now.Add(d)
 	wire0 := f.wire[0] + f.wire[1]
-	msg := make([]byte, 128)
+	msg := make([]byte, size)
 	sent := 0
 	f.nextFeed = start
 	f.feed = func(now time.Time) {
