@@ -2,6 +2,7 @@ package transport
 
 import (
 	"encoding/binary"
+	"math"
 	"time"
 )
 
@@ -52,8 +53,14 @@ type paritySend struct {
 	data   [parityMaxK][]byte // payloads of the open group (not copied: outMsg data lives until acked)
 	gen    uint64             // datagram of the group's newest message
 	due    []dueParity
-	lastAt time.Time     // first transmission of the latest protected message
-	gap    time.Duration // smoothed interval between protected messages
+	lastAt time.Time     // the latest datagram with a protected message
+	gap    time.Duration // smoothed interval between such datagrams
+	// perDg is the smoothed number of protected messages a datagram
+	// carries (several when the application sends faster than the driver
+	// writes): a lost datagram erases that many messages of a group.
+	perDg   float64
+	lastGen uint64
+	inGen   int // protected messages in datagram lastGen
 }
 
 // dueParity is a parity frame waiting for a datagram after gen: it rides
@@ -70,8 +77,17 @@ func (p *paritySend) eligible(m *outMsg) bool {
 	return m.flags&(frameFragment|frameCompressed) == 0 && len(m.data) <= parityMaxSize
 }
 
-// noteRate updates the interval between protected messages.
-func (p *paritySend) noteRate(now time.Time) {
+// noteRate updates the interval between datagrams carrying protected
+// messages and how many each carries, for a message in datagram gen.
+func (p *paritySend) noteRate(gen uint64, now time.Time) {
+	if gen == p.lastGen && p.inGen > 0 {
+		p.inGen++
+		return
+	}
+	if p.inGen > 0 {
+		p.perDg += (float64(p.inGen) - p.perDg) / 8
+	}
+	p.lastGen, p.inGen = gen, 1
 	if !p.lastAt.IsZero() {
 		d := now.Sub(p.lastAt)
 		if p.gap == 0 {
@@ -157,10 +173,15 @@ func (s *Session) protect(c *sendChannel, m *outMsg, now time.Time) {
 		p.k, p.n = 0, 0 // compressed or large: the run of protected messages breaks
 		return
 	}
-	p.noteRate(now)
+	p.noteRate(s.dgGen, now)
 	k, rows := 0, 0
 	if p.k == 0 {
+		// Plan in datagrams, the unit of loss, then in messages.
 		k, rows = parityPlan(s.redundancyLoss(), s.rtt.srtt(), p.gap, c.cfg.Reliability.sequenced())
+		if per := max(p.perDg, 1); k > 0 {
+			k = min(parityMaxK, max(1, int(float64(k)*per+0.5)))
+			rows = min(parityMaxM, int(math.Ceil(float64(rows)*per)))
+		}
 	}
 	p.add(m, s.dgGen, k, rows, now, min(p.gap, s.rtt.srtt()/8))
 }
