@@ -25,6 +25,9 @@ type Workload struct {
 	Unreliable bool
 	// drive sends the traffic on e's clients for d.
 	drive func(ctx context.Context, e *env, d time.Duration) error
+	// via, when set, carries the clients' packets through a bottleneck
+	// shared with other flows instead of Link (see RunShared).
+	via *netsim.Bottleneck
 }
 
 // rtt50 is the link of the latency-bound workloads: 50 ms round trip,
