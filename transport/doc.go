@@ -37,7 +37,7 @@
 // round robin on their weights, within a [BandwidthBudget]: non-critical
 // data may use at most 1-CriticalReserve of the budget and Bulk data at most
 // BulkMaxFraction. Channel 0 is reserved for the handshake and disconnect.
-// [StandardChannels] and [Lanes] are ready-made channel sets.
+// [StandardChannels] is the ready-made channel set of a game connection.
 //
 // Send never blocks: when a reliable channel's limits are reached it
 // returns [ErrBackpressure] and the caller retries later; unreliable
