@@ -70,3 +70,13 @@ func TestTwoTrackersOneDirectory(t *testing.T) {
 		t.Fatalf("unpublished listing still browsed: %v", got)
 	}
 }
+
+func BenchmarkBrowse10kRedis(b *testing.B) {
+	url := redistest.Start(b)
+	s, err := Open(context.Background(), url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	storetest.BrowseLatency(b, tracker.NewDirectory(tracker.Config{Store: s, MaxListings: -1, TTL: time.Hour}))
+}
