@@ -164,7 +164,8 @@ func TestPlayInBrowser(t *testing.T) {
 	if err := chromedp.Do(bctx, chromedp.Navigate(url)); err != nil {
 		t.Fatal(err)
 	}
-	start := waitStats(t, bctx, "the bots drawn", func(s browserStats) bool { return s.PlayersSeen == bots+1 && s.RTTMs > 0 })
+	// Itself and a bot at least: interest management may hide the others.
+	start := waitStats(t, bctx, "the bots drawn", func(s browserStats) bool { return s.PlayersSeen >= 2 && s.RTTMs > 0 })
 
 	if err := chromedp.Do(bctx, chromedp.Click(chromedp.ID("tw-canvas")), hold("d", "KeyD", 68, 700*time.Millisecond),
 		hold("s", "KeyS", 83, 700*time.Millisecond)); err != nil {

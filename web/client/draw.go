@@ -44,8 +44,8 @@ func (c *canvas) circle(x, y, r float64, fill, stroke string) {
 // hue is a player's colour.
 func hue(p predict.PlayerID) string { return fmt.Sprintf("hsl(%d,70%%,60%%)", int(p)*47%360) }
 
-// draw paints one frame: colliders, then (with ghosts) the anchor's
-// entities as outlines, then the view; it returns the players drawn.
+// draw paints one frame: colliders, the view, then (with ghosts) the
+// anchor's entities as outlines; it returns the players drawn.
 func (c *canvas) draw(g *actiongame.Game, self predict.PlayerID, views, ghosts []predict.EntityView) int {
 	w, h := c.el.Get("width").Float(), c.el.Get("height").Float()
 	c.ctx.Set("fillStyle", "#1b1d22")
@@ -58,14 +58,6 @@ func (c *canvas) draw(g *actiongame.Game, self predict.PlayerID, views, ghosts [
 	isPlayer := func(v *predict.EntityView) bool {
 		id, ok := g.PlayerEntity(v.Owner)
 		return ok && id == v.ID
-	}
-	for i := range ghosts {
-		v := &ghosts[i]
-		r := projectileRadius
-		if isPlayer(v) {
-			r = playerRadius
-		}
-		c.circle(v.Pos[0], v.Pos[1], r, "", "#fff")
 	}
 	players := 0
 	for i := range views {
@@ -83,6 +75,15 @@ func (c *canvas) draw(g *actiongame.Game, self predict.PlayerID, views, ghosts [
 		if e, ok := g.W.Entity(action.EntityID(v.ID)); ok && e.Flags&action.FlagDead != 0 {
 			c.circle(v.Pos[0], v.Pos[1], playerRadius, "", "#f44")
 		}
+	}
+	// The ghosts go on top, as outlines: where the server last had them.
+	for i := range ghosts {
+		v := &ghosts[i]
+		r := projectileRadius
+		if isPlayer(v) {
+			r = playerRadius
+		}
+		c.circle(v.Pos[0], v.Pos[1], r, "", "#fff")
 	}
 	return players
 }
