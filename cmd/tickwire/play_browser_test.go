@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"testing"
 	"time"
 
@@ -150,7 +151,10 @@ func TestPlayInBrowser(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	const bots = 3
+	bots := 3
+	if n, err := strconv.Atoi(os.Getenv("TICKWIRE_PLAY_BOTS")); err == nil && n > 0 { // BENCHMARKS.md: 15
+		bots = n
+	}
 	url := startPlayDemo(t, ctx, bots)
 	defer cancel() // stops the demo before its cleanup waits for it
 
