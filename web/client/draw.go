@@ -41,8 +41,9 @@ func (c *canvas) circle(x, y, r float64, fill, stroke string) {
 	}
 }
 
-// hue is a player's colour.
-func hue(p predict.PlayerID) string { return fmt.Sprintf("hsl(%d,70%%,60%%)", int(p)*47%360) }
+// hue is another player's colour: blue to red, never the local player's
+// green.
+func hue(p predict.PlayerID) string { return fmt.Sprintf("hsl(%d,70%%,60%%)", (180+int(p)*47%220)%360) }
 
 // draw paints one frame: colliders, the view, then (with ghosts) the
 // anchor's entities as outlines; it returns the players drawn.
