@@ -177,7 +177,8 @@ func (s *Server) start(h *hostedRoom) {
 	}
 	s.mu.Unlock()
 	p := room.Params{Name: h.name, MatchType: h.matchType, Seats: seats, Inbox: h.inbox.Load(), TickRate: h.tickRate,
-		Clock: s.clock, Logger: h.log, CloseSeat: func(i int, reason string) { s.closeSeat(h, i, reason) }}
+		Clock: s.clock, Logger: h.log, CloseSeat: func(i int, reason string) { s.closeSeat(h, i, reason) },
+		Counters: &h.model.counters}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -190,10 +191,12 @@ func (s *Server) start(h *hostedRoom) {
 		h.impl.Store(&roomImpl{r})
 		s.counters.gamesStarted.Add(1)
 		h.log.Info("relay: game starting", "players", h.size)
+		ev := s.matchStarted(h)
 		if err := r.Run(h.ctx); err != nil && h.ctx.Err() == nil {
 			h.log.Warn("relay: game ended with an error", "err", err)
 		}
 		s.counters.gamesEnded.Add(1)
+		s.matchEnded(h, ev, r.Status())
 	}()
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tickwire/tickwire/fogauth"
 	"github.com/tickwire/tickwire/fogauth/fogserver"
+	"github.com/tickwire/tickwire/lockstep/lockstepserver"
 	"github.com/tickwire/tickwire/lockstep/relay"
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/admin"
@@ -35,6 +36,7 @@ type relayFlags struct {
 	messageRate    int
 	messageBurst   int
 	defaultModel   string
+	play           string
 	sec            securityFlags
 	// from the configuration file only
 	matchTypes     map[string]string
@@ -59,6 +61,7 @@ func parseRelayFlags(args []string, stderr io.Writer) (relayFlags, error) {
 	fs.IntVar(&f.messageRate, "message-rate", 0, "inbound messages per second per connection (default 4 × --tps)")
 	fs.IntVar(&f.messageBurst, "message-burst", 0, "inbound message burst per connection (default 4 × --tps)")
 	fs.StringVar(&f.defaultModel, "default-network-model", room.Lockstep, "network model of rooms whose match type names none")
+	fs.StringVar(&f.play, "play", "", "HTTP address serving the playable page at / and the WebSocket endpoint at /ws (empty: none); the page joins ?room=NAME&size=N, default a prediction room \"play\" of 1")
 	f.sec.addServer(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return f, err
@@ -141,10 +144,10 @@ func hostedModels() []string {
 
 // serverConfig is the relay server's configuration from the options.
 func (f *relayFlags) serverConfig(log *slog.Logger) server.Config {
-	cfg := server.Config{TickRate: f.tps, MaxGames: f.maxGames, MaxRoomSize: f.maxRoomSize, WaitingTimeout: f.waitingTimeout,
+	cfg := server.Config{TickRate: f.tps, MaxGames: f.maxGames, WaitingTimeout: f.waitingTimeout,
 		MaxWaitingPerAddr: f.maxWaiting, MessageRate: f.messageRate, MessageBurst: f.messageBurst,
 		DefaultModel: f.defaultModel, MatchTypes: f.matchTypes, AllowRequestedModel: f.allowRequested, Logger: log,
-		Models: []room.Model{f.prediction.model(), host.Model(host.Config{})}}
+		Models: []room.Model{lockstepserver.Model(lockstepserver.Config{MaxRoomSize: f.maxRoomSize}), f.prediction.model(), host.Model(host.Config{})}}
 	if cfg.WaitingTimeout == 0 {
 		cfg.WaitingTimeout = -1 // the flag's 0 means never
 	}
@@ -213,6 +216,15 @@ func runRelay(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		wg.Go(func() { adminErr = adm.Serve(ctx, hl) })
 		log.Info("admin listening", "addr", hl.Addr().String())
 	}
+	if f.play != "" {
+		ps, err := startPlay(ctx, f.play, ln, publicKey(tcfg.Security), joinFromQuery(f.prediction.ArenaSize))
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		defer ps.stop()
+		log.Info("play page", "url", ps.url)
+	}
 	log.Info("relay listening", "addr", ln.Addr().String(), "tps", f.tps, "max_games", f.maxGames, "default_network_model", f.defaultModel,
 		"encrypted", tcfg.Security != nil, "public_key", publicKeyHex(tcfg.Security),
 		"tokens_required", scfg.RequireToken)
@@ -267,18 +279,12 @@ func adminSource(srv *server.Server, ln *transport.Listener) admin.Source {
 			sendErrors[c.String()] = st.SendErrors[c]
 		}
 		a := admin.Stats{
-			ActiveGames:    st.ActiveGames,
-			Players:        st.Players,
-			LateOrders:     st.LateOrders,
-			Strikes:        st.Strikes,
-			QosAdjustments: st.QosAdjustments,
-			Desyncs:        st.Desyncs,
-			Removals:       st.Removals,
-			HostStalls:     st.HostStalls,
-			BytesIn:        st.BytesIn,
-			BytesOut:       st.BytesOut,
-			SendErrors:     sendErrors,
-			Extra:          st.AdminMetrics(),
+			ActiveGames: st.ActiveGames,
+			Players:     st.Players,
+			BytesIn:     st.BytesIn,
+			BytesOut:    st.BytesOut,
+			SendErrors:  sendErrors,
+			Extra:       st.AdminMetrics(),
 		}
 		addFigures(&a, st, ln.Stats())
 		return a
