@@ -6,15 +6,17 @@ import (
 	"net"
 
 	"github.com/tickwire/tickwire/lockstep"
+	"github.com/tickwire/tickwire/lockstep/lockstepserver"
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/lanes"
+	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/transport"
 )
 
 // A Server serves rooms on a transport.Listener: here a UDP socket on
-// loopback, hosting lockstep rooms (the model every server has; Config.Models
-// adds others). A player joins a room by name and size; the match starts
-// when the room is full.
+// loopback, hosting rooms of the models in Config.Models (here lockstep's,
+// lockstepserver.Model). A player joins a room by name and size; the match
+// starts when the room is full.
 func ExampleServer_Serve() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -29,7 +31,7 @@ func ExampleServer_Serve() {
 		return
 	}
 	defer l.Close()
-	srv := server.New(server.Config{})
+	srv := server.New(server.Config{Models: []room.Model{lockstepserver.Model(lockstepserver.Config{})}})
 	defer srv.Close()
 	go srv.Serve(ctx, l)
 
