@@ -10,9 +10,13 @@
 // wire Bytes field (LEB128 length, then the bytes); "list" is a LEB128
 // count followed by that many elements. Lists of ids, buckets and clients
 // are strictly ascending, so each message has exactly one encoding and
-// Parse rejects anything its encoder could not have written. Parse never
-// allocates more than the message's own length (every list element takes
-// at least four bytes, and counts are checked against the bytes left).
+// Parse rejects anything its encoder could not have written. Every list count
+// is checked against the bytes left at the smallest encoding of its
+// element (ids 4 bytes, leaves 8, scores 6, requests 9, inputs 5), so
+// Parse allocates only for elements the message really holds: at most 1×
+// the message's length for ids and leaves, 1.4× for scores and requests,
+// and 6.4× for a TICK's inputs (a 32-byte slot per 5-byte input); byte
+// fields alias the message.
 //
 // # Client to server
 //
@@ -45,6 +49,15 @@
 //	+------+-----------+---------+----------+-----------+--------+------------+
 //	kind 1: full-state partition part of parts; kind 2: requested buckets
 //	(part = parts = 0). data is an entity set (package statesync).
+//
+//	STATE_DIGEST 0x3E (sent after every STATE_HASH; the vote stays on the
+//	9-byte hash, the digest guards what changes a client's state)
+//	+------+-----------+--------------+------------------------------+
+//	| 0x3E | frame u32 | entities u32 | digest: 32 bytes (SHA-256)   |
+//	+------+-----------+--------------+------------------------------+
+//	digest: SHA-256 of the canonical full-state encoding; entities: how
+//	many entities it holds, from which the server computes the frame's
+//	partition count.
 //
 //	SYNC_REQUEST 0x36
 //	+------+---------+
@@ -101,8 +114,10 @@
 //
 //	PARTITION_CORRECTION 0x35
 //	+------+-----------+------------------+-------------------------+--------+------------+
-//	| 0x35 | frame u32 | majorityHash u32 | buckets: list of u32    | enc u8 | data bytes |
-//	+------+-----------+------------------+-------------------------+--------+------------+
+//	| 0x35 | frame u32 | majorityHash u32 | digest 32 bytes | buckets: list of u32 | enc u8 | data bytes |
+//	+------+-----------+------------------+-----------------+----------------------+--------+------------+
+//	digest: the SHA-256 state digest more than half of the frame's voters
+//	agreed on; the corrected state must have it.
 //
 //	ENTITY_REQUEST 0x3B
 //	+------+-----------+-------------------------+
@@ -111,8 +126,10 @@
 //
 //	FULL_STATE 0x39
 //	+------+-----------+------------------+----------+-----------+--------+------------+
-//	| 0x39 | frame u32 | majorityHash u32 | part u16 | parts u16 | enc u8 | data bytes |
-//	+------+-----------+------------------+----------+-----------+--------+------------+
+//	| 0x39 | frame u32 | majorityHash u32 | digest 32 bytes | part u16 | parts u16 | enc u8 | data bytes |
+//	+------+-----------+------------------+-----------------+----------+-----------+--------+------------+
+//	digest: as in PARTITION_CORRECTION; the server checked the merged
+//	state against it before sending.
 //
 //	WELCOME 0x3A
 //	+------+------------+-----------+------------+--------------+

@@ -122,7 +122,8 @@ func (m *Tick) parseFrom(r *wire.Reader) error {
 	}
 	m.HasVerdict, m.HasAssembled = flags&tickHasVerdict != 0, flags&tickHasAssembled != 0
 	m.ReadOnly = flags&tickReadOnly != 0
-	if n := r.ArrayHeader(); n > 0 {
+	// An input is at least a client and a one-byte length.
+	if n := listHeader(r, 5); n > 0 {
 		m.Inputs = make([]ClientInput, n)
 		for i := range m.Inputs {
 			m.Inputs[i] = ClientInput{Client: r.U32(), Data: r.Bytes()}
@@ -141,7 +142,8 @@ func (m *Tick) parseFrom(r *wire.Reader) error {
 	if m.HasAssembled {
 		m.Assembled = Assembled{Frame: r.U32(), Hash: r.U32(), Delta: r.Bytes()}
 	}
-	if n := r.ArrayHeader(); n > 0 {
+	// A request is a client, a kind, a part and a count.
+	if n := listHeader(r, 9); n > 0 {
 		m.Requests = make([]Request, n)
 		for i := range m.Requests {
 			q := Request{Client: r.U32(), Kind: RequestKind(r.U8()), Part: r.U16(), Parts: r.U16()}
@@ -165,7 +167,7 @@ func appendIDs(b *wire.Builder, ids []uint32) {
 // parseIDs reads a list written by appendIDs, which must be strictly
 // ascending.
 func parseIDs(r *wire.Reader) ([]uint32, error) {
-	n := r.ArrayHeader()
+	n := listHeader(r, 4)
 	if n == 0 {
 		return nil, r.Err()
 	}
