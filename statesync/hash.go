@@ -1,6 +1,11 @@
 package statesync
 
-import "github.com/OneOfOne/xxhash"
+import (
+	"crypto/sha256"
+
+	"github.com/OneOfOne/xxhash"
+	"github.com/tickwire/tickwire/statesync/msg"
+)
 
 // Hasher computes state hashes, keeping its scratch buffer between calls.
 // The zero Hasher is ready.
@@ -28,6 +33,14 @@ func (h *Hasher) StateHash(e Engine) (hash uint32, entities int) {
 	}
 	return HashBytes(h.buf), entities
 }
+
+// Digest is the SHA-256 of the full state encoding StateHash last hashed:
+// the collision-resistant digest a STATE_DIGEST reports, against which
+// corrections and full states are checked.
+func (h *Hasher) Digest() msg.Digest { return DigestBytes(h.buf) }
+
+// DigestBytes is the SHA-256 of an entity set.
+func DigestBytes(b []byte) msg.Digest { return sha256.Sum256(b) }
 
 // HashBytes is xxHash32 with seed 0, the one hash function of state sync.
 func HashBytes(b []byte) uint32 { return xxhash.Checksum32(b) }

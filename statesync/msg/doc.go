@@ -50,8 +50,10 @@
 //	kind 1: full-state partition part of parts; kind 2: requested buckets
 //	(part = parts = 0). data is an entity set (package statesync).
 //
-//	STATE_DIGEST 0x3E (sent after every STATE_HASH; the vote stays on the
-//	9-byte hash, the digest guards what changes a client's state)
+//	STATE_DIGEST 0x3E (sent for the frames whose TICK has the digest flag:
+//	checkpoints of recoveries and full states, and one frame a second;
+//	the vote stays on the 9-byte hash, the digest guards what changes a
+//	client's state)
 //	+------+-----------+--------------+------------------------------+
 //	| 0x3E | frame u32 | entities u32 | digest: 32 bytes (SHA-256)   |
 //	+------+-----------+--------------+------------------------------+
@@ -80,8 +82,8 @@
 //
 //	TICK 0x01
 //	+------+-----------+-----------------+-----------------+----------+
-//	| 0x01 | frame u32 | relVersion u32  | listVersion u32 | flags u8 |
-//	+------+-----------+-----------------+-----------------+----------+
+//	| 0x01 | frame u32 | relVersion u32  | listVersion u32 | flags u8 | parts u16 |
+//	+------+-----------+-----------------+-----------------+----------+-----------+
 //	| inputs: list of (client u32, data bytes), ascending clients      |
 //	+------------------------------------------------------------------+
 //	| if flags&1, verdict: frame u32, majorityHash u32,                |
@@ -91,7 +93,9 @@
 //	+------------------------------------------------------------------+
 //	| requests: list of (client u32, kind u8, part u16, parts u16)     |
 //	+------------------------------------------------------------------+
-//	flags: bit 0 verdict, bit 1 assembled, bit 2 read-only (no quorum).
+//	flags: bit 0 verdict, bit 1 assembled, bit 2 read-only (no quorum),
+//	bit 3 digest (every client sends STATE_DIGEST for this frame).
+//	parts: the frame's partition count, the server's own.
 //	kind 1 freeze (send leaves, hold this frame), 2 leaves (send leaves,
 //	keep this frame's state), 3 full-state partition part of parts,
 //	4 resync (stop after this frame and wait for a FULL_STATE).

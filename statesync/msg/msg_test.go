@@ -27,6 +27,7 @@ func samples() map[string]msg.Message {
 			HasVerdict: true, Verdict: msg.Verdict{Frame: 98, Hash: 0xDEADBEEF, Desynced: []uint32{7}},
 			HasAssembled: true, Assembled: msg.Assembled{Frame: 97, Hash: 0x01020304, Delta: []byte{1, 2, 3}},
 			Requests: []msg.Request{{Client: 7, Kind: msg.RequestFreeze}, {Client: 1, Kind: msg.RequestFullPart, Part: 1, Parts: 2}},
+			Digest:   true, Parts: 6,
 		},
 		"tick-bare":            &msg.Tick{Frame: 1, ReliabilityVersion: 1, ClientListVersion: 1},
 		"input":                &msg.Input{Data: []byte("up")},
@@ -171,7 +172,7 @@ func TestListCountsBoundAllocation(t *testing.T) {
 		"client list":    body(append([]byte{byte(msg.TypeClientListUpdate)}, u32(1)...)),
 		"scores":         body(append([]byte{byte(msg.TypeReliabilityUpdate)}, u32(1)...)),
 		"entity request": body(append([]byte{byte(msg.TypeEntityRequest)}, u32(1)...)),
-		"tick inputs":    body(append(append([]byte{byte(msg.TypeTick)}, make([]byte, 12)...), 0)),
+		"tick inputs":    body(append([]byte{byte(msg.TypeTick)}, make([]byte, 15)...)),
 	}
 	for name, b := range cases {
 		var before, after runtime.MemStats

@@ -24,6 +24,12 @@ type Tick struct {
 	// ReadOnly says the room has lost its quorum: clients simulate but
 	// send no partitions until a Tick without it.
 	ReadOnly bool
+	// Digest asks every client for a StateDigest of this frame.
+	Digest bool
+	// Parts is the frame's partition count, the server's own (from the
+	// entity count more than half of the voters agreed on at the last
+	// digest frame); clients split their delta into this many partitions.
+	Parts uint16
 }
 
 // ClientInput is one client's input for a frame, opaque to state sync.
@@ -81,6 +87,7 @@ const (
 	tickHasVerdict   = 1 << 0
 	tickHasAssembled = 1 << 1
 	tickReadOnly     = 1 << 2
+	tickDigest       = 1 << 3
 )
 
 func (*Tick) Type() wire.MessageType { return TypeTick }
@@ -96,7 +103,10 @@ func (m *Tick) appendTo(b *wire.Builder) {
 	if m.ReadOnly {
 		flags |= tickReadOnly
 	}
-	b.U32(m.Frame).U32(m.ReliabilityVersion).U32(m.ClientListVersion).U8(flags)
+	if m.Digest {
+		flags |= tickDigest
+	}
+	b.U32(m.Frame).U32(m.ReliabilityVersion).U32(m.ClientListVersion).U8(flags).U16(m.Parts)
 	b.ArrayHeader(uint32(len(m.Inputs)))
 	for _, in := range m.Inputs {
 		b.Elem().U32(in.Client).Bytes(in.Data)
@@ -117,11 +127,12 @@ func (m *Tick) appendTo(b *wire.Builder) {
 func (m *Tick) parseFrom(r *wire.Reader) error {
 	m.Frame, m.ReliabilityVersion, m.ClientListVersion = r.U32(), r.U32(), r.U32()
 	flags := r.U8()
-	if flags&^(tickHasVerdict|tickHasAssembled|tickReadOnly) != 0 {
+	if flags&^(tickHasVerdict|tickHasAssembled|tickReadOnly|tickDigest) != 0 {
 		return invalid(r, "tick flags")
 	}
 	m.HasVerdict, m.HasAssembled = flags&tickHasVerdict != 0, flags&tickHasAssembled != 0
-	m.ReadOnly = flags&tickReadOnly != 0
+	m.ReadOnly, m.Digest = flags&tickReadOnly != 0, flags&tickDigest != 0
+	m.Parts = r.U16()
 	// An input is at least a client and a one-byte length.
 	if n := listHeader(r, 5); n > 0 {
 		m.Inputs = make([]ClientInput, n)
