@@ -2,6 +2,8 @@ package host
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"slices"
 	"sync/atomic"
@@ -83,7 +85,7 @@ func Model(cfg Config) room.Model {
 
 // totals are the model's counters over all its rooms, for /metrics.
 type totals struct {
-	frames, desyncs, recovered, lateJoins atomic.Uint64
+	frames, desyncs, recovered, lateJoins, offences atomic.Uint64
 }
 
 func (t *totals) metrics() []admin.Metric {
@@ -92,6 +94,7 @@ func (t *totals) metrics() []admin.Metric {
 		{Name: "tickwire_statesync_desyncs_total", Help: "Clients found disagreeing with the majority hash.", Counter: true, Value: float64(t.desyncs.Load())},
 		{Name: "tickwire_statesync_recovered_total", Help: "Desynced clients that agree again.", Counter: true, Value: float64(t.recovered.Load())},
 		{Name: "tickwire_statesync_late_joins_total", Help: "Clients that joined late and became ACTIVE.", Counter: true, Value: float64(t.lateJoins.Load())},
+		{Name: "tickwire_statesync_offences_total", Help: "Protocol offences (evidence of a hostile client): stranger or bad partitions, bad state data, floods, repeated desyncs.", Counter: true, Value: float64(t.offences.Load())},
 	}
 }
 
@@ -114,6 +117,13 @@ type ssRoom struct {
 }
 
 func newRoom(p room.Params, cfg statesync.Config, onEnd func(Report), t *totals) *ssRoom {
+	if cfg.Seed == 0 {
+		// The core's choice of state sources must be unpredictable to
+		// clients.
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		cfg.Seed = binary.LittleEndian.Uint64(b[:])
+	}
 	r := &ssRoom{p: p, core: statesync.NewServer(cfg, p.Clock()), open: make([]bool, len(p.Seats)),
 		reasm: make([]msg.Reassembler, len(p.Seats)), outbox: make([]Outbox, len(p.Seats)), onEnd: onEnd, totals: t}
 	r.report = Report{Room: p.Name, Players: len(p.Seats), BytesIn: make([]int, len(p.Seats)), BytesOut: make([]int, len(p.Seats))}
@@ -204,8 +214,9 @@ func (r *ssRoom) handle(in *room.Inbound) {
 	switch m := m.(type) {
 	case nil: // a chunk of a larger message
 	case *msg.Hello:
-		r.core.Leave(in.At, id)
-		_ = r.core.Join(in.At, id)
+		if r.core.Rejoin(in.At, id) != nil {
+			r.report.Refused++
+		}
 	case *msg.Bye:
 		r.core.Leave(in.At, id)
 	default:
