@@ -49,7 +49,11 @@ func replay(ops []serverOp, from int) time.Duration {
 			srv.Tick(op.at)
 		case 's':
 			if m, err := msg.Parse(op.b); err == nil {
-				_ = srv.Step(op.at, op.id, m)
+				if _, hello := m.(*msg.Hello); hello {
+					_ = srv.Rejoin(op.at, op.id)
+				} else {
+					_ = srv.Step(op.at, op.id, m)
+				}
 			}
 		}
 		if srv.HasReady() {

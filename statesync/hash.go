@@ -1,8 +1,6 @@
 package statesync
 
 import (
-	"crypto/sha256"
-
 	"github.com/OneOfOne/xxhash"
 	"github.com/tickwire/tickwire/statesync/msg"
 )
@@ -34,13 +32,14 @@ func (h *Hasher) StateHash(e Engine) (hash uint32, entities int) {
 	return HashBytes(h.buf), entities
 }
 
-// Digest is the SHA-256 of the full state encoding StateHash last hashed:
-// the collision-resistant digest a STATE_DIGEST reports, against which
-// corrections and full states are checked.
+// Digest is the state digest of the full state StateHash last hashed: the
+// collision-resistant digest a STATE_DIGEST reports, against which
+// corrections, their sources' Merkle leaves and full states are checked.
 func (h *Hasher) Digest() msg.Digest { return DigestBytes(h.buf) }
 
-// DigestBytes is the SHA-256 of an entity set.
-func DigestBytes(b []byte) msg.Digest { return sha256.Sum256(b) }
+// DigestBytes is the state digest of an entity set: LeavesDigest of its
+// Merkle leaves, SHA-256 all the way down.
+func DigestBytes(set []byte) msg.Digest { return LeavesDigest(LeavesOf(nil, set)) }
 
 // HashBytes is xxHash32 with seed 0, the one hash function of state sync.
 func HashBytes(b []byte) uint32 { return xxhash.Checksum32(b) }

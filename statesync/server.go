@@ -198,9 +198,10 @@ type Server struct {
 	recoveries []*checkpoint
 	assembly   *assembly // the full-state assembly not yet requested
 	assemblies []*assembly
-	// wholeStates: the last merged state failed, so the next assembly
-	// asks each source for the whole state, to find who lied.
-	wholeStates bool
+	// wholeFrom: the sources of the last merged state, which failed;
+	// the next assembly asks each of them for the whole state, to find
+	// who lied.
+	wholeFrom []uint32
 
 	quorum quorum
 	churn  churn

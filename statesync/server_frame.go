@@ -29,18 +29,19 @@ type frameRec struct {
 	parts  int
 	assign Assignment
 	// hashes are the votes; digests the STATE_DIGESTs of a digest frame.
-	hashes    map[uint32]uint32
-	digestOn  bool
-	digests   map[uint32]digestVote
-	subs      map[uint16][]partSub // from the primary or an asked sender only
-	majority  uint32
-	decided   bool
-	agreed    bool // more than half of the voters reported one digest
-	digest    digestVote
-	baseHash  uint32 // the majority hash of the frame before, if known
-	knownBase bool
-	asked     map[uint16]ask
-	window    time.Duration // deadline = sentAt + window
+	hashes     map[uint32]uint32
+	digestOn   bool
+	digests    map[uint32]digestVote
+	subs       map[uint16][]partSub // from the primary or an asked sender only
+	majority   uint32
+	decided    bool
+	agreed     bool // more than half of the voters reported one digest
+	digest     digestVote
+	baseHash   uint32 // the majority hash of the frame before, if known
+	knownBase  bool
+	asked      map[uint16]ask
+	askedAgain bool
+	window     time.Duration // deadline = sentAt + window
 }
 
 type digestVote struct {
@@ -484,9 +485,14 @@ func (s *Server) askFallback(r *frameRec, part uint16, tried []uint32) {
 	}
 }
 
-// askAgain replaces an asked sender whose answer failed the checks.
+// askAgain replaces an asked sender whose answer failed the checks; the
+// first time in a frame, the frame waits one more request timeout for it.
 func (s *Server) askAgain(r *frameRec, part uint16, failed uint32) {
 	if a, ok := r.asked[part]; ok && a.to == failed {
+		if !r.askedAgain {
+			r.askedAgain = true
+			r.window += s.cfg.RequestTimeout
+		}
 		s.askFallback(r, part, []uint32{failed})
 	}
 }

@@ -17,8 +17,9 @@ import (
 //
 // When a merged state fails, nobody can tell which part was wrong, so
 // nobody is blamed; the next assembly asks each of its sources for the
-// whole state instead, checks each on its own, and blames exactly the
-// sources whose state fails: a bad part blames its sender only.
+// whole state instead (the same sources where they still can), checks
+// each on its own, and blames exactly the sources whose state fails: a bad
+// part blames its sender only.
 
 type assembly struct {
 	frame     uint32
@@ -33,6 +34,7 @@ type assembly struct {
 	deadline  time.Duration
 	whole     bool // every provider sends the whole state
 	checked   []bool
+	delivered bool
 }
 
 // needState queues a SYNCING client for the next assembly.
@@ -49,8 +51,8 @@ func (s *Server) needState(c *client) {
 func (s *Server) assemblyRequests(f uint32) []msg.Request {
 	// Read-only mode still syncs (re)joining clients: that is how the
 	// quorum comes back after a split heals. Only the periodic check
-	// waits.
-	if s.assembly == nil && f%s.cfg.FullCheckInterval == 0 && len(s.list) > 0 && !s.quorum.readOnly {
+	// (and its retry after a failure) waits.
+	if s.assembly == nil && (f%s.cfg.FullCheckInterval == 0 || s.wholeFrom != nil) && len(s.list) > 0 && !s.quorum.readOnly {
 		s.assembly = &assembly{}
 	}
 	a := s.assembly
@@ -58,12 +60,21 @@ func (s *Server) assemblyRequests(f uint32) []msg.Request {
 		return nil
 	}
 	providers, ok := s.mostReliable(s.cfg.StateSources, a.waiting)
+	if s.wholeFrom != nil {
+		// The last merged state failed: its sources that are still
+		// eligible each send the whole state, so the liar is found.
+		eligible, _ := s.mostReliable(len(s.list), a.waiting)
+		a.whole = true
+		if again := slices.DeleteFunc(slices.Clone(s.wholeFrom), func(id uint32) bool { return !slices.Contains(eligible, id) }); len(again) > 0 {
+			providers, ok = again, true
+		}
+	}
 	if !ok {
 		return nil
 	}
-	s.assembly = nil
+	s.assembly, s.wholeFrom = nil, nil
 	a.frame, a.providers, a.parts = f, providers, make([][]byte, len(providers))
-	a.whole, a.checked = s.wholeStates, make([]bool, len(providers))
+	a.checked = make([]bool, len(providers))
 	a.deadline = s.now + s.cfg.SubmitWindow + recoveryTimeouts*s.cfg.RequestTimeout
 	s.assemblies = append(s.assemblies, a)
 	reqs := make([]msg.Request, len(providers))
@@ -151,14 +162,18 @@ func (s *Server) progressAssembly(a *assembly) {
 	merged, err := MergeEntitySets(nil, a.parts)
 	if err != nil || !a.verifies(merged) {
 		s.rejectState(a)
-		s.wholeStates = a.agreed
+		if a.agreed {
+			// Ask the same sources again, each for the whole state.
+			s.wholeFrom = a.providers
+		}
 		return
 	}
 	s.deliverState(a, merged, a.parts)
 }
 
 // progressWhole checks each whole state as it comes: the first that
-// verifies is sent; each that fails blames its sender.
+// verifies is sent; each that fails blames its sender. The assembly waits
+// for every source, so that every liar among them is found.
 func (s *Server) progressWhole(a *assembly) {
 	if !a.decided {
 		return
@@ -168,20 +183,25 @@ func (s *Server) progressWhole(a *assembly) {
 			continue
 		}
 		a.checked[i] = true
-		if a.verifies(set) {
-			s.assemblies = slices.DeleteFunc(s.assemblies, func(x *assembly) bool { return x == a })
-			s.deliverState(a, set, [][]byte{set})
-			return
-		}
-		if c := s.clients[a.providers[i]]; c != nil && a.agreed {
-			s.rel.Fail(c.id)
-			s.offend(c, OffenceBadState)
-			s.distrust(c.id)
+		switch {
+		case a.verifies(set):
+			if !a.delivered {
+				a.delivered = true
+				s.deliverState(a, set, [][]byte{set})
+			}
+		case a.agreed:
+			if c := s.clients[a.providers[i]]; c != nil {
+				s.rel.Fail(c.id)
+				s.offend(c, OffenceBadState)
+				s.distrust(c.id)
+			}
 		}
 	}
 	if a.got == len(a.providers) {
 		s.assemblies = slices.DeleteFunc(s.assemblies, func(x *assembly) bool { return x == a })
-		s.rejectState(a)
+		if !a.delivered {
+			s.rejectState(a)
+		}
 	}
 }
 
@@ -200,7 +220,6 @@ func (s *Server) rejectState(a *assembly) {
 // deliverState keeps a verified state and sends it, in the given parts, to
 // every client waiting for it.
 func (s *Server) deliverState(a *assembly, merged []byte, parts [][]byte) {
-	s.wholeStates = false
 	s.snapshots.put(snapshot{frame: a.frame, hash: a.majority, state: merged})
 	s.stats.StatesAssembled++
 	s.emit(Event{Kind: EventStateAssembled, Frame: a.frame, Bytes: len(merged), Count: len(a.waiting)})
@@ -242,7 +261,9 @@ func (s *Server) expireAssemblies() {
 				s.rel.Fail(id)
 			}
 		}
-		s.requeue(a.waiting)
+		if !a.delivered {
+			s.requeue(a.waiting)
+		}
 	}
 	// A client that got its state but never agreed is sent it again.
 	for _, c := range s.clients {

@@ -184,6 +184,17 @@ func (s *Server) progressCheckpoint(cp *checkpoint) {
 	if !cp.decided || !cp.haveLeaf || cp.requested != nil {
 		return
 	}
+	if LeavesDigest(cp.leaves) != cp.digest {
+		// The source's leaves are not the state the voters agreed on:
+		// evidence against it, before anything reaches the client.
+		if c := s.clients[cp.provider]; c != nil {
+			s.rel.Fail(c.id)
+			s.offend(c, OffenceBadState)
+			s.distrust(c.id)
+		}
+		s.failCheckpoint(cp)
+		return
+	}
 	var union []uint32
 	provider := NewMerkleTree(cp.leaves)
 	for _, r := range cp.members {
@@ -271,7 +282,7 @@ func (s *Server) checkBuckets(cp *checkpoint, set []byte) error {
 	for _, b := range cp.requested {
 		i, ok := slices.BinarySearchFunc(cp.leaves, b, func(l msg.Leaf, b uint32) int { return cmpU32(l.Bucket, b) })
 		switch {
-		case ok && HashBytes(got[b]) != cp.leaves[i].Hash:
+		case ok && LeafHash(got[b]) != cp.leaves[i].Hash:
 			return ErrMalformed
 		case !ok && len(got[b]) > 0:
 			return ErrMalformed

@@ -32,6 +32,9 @@ type Stats struct {
 	LateJoins         uint64
 }
 
+// Score is a client's live reliability score.
+func (s *Server) Score(id uint32) uint16 { return s.rel.Score(id) }
+
 // Stats returns the counters.
 func (s *Server) Stats() Stats { return s.stats }
 

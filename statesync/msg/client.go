@@ -85,11 +85,11 @@ type MerkleLeaves struct {
 	Leaves []Leaf // strictly ascending buckets
 }
 
-// Leaf is one Merkle leaf: the bucket of entity ids it covers and the hash
-// of their encodings.
+// Leaf is one Merkle leaf: the bucket of entity ids it covers and the
+// first 8 bytes of the SHA-256 of their encodings.
 type Leaf struct {
 	Bucket uint32
-	Hash   uint32
+	Hash   uint64
 }
 
 func (*MerkleLeaves) Type() wire.MessageType { return TypeMerkleLeaves }
@@ -97,16 +97,16 @@ func (*MerkleLeaves) Type() wire.MessageType { return TypeMerkleLeaves }
 func (m *MerkleLeaves) appendTo(b *wire.Builder) {
 	b.U32(m.Frame).ArrayHeader(uint32(len(m.Leaves)))
 	for _, l := range m.Leaves {
-		b.Elem().U32(l.Bucket).U32(l.Hash)
+		b.Elem().U32(l.Bucket).U64(l.Hash)
 	}
 }
 
 func (m *MerkleLeaves) parseFrom(r *wire.Reader) error {
 	m.Frame = r.U32()
-	if n := listHeader(r, 8); n > 0 {
+	if n := listHeader(r, 12); n > 0 {
 		m.Leaves = make([]Leaf, n)
 		for i := range m.Leaves {
-			m.Leaves[i] = Leaf{Bucket: r.U32(), Hash: r.U32()}
+			m.Leaves[i] = Leaf{Bucket: r.U32(), Hash: r.U64()}
 			if r.Err() == nil && i > 0 && m.Leaves[i].Bucket <= m.Leaves[i-1].Bucket {
 				return invalid(r, "leaves not strictly ascending")
 			}

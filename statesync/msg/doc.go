@@ -12,9 +12,9 @@
 // are strictly ascending, so each message has exactly one encoding and
 // Parse rejects anything its encoder could not have written. Every list count
 // is checked against the bytes left at the smallest encoding of its
-// element (ids 4 bytes, leaves 8, scores 6, requests 9, inputs 5), so
+// element (ids 4 bytes, leaves 12, scores 6, requests 9, inputs 5), so
 // Parse allocates only for elements the message really holds: at most 1×
-// the message's length for ids and leaves, 1.4× for scores and requests,
+// the message's length for ids, 1.4× for leaves, scores and requests,
 // and 6.4× for a TICK's inputs (a 32-byte slot per 5-byte input); byte
 // fields alias the message.
 //
@@ -40,8 +40,11 @@
 //
 //	MERKLE_LEAVES 0x37
 //	+------+-----------+--------------------------------------+
-//	| 0x37 | frame u32 | list of (bucket u32, leafHash u32)   |
+//	| 0x37 | frame u32 | list of (bucket u32, leafHash u64)   |
 //	+------+-----------+--------------------------------------+
+//	leafHash: the first 8 bytes of the SHA-256 of the bucket's entity set;
+//	the state digest is the SHA-256 of this list, so leaves can be checked
+//	against the digest the voters agreed on.
 //
 //	ENTITY_DATA 0x38
 //	+------+-----------+---------+----------+-----------+--------+------------+
@@ -57,7 +60,9 @@
 //	+------+-----------+--------------+------------------------------+
 //	| 0x3E | frame u32 | entities u32 | digest: 32 bytes (SHA-256)   |
 //	+------+-----------+--------------+------------------------------+
-//	digest: SHA-256 of the canonical full-state encoding; entities: how
+//	digest: SHA-256 over the state's Merkle leaves as MERKLE_LEAVES lists
+//	them (bucket u32, leafHash u64, each leaf of a non-empty bucket in
+//	ascending order); entities: how
 //	many entities it holds, from which the server computes the frame's
 //	partition count.
 //

@@ -39,7 +39,7 @@ func samples() map[string]msg.Message {
 		"state-digest":         &msg.StateDigest{Frame: 100, Entities: 250, Digest: msg.Digest{1, 2, 3, 31: 0xFF}},
 		"partition-correction": &msg.PartitionCorrection{Frame: 120, Hash: 0xDEADBEEF, Digest: msg.Digest{0xAB, 31: 1}, Buckets: []uint32{3}, Encoding: msg.Zstd, Data: []byte{0x28, 0xB5}},
 		"sync-request":         &msg.SyncRequest{What: msg.SyncReliability | msg.SyncClientList},
-		"merkle-leaves":        &msg.MerkleLeaves{Frame: 120, Leaves: []msg.Leaf{{Bucket: 0, Hash: 1}, {Bucket: 3, Hash: 2}}},
+		"merkle-leaves":        &msg.MerkleLeaves{Frame: 120, Leaves: []msg.Leaf{{Bucket: 0, Hash: 1}, {Bucket: 3, Hash: 0x0102030405060708}}},
 		"entity-data":          &msg.EntityData{Frame: 120, Kind: msg.EntitiesFullPart, Part: 0, Parts: 3, Data: []byte{5}},
 		"full-state":           &msg.FullState{Frame: 120, Hash: 0xDEADBEEF, Digest: msg.Digest{0xCD}, Part: 2, Parts: 3, Data: []byte{6}},
 		"welcome":              &msg.Welcome{Client: 7, Frame: 121, TickHz: 20, Bootstrap: false},
