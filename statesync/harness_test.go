@@ -38,6 +38,8 @@ type room struct {
 	forgeState         map[uint32]bool // clients that send a forged full-state partition
 	hostile            map[uint32]hostile.Tactic
 	lies               map[uint32]int // what each hostile client sent that an honest one would not
+	injectDelay        time.Duration  // added to a hostile client's own messages
+	fullStates         map[uint32]int // FULL_STATE messages sent to each client
 	tickCPU            time.Duration
 	// transcript, when not nil, records every call into the server.
 	transcript *[]serverOp
@@ -92,7 +94,7 @@ func newRoom(t testing.TB, seed uint64, cfg statesync.Config, target int) *room 
 		rng: rand.New(rand.NewPCG(seed, seed^0x5eed)), latency: 20 * time.Millisecond, jitter: 10 * time.Millisecond,
 		target: target, cut: map[uint32]bool{}, upBytes: map[uint32]int{}, downBytes: map[uint32]int{},
 		clientEvents: map[uint32][]statesync.ClientEvent{}, lieAbout: map[uint32]bool{}, forgeState: map[uint32]bool{},
-		hostile: map[uint32]hostile.Tactic{}, lies: map[uint32]int{},
+		hostile: map[uint32]hostile.Tactic{}, lies: map[uint32]int{}, fullStates: map[uint32]int{},
 	}
 }
 
@@ -138,6 +140,9 @@ func (r *room) flushServer() {
 				}
 			} else if _, ok := r.clients[env.To]; ok {
 				r.sendDown(env.To, b)
+				if _, full := env.Msg.(*msg.FullState); full {
+					r.fullStates[env.To]++
+				}
 			}
 		}
 		r.serverEvents = append(r.serverEvents, rd.Events...)

@@ -404,12 +404,12 @@ func (s *Server) Step(now time.Duration, from uint32, m msg.Message) error {
 	return fmt.Errorf("%w: %v", ErrUnexpected, m.Type())
 }
 
-// onSyncRequest answers a SyncRequest: the roster at most once per
-// ten frames (as often as an honest client asks), a full state at most
-// once per RejoinInterval.
+// onSyncRequest answers a SyncRequest: the roster at most once per five
+// frames (an honest client asks at most once per ten), a full state at
+// most once per RejoinInterval.
 func (s *Server) onSyncRequest(c *client, m *msg.SyncRequest) error {
 	if m.What&(msg.SyncClientList|msg.SyncReliability) != 0 {
-		if c.lastRoster != 0 && s.next-c.lastRoster < 10 {
+		if c.lastRoster != 0 && s.next-c.lastRoster < 5 {
 			s.offend(c, OffenceFlood)
 			return ErrThrottled
 		}

@@ -196,7 +196,7 @@ func forgePartition(pd *msg.PartitionData) *msg.PartitionData {
 // server that decompresses without a bound.
 var bombData = sync.OnceValue(func() []byte {
 	var b bytes.Buffer
-	w, _ := zstd.NewWriter(&b, zstd.WithEncoderLevel(zstd.SpeedBestCompression))
+	w, _ := zstd.NewWriter(&b, zstd.WithEncoderConcurrency(1))
 	_, _ = w.Write(make([]byte, 4<<20))
 	_ = w.Close()
 	return b.Bytes()
