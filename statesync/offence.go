@@ -13,6 +13,10 @@ var ErrStranger = errors.New("statesync: partition from a client not assigned it
 // ErrThrottled: a HELLO or a SyncRequest sooner than the room allows.
 var ErrThrottled = errors.New("statesync: too soon")
 
+// ErrRemoved: a join of a client removed for an offence less than
+// DesyncWindow ago.
+var ErrRemoved = errors.New("statesync: client removed for an offence")
+
 // Offence is evidence that a client broke the protocol: something an
 // honest client never does.
 type Offence uint8
@@ -100,5 +104,21 @@ func (s *Server) countDesync(c *client) bool {
 	s.stats.Removed++
 	s.emit(Event{Kind: EventRemoved, Client: c.id, Frame: s.next, Offence: OffenceDesyncs})
 	s.drop(c)
+	if s.removed == nil {
+		s.removed = make(map[uint32]time.Duration)
+	}
+	s.removed[c.id] = s.now + s.cfg.DesyncWindow
 	return true
+}
+
+// barred reports whether id was removed less than DesyncWindow ago, and
+// forgets removals older than that.
+func (s *Server) barred(id uint32) bool {
+	for x, until := range s.removed {
+		if s.now >= until {
+			delete(s.removed, x)
+		}
+	}
+	_, ok := s.removed[id]
+	return ok
 }

@@ -30,6 +30,9 @@ func TestRepeatDesyncerRemoved(t *testing.T) {
 	if r.srv.State(3) != statesync.StateDisconnected {
 		t.Fatalf("client 3 is %v", r.srv.State(3))
 	}
+	if err := r.srv.Join(r.now, 3); !errors.Is(err, statesync.ErrRemoved) {
+		t.Fatalf("removed client joins again: %v", err)
+	}
 }
 
 // TestFloodsThrottled: a second HELLO or full-state SyncRequest within

@@ -74,8 +74,9 @@ type Config struct {
 	// at once.
 	QuorumDecay time.Duration
 	// MaxDesyncs and DesyncWindow: a client that desyncs more than
-	// MaxDesyncs times within DesyncWindow is removed (defaults 5 and
-	// 60 s; a negative MaxDesyncs never removes).
+	// MaxDesyncs times within DesyncWindow is removed and cannot join
+	// again for DesyncWindow (defaults 5 and 60 s; a negative MaxDesyncs
+	// never removes).
 	MaxDesyncs   int
 	DesyncWindow time.Duration
 	// RejoinInterval is the least time between two HELLOs of one client
@@ -180,6 +181,7 @@ type Server struct {
 	entities   uint32
 	majorities [64]frameHash // the majority hash of recent frames
 	suspects   map[uint32]time.Duration
+	removed    map[uint32]time.Duration // removed clients, barred until then
 	rng        xorshift128
 
 	next     uint32        // the next frame to broadcast
@@ -270,6 +272,9 @@ func (s *Server) Join(now time.Duration, id uint32) error {
 	}
 	if len(s.clients) >= s.cfg.MaxClients {
 		return ErrRoomFull
+	}
+	if s.barred(id) {
+		return fmt.Errorf("%w: %d", ErrRemoved, id)
 	}
 	c := &client{id: id, state: StateNew, lastHeard: s.now, joinedAt: s.now}
 	s.clients[id] = c

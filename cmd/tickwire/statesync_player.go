@@ -14,6 +14,7 @@ import (
 	"github.com/tickwire/tickwire/statesync"
 	"github.com/tickwire/tickwire/statesync/actiongame"
 	"github.com/tickwire/tickwire/statesync/host"
+	"github.com/tickwire/tickwire/statesync/hostile"
 	ssmsg "github.com/tickwire/tickwire/statesync/msg"
 	"github.com/tickwire/tickwire/transport"
 )
@@ -29,6 +30,9 @@ const ssGameSeed = 20261123
 type ssPlan struct {
 	corruptAt uint32   // frame after which it corrupts its state (0: never)
 	churnAt   []uint32 // frames at which it leaves for ssAway and comes back
+	// hostile: it plays honestly and lies on top, with every tactic of
+	// package statesync/hostile.
+	hostile bool
 }
 
 // ssAway is how long a churned bot stays away: 20 frames.
@@ -47,8 +51,9 @@ type ssPlayer struct {
 	bot    *action.Bot
 	reasm  ssmsg.Reassembler
 	outbox host.Outbox
-	joined bool // its JoinInput went out since it last synced
-	churn  bool // it left, to come back over a new connection
+	liar   *hostile.Liar // a hostile bot's lies
+	joined bool          // its JoinInput went out since it last synced
+	churn  bool          // it left, to come back over a new connection
 	last   uint32
 	// helloAt is when it dialed to come back, until it synced.
 	helloAt time.Time
@@ -72,6 +77,8 @@ type ssPlayerResult struct {
 	Desyncs    int // episodes: named desynced after being in sync
 	Recovered  int
 	Corrupted  bool
+	Hostile    bool
+	CoreID     uint32 // the id its room's core knows it by
 	RecoveryF  []uint32
 	RecoveryB  []int
 	LateJoins  []time.Duration
@@ -132,6 +139,10 @@ func (p *ssPlayer) fresh() {
 	p.core = statesync.NewClient(statesync.ClientConfig{}, p.eng)
 	p.bot = action.NewBot(uint64(p.id) * 7919)
 	p.joined, p.last = false, 0
+	p.res.Hostile = p.plan.hostile
+	if p.plan.hostile {
+		p.liar = &hostile.Liar{Tactics: hostile.All, Engine: p.eng, Client: p.core}
+	}
 }
 
 // play runs the bot on its connection until it has simulated frame
@@ -152,6 +163,12 @@ func (p *ssPlayer) play(ctx context.Context) (churned bool) {
 			continue
 		}
 		_ = p.core.Step(m) // a message the core refuses changes nothing; it may still have queued output
+		if tick, ok := m.(*ssmsg.Tick); ok && p.liar != nil {
+			for _, lie := range p.liar.OnTick(tick) {
+				p.send(lie)
+			}
+		}
+		p.res.CoreID = p.core.ID()
 		p.afterStep()
 		p.flush()
 		if h, ok := p.core.HashAt(p.ticks); ok && p.core.Frame() >= p.ticks {
@@ -219,6 +236,9 @@ func (p *ssPlayer) flush() {
 	for p.core.HasReady() {
 		rd := p.core.Ready()
 		for _, m := range rd.Messages {
+			if p.liar != nil {
+				m = p.liar.Rewrite(m)
+			}
 			p.send(m)
 		}
 		for _, e := range rd.Events {
