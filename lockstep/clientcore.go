@@ -5,8 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/protocol"
-	"github.com/tickwire/tickwire/relay/msg"
 )
 
 // clientCore is the relay client's protocol as a pure state machine, the

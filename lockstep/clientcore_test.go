@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/protocol"
-	"github.com/tickwire/tickwire/relay/msg"
 )
 
 // playingCore is a core in play: tick 0 opened at relay time 0, its

@@ -7,9 +7,9 @@ import (
 	mrand "math/rand/v2"
 	"time"
 
+	"github.com/tickwire/tickwire/lockstep/msg"
+	"github.com/tickwire/tickwire/lockstep/relay"
 	"github.com/tickwire/tickwire/protocol"
-	"github.com/tickwire/tickwire/relay"
-	"github.com/tickwire/tickwire/relay/msg"
 )
 
 // vnet plays a match between client cores and the real relay.Core over a

@@ -15,7 +15,7 @@
 // # RelayClient
 //
 // JoinRelay sends JoinRoom on a transport connection (configured with
-// relay/lanes.TransportConfig), asking for the lockstep network model (a
+// server/lanes.TransportConfig), asking for the lockstep network model (a
 // server that would seat it in a room of another model refuses), and
 // waits for JoinAccepted, whose model RelayClient.NetworkModel reports;
 // from then on the

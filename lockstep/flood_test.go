@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/lockstep"
+	"github.com/tickwire/tickwire/lockstep/msg"
+	"github.com/tickwire/tickwire/lockstep/relay"
 	"github.com/tickwire/tickwire/netsim"
 	"github.com/tickwire/tickwire/protocol"
-	"github.com/tickwire/tickwire/relay"
-	"github.com/tickwire/tickwire/relay/msg"
-	"github.com/tickwire/tickwire/relay/server"
+	"github.com/tickwire/tickwire/server"
+	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/transport"
 )
 
@@ -76,7 +77,7 @@ func floodMatch(t *testing.T, flood bool) (map[protocol.PlayerID]timing, server.
 			}
 			for floodCtx.Err() == nil {
 				for range floodPerMs {
-					conns[2].Send(transport.LaneControl, pong)
+					conns[2].Send(lanes.Control, pong)
 				}
 				conns[2].Flush()
 				time.Sleep(time.Millisecond)

@@ -10,10 +10,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tickwire/tickwire/lockstep/msg"
+	"github.com/tickwire/tickwire/lockstep/relay"
 	"github.com/tickwire/tickwire/protocol"
-	"github.com/tickwire/tickwire/relay"
-	"github.com/tickwire/tickwire/relay/lanes"
-	"github.com/tickwire/tickwire/relay/msg"
+	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/transport"
 )
 
@@ -130,7 +130,7 @@ type inbound struct {
 // JoinRelay joins room (which plays with roomSize players) over an
 // established connection: it sends JoinRoom and waits for the relay's
 // answer. On success the client runs the match from then on; on refusal
-// the error is a *JoinError. conn must use relay/lanes.TransportConfig's
+// the error is a *JoinError. conn must use server/lanes.TransportConfig's
 // channels. JoinRelay takes conn over: on error it is closed, on success
 // Close closes it.
 func JoinRelay(ctx context.Context, conn *transport.Conn, room string, roomSize int, cfg RelayClientConfig) (*RelayClient, error) {

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tickwire/tickwire/lockstep/msg"
+	"github.com/tickwire/tickwire/lockstep/relay"
 	"github.com/tickwire/tickwire/protocol"
-	"github.com/tickwire/tickwire/relay"
-	"github.com/tickwire/tickwire/relay/msg"
 )
 
 // clientState is the relay client's protocol state, held by clientCore.

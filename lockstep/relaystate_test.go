@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/protocol"
-	"github.com/tickwire/tickwire/relay/msg"
 )
 
 func TestFeedbackMovesSubmitOffset(t *testing.T) {

@@ -47,6 +47,10 @@ type attackLedger struct {
 	removed  map[uint32]bool
 	retained int // peak
 	repaired int // honest recoveries completed
+	// repairFrames and repairBytes: the most frames and bytes an honest
+	// repair took.
+	repairFrames uint32
+	repairBytes  int
 }
 
 func newLedger(r *room, honest []uint32) *attackLedger {
@@ -83,6 +87,8 @@ func (l *attackLedger) frame() []string {
 		}
 		if e.Kind == statesync.EventRecovered && slices.Contains(l.honest, e.Client) {
 			l.repaired++
+			l.repairFrames = max(l.repairFrames, e.Frames)
+			l.repairBytes = max(l.repairBytes, e.Bytes)
 		}
 		if (e.Kind == statesync.EventOffence || e.Kind == statesync.EventRemoved) && slices.Contains(l.honest, e.Client) {
 			bad = append(bad, fmt.Sprintf("honest client %d charged with %v", e.Client, e.Offence))
@@ -237,8 +243,9 @@ func hostileRoom(t *testing.T, honest, nHostile, frames int, tt hostile.Tactic) 
 	}
 	t.Logf("%d honest + %d hostile, %d frames: tiers %v; work %d vs %d attack-free; peak retained %d B; core CPU %v per frame (not asserted)",
 		honest, nHostile, frames, l.tiers[1:], serverWork(st), serverWork(calm), l.retained, cpu/time.Duration(frames))
-	t.Logf("strangers %d, rejected %d, offences %v, removed %d; honest repairs %d, fallbacks %d, states rejected %d",
-		st.StrangerPartitions, st.PartitionsRejected, st.Offences[1:], st.Removed, l.repaired, st.SnapshotFallbacks, st.StatesRejected)
+	t.Logf("strangers %d, rejected %d, offences %v, removed %d; honest repairs %d (at most %d frames, %d bytes), fallbacks %d, states rejected %d",
+		st.StrangerPartitions, st.PartitionsRejected, st.Offences[1:], st.Removed, l.repaired, l.repairFrames, l.repairBytes,
+		st.SnapshotFallbacks, st.StatesRejected)
 	return l
 }
 

@@ -44,17 +44,6 @@ func leaves(dst []msg.Leaf, entities iter.Seq2[uint32, []byte], scratch []byte) 
 	return dst, buf
 }
 
-// BucketEntities appends to dst the entities of the listed buckets
-// (ascending) as one entity set.
-func BucketEntities(dst []byte, e Engine, buckets []uint32) []byte {
-	for id, data := range e.Entities() {
-		if _, ok := slices.BinarySearch(buckets, BucketOf(id)); ok {
-			dst = AppendEntity(dst, id, data)
-		}
-	}
-	return dst
-}
-
 // LeafHash is a Merkle leaf's hash: the first 8 bytes of the SHA-256 of
 // the bucket's entity set (finding another bucket with the same leaf
 // takes about 2^64 tries).

@@ -47,9 +47,12 @@ func (o Offence) String() string {
 // OffenceCounts counts offences per kind; index 0 is unused.
 type OffenceCounts [offenceKinds]uint64
 
-// offend records an offence of c.
+// offend records an offence of c. Its reliability score drops to zero:
+// a client with evidence against it is hardly ever drawn as a sender
+// again.
 func (s *Server) offend(c *client, o Offence) {
 	c.offences++
+	s.rel.Distrust(c.id)
 	s.stats.Offences[o]++
 	s.emit(Event{Kind: EventOffence, Client: c.id, Frame: s.next, Offence: o})
 }

@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/tickwire/tickwire/relay/lanes"
+	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/sim"
 )
 

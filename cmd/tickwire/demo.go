@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/internal/botrun"
-	"github.com/tickwire/tickwire/relay/server"
+	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/sim"
 )
 

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/fogauth/fogserver"
-	"github.com/tickwire/tickwire/relay/server"
-	"github.com/tickwire/tickwire/relay/server/room"
+	"github.com/tickwire/tickwire/server"
+	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/sim"
 )
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tickwire/tickwire/relay/server/room"
+	"github.com/tickwire/tickwire/server/room"
 )
 
 func TestFogFlags(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/netsim"
-	"github.com/tickwire/tickwire/relay/server"
+	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/transport"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tickwire/tickwire/relay/server"
+	"github.com/tickwire/tickwire/server"
 )
 
 // TestDemoCommonParse: a mode's spec sets the shared defaults, and the

@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/fogauth/fogserver"
-	"github.com/tickwire/tickwire/relay"
-	"github.com/tickwire/tickwire/relay/admin"
-	"github.com/tickwire/tickwire/relay/server"
-	"github.com/tickwire/tickwire/relay/server/room"
+	"github.com/tickwire/tickwire/lockstep/relay"
+	"github.com/tickwire/tickwire/server"
+	"github.com/tickwire/tickwire/server/admin"
+	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/statesync/host"
 	"github.com/tickwire/tickwire/transport"
 )

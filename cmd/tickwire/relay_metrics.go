@@ -1,21 +1,16 @@
 package main
 
 import (
-	"github.com/tickwire/tickwire/relay/admin"
-	"github.com/tickwire/tickwire/relay/server"
 	"github.com/tickwire/tickwire/secure"
+	"github.com/tickwire/tickwire/server"
+	"github.com/tickwire/tickwire/server/admin"
 	"github.com/tickwire/tickwire/transport"
 )
 
 // addFigures fills the admin figures that need converting: the broadcast
 // lateness histogram, the by-kind and by-reason counters.
 func addFigures(a *admin.Stats, st server.Stats, ls transport.ListenerStats) {
-	h := st.BroadcastLateness
-	a.BroadcastLateness = admin.Histogram{Count: h.Count, Sum: h.Sum.Seconds()}
-	for i, b := range h.Bounds {
-		a.BroadcastLateness.Bounds = append(a.BroadcastLateness.Bounds, b.Seconds())
-		a.BroadcastLateness.Counts = append(a.BroadcastLateness.Counts, h.Counts[i])
-	}
+	a.BroadcastLateness = st.BroadcastLateness
 	a.Malformed, a.Rejected = st.MalformedByKind, st.RejectedByKind
 	a.TokenRefusals = st.TokenRefusals
 	a.HandshakesRefused = make(map[string]uint64)

@@ -8,8 +8,8 @@ import (
 	"testing/synctest"
 
 	"github.com/tickwire/tickwire/netsim"
-	"github.com/tickwire/tickwire/relay/server"
-	"github.com/tickwire/tickwire/relay/server/room"
+	"github.com/tickwire/tickwire/server"
+	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/statesync/host"
 	"github.com/tickwire/tickwire/transport"
 )

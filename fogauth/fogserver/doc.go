@@ -18,7 +18,7 @@
 //	            seat has acknowledged its whole view (or SettleTimeout), then a
 //	            MatchEnd to each seat, and Run returns: the server closes the seats
 //
-// Channels are the server's lanes (relay/lanes.Channels()): orders and the reliable
+// Channels are the server's lanes (server/lanes.Channels()): orders and the reliable
 // messages on Orders, acknowledgements on Control (unreliable sequenced),
 // StateUpdates on State (unreliable; the client drops a StateUpdate older
 // than one it applied, which makes it sequenced by tick).

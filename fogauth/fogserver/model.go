@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/fogauth"
-	"github.com/tickwire/tickwire/relay/admin"
-	"github.com/tickwire/tickwire/relay/lanes"
-	"github.com/tickwire/tickwire/relay/server/room"
+	"github.com/tickwire/tickwire/server/admin"
+	"github.com/tickwire/tickwire/server/lanes"
+	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/sim"
 )
 

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/tickwire/tickwire/fogauth"
-	"github.com/tickwire/tickwire/relay/lanes"
-	"github.com/tickwire/tickwire/relay/server/room"
+	"github.com/tickwire/tickwire/server/lanes"
+	"github.com/tickwire/tickwire/server/room"
 )
 
 func TestModel(t *testing.T) {

@@ -8,9 +8,9 @@
 //	                 library; never networking code
 //	transport        no game package (protocol, sim, lockstep, relay, …)
 //	netsim           standard library only, so any layer's tests can use it
-//	relay/server/room  the network model seam: no lockstep code (relay,
-//	                 relay/msg, relay/server, lockstep)
-//	relay            (the core alone) protocol, wire, relay/msg; no networking
+//	server/room  the network model seam: no lockstep code (relay,
+//	                 lockstep/msg, server, lockstep)
+//	relay            (the core alone) protocol, wire, lockstep/msg; no networking
 //	cmd/tickwire     no test code (testing, testing/...)
 //
 // A rule naming a package that does not exist fails: a moved package

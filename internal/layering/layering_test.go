@@ -21,6 +21,9 @@ type dep struct {
 // rule says what a package's transitive dependencies may be.
 type rule struct {
 	pkg string
+	// name tells two rules of one package apart (the meta-test's key);
+	// "" means pkg.
+	name string
 	// exact limits the rule to pkg itself, without its subpackages.
 	exact bool
 	// allowed reports whether pkg may depend on d; it returns the reason
@@ -58,13 +61,69 @@ func stdlibOnly(d dep) (bool, string) {
 	return true, ""
 }
 
-// gamePackages are the packages that know about the game; the transport
-// layer must not.
-var gamePackages = []string{"protocol", "sim", "lockstep", "relay", "fogauth", "predict", "statesync"}
+// gamePackages are the packages that know about the game or a network
+// model; the transport layer must not.
+var gamePackages = []string{"protocol", "sim", "lockstep", "fogauth", "predict", "statesync", "server"}
+
+// models are the network models: each is a tree of packages (pure core,
+// client, server model) that imports no other model.
+var models = []string{"lockstep", "fogauth", "predict", "statesync"}
+
+// otherModel reports whether d belongs to a network model other than self.
+func otherModel(self string, d dep) bool {
+	for _, m := range models {
+		if m != self && under(d.path, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// modelPending lists what models still import of the lockstep model
+// while the join messages and the client's status types move to the
+// server's join package (ARCHITECTURE.md, "Layout").
+var modelPending = []string{"lockstep/msg"}
+
+// noOtherModel is the rule of every model's tree: it imports no other
+// network model (what two models share lives in server/..., metrics or
+// below). pending are the exceptions still being removed.
+func noOtherModel(self string, pending ...string) func(dep) (bool, string) {
+	return func(d dep) (bool, string) {
+		for _, p := range pending {
+			if d.path == module+"/"+p {
+				return true, ""
+			}
+		}
+		if otherModel(self, d) {
+			return false, "a network model imports no other network model"
+		}
+		return true, ""
+	}
+}
+
+// serverPending lists what the generic server still imports from the
+// lockstep model while the lockstep room and the join messages move out of
+// it (ARCHITECTURE.md, "Layout"); nothing else of a model may be imported.
+var serverPending = []string{"lockstep/relay", "lockstep/msg"}
+
+// genericServer is the rule of the server's packages: they know no
+// network model and no game; a model plugs in through server/room.
+func genericServer(pending ...string) func(dep) (bool, string) {
+	return func(d dep) (bool, string) {
+		if under(d.path, pending...) {
+			return true, ""
+		}
+		if under(d.path, "sim") || otherModel("", d) {
+			return false, "the generic server imports no network model and no game"
+		}
+		return true, ""
+	}
+}
 
 func rules() []rule {
 	return []rule{
 		{pkg: "wire", allowed: stdlibOnly},
+		{pkg: "metrics", allowed: stdlibOnly},
 		{pkg: "protocol", allowed: stdlibOnly},
 		{pkg: "netsim", allowed: func(d dep) (bool, string) {
 			if d.standard {
@@ -96,15 +155,34 @@ func rules() []rule {
 			}
 			return true, ""
 		}},
-		// RelayCore is a pure state machine: sockets live in relay/server.
-		{pkg: "relay", exact: true, allowed: func(d dep) (bool, string) {
+		// The generic server knows no model.
+		{pkg: "server", exact: true, allowed: genericServer(serverPending...)},
+		{pkg: "server/room", allowed: genericServer()},
+		{pkg: "server/lanes", allowed: genericServer()},
+		{pkg: "server/admin", allowed: genericServer()},
+		// No model imports another.
+		{pkg: "lockstep", name: "lockstep/...", allowed: noOtherModel("lockstep")},
+		{pkg: "fogauth", name: "fogauth/...", allowed: noOtherModel("fogauth", append([]string{"lockstep", "lockstep/relay"}, modelPending...)...)},
+		{pkg: "predict", name: "predict/...", allowed: noOtherModel("predict", modelPending...)},
+		{pkg: "statesync", name: "statesync/...", allowed: noOtherModel("statesync", modelPending...)},
+		// RelayCore is a pure state machine: sockets live in the server.
+		{pkg: "lockstep/relay", exact: true, allowed: func(d dep) (bool, string) {
 			switch {
 			case d.standard && networking(d.path):
 				return false, "RelayCore is pure: no networking code"
-			case d.standard, under(d.path, "protocol", "wire", "relay/msg"):
+			case d.standard, under(d.path, "protocol", "wire", "metrics", "lockstep/msg"):
 				return true, ""
 			}
-			return false, "RelayCore may import only protocol, wire, relay/msg and the standard library"
+			return false, "RelayCore may import only protocol, wire, metrics, lockstep/msg and the standard library"
+		}},
+		// The lockstep client does not link the server: what both need
+		// (the lane table) lives below both, in server/lanes. A listen
+		// server imports lockstep/hostrelay.
+		{pkg: "lockstep", exact: true, allowed: func(d dep) (bool, string) {
+			if d.path == module+"/server" {
+				return false, "the lockstep client does not link the server"
+			}
+			return true, ""
 		}},
 		// The fog-authoritative room and client cores are pure: no
 		// sockets, no transport; the simulation only through its public
@@ -113,20 +191,12 @@ func rules() []rule {
 			switch {
 			case d.standard && networking(d.path):
 				return false, "the fog-authoritative core is pure: no networking code"
-			case d.standard, under(d.path, "protocol", "wire", "sim"):
+			case d.standard, under(d.path, "protocol", "wire", "metrics", "sim"):
 				return true, ""
 			case strings.HasPrefix(d.path, "github.com/cespare/xxhash/"):
 				return true, ""
 			}
-			return false, "the fog-authoritative core may import only sim, protocol, wire, xxHash and the standard library"
-		}},
-		// The fog-authoritative server shell is a model behind the seam:
-		// it links no lockstep code.
-		{pkg: "fogauth/fogserver", allowed: func(d dep) (bool, string) {
-			if d.path == module+"/relay" || under(d.path, "relay/server", "lockstep", "relay/msg") && !under(d.path, "relay/server/room") {
-				return false, "a network model behind the seam links no lockstep code"
-			}
-			return true, ""
+			return false, "the fog-authoritative core may import only sim, protocol, wire, metrics, xxHash and the standard library"
 		}},
 		{pkg: "statesync/msg", allowed: func(d dep) (bool, string) {
 			switch {
@@ -156,43 +226,15 @@ func rules() []rule {
 			switch {
 			case d.standard && networking(d.path):
 				return false, "the game adapter never imports networking code"
-			case under(d.path, "transport", "netsim", "secure", "relay"):
+			case under(d.path, "transport", "netsim", "secure", "server"):
 				return false, "the game adapter imports no network layer"
 			}
 			return true, ""
 		}},
-		// The state-sync room shell plugs into the seam and knows no game
-		// and no lockstep code.
+		// The state-sync room shell plugs into the seam and knows no game.
 		{pkg: "statesync/host", allowed: func(d dep) (bool, string) {
-			switch {
-			case d.path == module+"/relay" || under(d.path, "relay/msg", "lockstep", "sim") ||
-				under(d.path, "relay/server") && !under(d.path, "relay/server/room"):
-				return false, "the state-sync shell uses only the model seam, no lockstep or game code"
-			}
-			return true, ""
-		}},
-		// The network model seam: a model's package imports it without
-		// linking the lockstep relay.
-		{pkg: "relay/server/room", allowed: func(d dep) (bool, string) {
-			if d.path == module+"/relay" || under(d.path, "relay/server", "lockstep", "relay/msg") && !under(d.path, "relay/server/room") {
-				return false, "the model seam links no lockstep code"
-			}
-			return true, ""
-		}},
-		// The client does not link the server: what both need (the lane
-		// table) lives below both, in relay/lanes. A listen server
-		// imports lockstep/hostrelay.
-		{pkg: "lockstep", exact: true, allowed: func(d dep) (bool, string) {
-			if under(d.path, "relay/server") {
-				return false, "the lockstep client does not link the relay server"
-			}
-			return true, ""
-		}},
-		// The lane table is shared by every network model, so it links no
-		// lockstep code.
-		{pkg: "relay/lanes", exact: true, allowed: func(d dep) (bool, string) {
-			if d.path == module+"/relay" || under(d.path, "relay/msg", "relay/server", "lockstep") {
-				return false, "the lane table links no lockstep code: every network model uses it"
+			if under(d.path, "sim") {
+				return false, "the state-sync shell knows no game"
 			}
 			return true, ""
 		}},
@@ -202,15 +244,16 @@ func rules() []rule {
 			switch {
 			case d.standard && networking(d.path):
 				return false, "the prediction core is pure: no networking code"
-			case d.standard, under(d.path, "wire", "protocol"):
+			case d.standard, under(d.path, "wire", "protocol", "metrics"):
 				return true, ""
 			}
-			return false, "the prediction core may import only wire, protocol and the standard library"
+			return false, "the prediction core may import only wire, protocol, metrics and the standard library"
 		}},
-		// A prediction room plugs into the server through the seam only.
+		// A prediction room plugs into the server through the seam and
+		// knows no game.
 		{pkg: "predict/predictserver", allowed: func(d dep) (bool, string) {
-			if d.path == module+"/relay" || under(d.path, "relay/server", "lockstep", "relay/msg", "sim") && !under(d.path, "relay/server/room") {
-				return false, "a prediction room links no lockstep code and no game"
+			if under(d.path, "sim") {
+				return false, "a prediction room knows no game"
 			}
 			return true, ""
 		}},
@@ -219,11 +262,11 @@ func rules() []rule {
 			switch {
 			case d.standard && networking(d.path):
 				return false, "a game adapter never imports networking code"
-			case d.standard, d.path == module+"/predict", under(d.path, "sim", "protocol", "wire"),
+			case d.standard, d.path == module+"/predict", under(d.path, "sim", "protocol", "wire", "metrics"),
 				strings.HasPrefix(d.path, "github.com/cespare/xxhash/"):
 				return true, ""
 			}
-			return false, "a game adapter may import only predict, sim, protocol, wire, xxHash and the standard library"
+			return false, "a game adapter may import only predict, sim, protocol, wire, metrics, xxHash and the standard library"
 		}},
 	}
 }
@@ -329,45 +372,52 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"protocol":              {{path: module + "/wire"}, {path: "net/netip", standard: true}},
 		"netsim":                {{path: module + "/transport"}},
 		"sim":                   {{path: module + "/transport"}, {path: module + "/netsim"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
-		"transport":             {{path: module + "/protocol"}, {path: module + "/sim"}, {path: module + "/relay/core"}},
-		"relay":                 {{path: module + "/transport"}, {path: module + "/relay/server"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
-		"predict":               {{path: module + "/sim/action"}, {path: module + "/sim"}, {path: module + "/transport"}, {path: module + "/predict/netlayer"}, {path: "net", standard: true}},
-		"predict/predictserver": {{path: module + "/relay/msg"}, {path: module + "/relay/server"}, {path: module + "/sim/action"}},
+		"transport":             {{path: module + "/protocol"}, {path: module + "/sim"}, {path: module + "/lockstep/relay"}, {path: module + "/server/lanes"}},
+		"server":                {{path: module + "/lockstep"}, {path: module + "/fogauth"}, {path: module + "/predict/netlayer"}, {path: module + "/statesync/msg"}, {path: module + "/sim"}},
+		"server/room":           {{path: module + "/lockstep/relay"}, {path: module + "/lockstep/msg"}, {path: module + "/fogauth"}, {path: module + "/sim/action"}},
+		"server/lanes":          {{path: module + "/lockstep/msg"}, {path: module + "/statesync"}},
+		"server/admin":          {{path: module + "/lockstep/relay"}, {path: module + "/predict"}},
+		"lockstep/...":          {{path: module + "/fogauth"}, {path: module + "/predict/netlayer"}, {path: module + "/statesync/msg"}},
+		"lockstep":              {{path: module + "/server"}},
+		"fogauth/...":           {{path: module + "/lockstep/hostrelay"}, {path: module + "/predict"}, {path: module + "/statesync/host"}},
+		"fogauth":               {{path: module + "/transport"}, {path: module + "/netsim"}, {path: module + "/server/room"}, {path: "net", standard: true}},
+		"predict/...":           {{path: module + "/lockstep/relay"}, {path: module + "/statesync"}, {path: module + "/fogauth/fogclient"}},
+		"statesync/...":         {{path: module + "/lockstep"}, {path: module + "/predict/lanes"}, {path: module + "/fogauth"}},
+		"lockstep/relay":        {{path: module + "/transport"}, {path: module + "/server"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
+		"predict/predictserver": {{path: module + "/sim/action"}, {path: module + "/sim"}},
 		"predict/actiongame":    {{path: module + "/transport"}, {path: module + "/predict/netlayer"}, {path: "net/netip", standard: true}},
 		"statesync/msg":         {{path: module + "/protocol"}, {path: "net", standard: true}},
-		"statesync":             {{path: module + "/sim"}, {path: module + "/transport"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
-		"statesync/actiongame":  {{path: module + "/transport"}, {path: "net", standard: true}},
-		"statesync/host":        {{path: module + "/relay/msg"}, {path: module + "/relay/server"}, {path: module + "/sim/action"}},
-		"relay/server/room": {{path: module + "/relay"}, {path: module + "/relay/server"}, {path: module + "/relay/msg"},
-			{path: module + "/lockstep"}},
-		"lockstep":          {{path: module + "/relay/server"}},
-		"relay/lanes":       {{path: module + "/relay"}, {path: module + "/relay/msg"}},
-		"fogauth":           {{path: module + "/transport"}, {path: module + "/netsim"}, {path: module + "/relay/server/room"}, {path: "net", standard: true}},
-		"fogauth/fogserver": {{path: module + "/relay"}, {path: module + "/relay/server"}, {path: module + "/lockstep"}, {path: module + "/relay/msg"}},
-		"cmd/tickwire":      {{path: "testing", standard: true}, {path: "testing/synctest", standard: true}},
+		"statesync/actiongame":  {{path: module + "/transport"}, {path: module + "/server/lanes"}, {path: "net", standard: true}},
+		"statesync/host":        {{path: module + "/sim/action"}},
+		"cmd/tickwire":          {{path: "testing", standard: true}, {path: "testing/synctest", standard: true}},
 	}
 	allowed := map[string][]dep{
 		"sim":                {{path: module + "/protocol"}, {path: module + "/wire"}, {path: "github.com/cespare/xxhash/v2"}, {path: "sort", standard: true}},
 		"transport":          {{path: module + "/wire"}, {path: "github.com/klauspost/compress/zstd"}, {path: "net", standard: true}},
-		"relay":              {{path: module + "/protocol"}, {path: module + "/relay/msg"}, {path: "crypto/sha256", standard: true}},
+		"server":             {{path: module + "/transport"}, {path: module + "/server/room"}, {path: module + "/protocol"}},
+		"server/room":        {{path: module + "/transport"}, {path: module + "/protocol"}, {path: module + "/server/admin"}, {path: "net", standard: true}},
+		"server/lanes":       {{path: module + "/transport"}},
+		"lockstep/...":       {{path: module + "/server/lanes"}, {path: module + "/lockstep/relay"}, {path: module + "/transport"}, {path: module + "/sim"}, {path: module + "/server"}},
+		"lockstep":           {{path: module + "/server/lanes"}, {path: module + "/lockstep/relay"}, {path: module + "/transport"}},
+		"fogauth/...":        {{path: module + "/server/room"}, {path: module + "/sim"}, {path: module + "/fogauth/fogserver"}, {path: module + "/lockstep"}},
+		"fogauth":            {{path: module + "/sim"}, {path: module + "/protocol"}, {path: "github.com/cespare/xxhash/v2"}, {path: "encoding/binary", standard: true}},
+		"lockstep/relay":     {{path: module + "/protocol"}, {path: module + "/lockstep/msg"}, {path: "crypto/sha256", standard: true}},
 		"predict":            {{path: module + "/wire"}, {path: "time", standard: true}},
 		"predict/actiongame": {{path: module + "/predict"}, {path: module + "/sim/action"}, {path: module + "/sim"}},
 		"statesync":          {{path: module + "/statesync/msg"}, {path: "github.com/klauspost/compress/zstd"}, {path: "github.com/OneOfOne/xxhash"}},
-		"relay/server/room": {{path: module + "/transport"}, {path: module + "/protocol"}, {path: module + "/relay/admin"},
-			{path: "net", standard: true}},
-		"lockstep":          {{path: module + "/relay/lanes"}, {path: module + "/relay"}, {path: module + "/transport"}},
-		"relay/lanes":       {{path: module + "/transport"}},
-		"fogauth":           {{path: module + "/sim"}, {path: module + "/protocol"}, {path: "github.com/cespare/xxhash/v2"}, {path: "encoding/binary", standard: true}},
-		"fogauth/fogserver": {{path: module + "/relay/server/room"}, {path: module + "/transport"}, {path: module + "/fogauth"}, {path: module + "/sim/scenario"}},
-		"cmd/tickwire":      {{path: module + "/relay/server"}, {path: "net", standard: true}, {path: "github.com/prometheus/client_golang/prometheus"}},
+		"cmd/tickwire":       {{path: module + "/server"}, {path: "net", standard: true}, {path: "github.com/prometheus/client_golang/prometheus"}},
 	}
 	for _, r := range rules() {
-		for _, d := range forbidden[r.pkg] {
+		key := r.pkg
+		if r.name != "" {
+			key = r.name
+		}
+		for _, d := range forbidden[key] {
 			if len(violations(r, []dep{d})) == 0 {
 				t.Errorf("rule for %s lets it import %s", r.pkg, d.path)
 			}
 		}
-		if bad := violations(r, allowed[r.pkg]); len(bad) > 0 {
+		if bad := violations(r, allowed[key]); len(bad) > 0 {
 			t.Errorf("rule for %s rejects allowed imports: %v", r.pkg, bad)
 		}
 	}

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tickwire/tickwire/lockstep/msg"
+	"github.com/tickwire/tickwire/lockstep/relay"
 	"github.com/tickwire/tickwire/protocol"
-	"github.com/tickwire/tickwire/relay"
-	"github.com/tickwire/tickwire/relay/msg"
 )
 
 // Players is the size of the benchmarked match.

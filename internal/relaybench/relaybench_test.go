@@ -3,8 +3,8 @@ package relaybench
 import (
 	"testing"
 
+	"github.com/tickwire/tickwire/lockstep/relay"
 	"github.com/tickwire/tickwire/protocol"
-	"github.com/tickwire/tickwire/relay"
 )
 
 func TestGameStaysHealthy(t *testing.T) {

@@ -1,5 +1,5 @@
 // Package hostrelay runs a relay lockstep game inside the host's process,
-// for a listen server: Start runs a relay/server room in-process and
+// for a listen server: Start runs a server room in-process and
 // seats the host's own player in it. Remote players join it through a
 // transport.Listener with lockstep.JoinRelay; the host's player is a
 // lockstep.RelayClient connected to the same server over an in-memory

@@ -7,8 +7,8 @@ import (
 	"sync"
 
 	"github.com/tickwire/tickwire/lockstep"
-	"github.com/tickwire/tickwire/relay/lanes"
-	"github.com/tickwire/tickwire/relay/server"
+	"github.com/tickwire/tickwire/server"
+	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/transport"
 )
 

@@ -1,8 +1,8 @@
 // Package lanes maps package predict's lanes onto the lanes of a
-// connection to a tickwire server (relay/lanes), for the client's network
+// connection to a tickwire server (server/lanes), for the client's network
 // layer and the server's rooms alike:
 //
-//	predict lane     server lane (relay/lanes)           carries
+//	predict lane     server lane (server/lanes)           carries
 //	LaneReliable     Orders   reliable ordered, Critical   hello, events
 //	LaneSequenced    Control  unreliable sequenced, Critical  inputs (redundant), pings, pongs, input acks
 //	LaneUnreliable   State    unreliable, fragmenting      snapshots
@@ -10,7 +10,7 @@ package lanes
 
 import (
 	"github.com/tickwire/tickwire/predict"
-	"github.com/tickwire/tickwire/relay/lanes"
+	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/transport"
 )
 

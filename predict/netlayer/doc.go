@@ -6,7 +6,7 @@
 //
 // # Lanes
 //
-// Package lanes maps predict's lanes onto the server's lanes (relay/lanes).
+// Package lanes maps predict's lanes onto the server's lanes (server/lanes).
 // Inputs travel on the unreliable sequenced Critical lane, each message
 // repeating every input the server has not acknowledged, so a lost
 // datagram is repaired by the next one instead of a retransmission round
@@ -17,7 +17,7 @@
 // # Joining
 //
 // A client joins a room of the server with the relay's join exchange
-// (relay/msg JoinRoom with network model "prediction", answered by
+// (lockstep/msg JoinRoom with network model "prediction", answered by
 // JoinAccepted or JoinRefused); after it the connection carries only
 // predict messages.
 package netlayer

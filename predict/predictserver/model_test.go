@@ -12,7 +12,7 @@ import (
 	"github.com/tickwire/tickwire/predict/actiongame"
 	"github.com/tickwire/tickwire/predict/lanes"
 	"github.com/tickwire/tickwire/predict/predictserver"
-	"github.com/tickwire/tickwire/relay/server/room"
+	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/sim/action"
 	"github.com/tickwire/tickwire/transport"
 )

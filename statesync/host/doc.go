@@ -1,6 +1,6 @@
 // Package host runs state-sync rooms in tickwire's server: Model is the
 // "state_sync" network model for the server's model seam
-// (relay/server/room), and its rooms are the thin shell around the pure
+// (server/room), and its rooms are the thin shell around the pure
 // statesync.Server core: they decode what the seats send, feed the core
 // with the server clock, and send what it produces.
 //

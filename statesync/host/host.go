@@ -9,9 +9,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/tickwire/tickwire/relay/admin"
-	"github.com/tickwire/tickwire/relay/lanes"
-	"github.com/tickwire/tickwire/relay/server/room"
+	"github.com/tickwire/tickwire/server/admin"
+	"github.com/tickwire/tickwire/server/lanes"
+	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/statesync"
 	"github.com/tickwire/tickwire/statesync/msg"
 	"github.com/tickwire/tickwire/transport"
@@ -44,7 +44,7 @@ func Lane(m msg.Message, size int) transport.ChannelID {
 }
 
 // Channels are the lanes the model uses: the server's orders and control
-// lanes (relay/lanes).
+// lanes (server/lanes).
 func Channels() []transport.ChannelConfig {
 	var out []transport.ChannelConfig
 	for _, c := range lanes.Channels() {

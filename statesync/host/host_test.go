@@ -3,8 +3,8 @@ package host_test
 import (
 	"testing"
 
-	"github.com/tickwire/tickwire/relay/lanes"
-	"github.com/tickwire/tickwire/relay/server/room"
+	"github.com/tickwire/tickwire/server/lanes"
+	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/statesync/host"
 	"github.com/tickwire/tickwire/statesync/msg"
 	"github.com/tickwire/tickwire/transport"

@@ -1,0 +1,533 @@
+package relay
+
+import (
+	"bytes"
+	"fmt"
+	mrand "math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tickwire/tickwire/lockstep/msg"
+	"github.com/tickwire/tickwire/protocol"
+)
+
+// simNet drives a Core with simulated clients over a simulated network on a
+// virtual clock: every delay is computed from seeded randomness, so a run is
+// reproducible bit for bit.
+type simNet struct {
+	core    *Core
+	now     time.Duration
+	clients []*simClient
+	queue   []delivery // sorted by at, then seq
+	seq     int
+	rng     *mrand.Rand
+	log     *bytes.Buffer // what the core sent and reported, if not nil
+	quiet   bool          // log only rare messages and events
+	// lateQuiet counts the LateSubmission events quiet left out.
+	lateQuiet int
+	// onFrame, if set, sees every frame as the relay sends it.
+	onFrame func(f *msg.TickFrame)
+	// onSubmit, if set, sees every submission as it reaches the relay.
+	onSubmit func(id protocol.PlayerID, m *msg.OrderSubmit)
+	// onStep, if set, sees every message as it reaches the relay.
+	onStep func(id protocol.PlayerID, m msg.Message)
+	// onEvent, if set, sees every event the core reports.
+	onEvent func(e Event)
+	// stallUntil: before it the relay process does not run (the clients
+	// and the network do); what reaches it waits in its receive queue.
+	stallUntil time.Duration
+}
+
+// relayStalled reports whether the relay process is not running now.
+func (n *simNet) relayStalled() bool { return n.now < n.stallUntil }
+
+// simClient is a scripted client: it answers pings, commits and reveals,
+// submits at each window's end by its own estimate of the relay clock,
+// echoes liveness tokens and reports sync hashes.
+type simClient struct {
+	id        protocol.PlayerID
+	up, down  time.Duration // one-way delays
+	jitter    time.Duration // extra delay drawn uniformly in [0, jitter) each way
+	hold      time.Duration // extra uplink delay of submissions (a lag switch)
+	holdOnly  uint64        // if > 0, hold only the submission of this tick
+	holdEvery uint64        // if > 0, hold only the submissions of every holdEvery-th tick
+	trueOff   time.Duration // relay clock - client clock
+	estOff    time.Duration // the client's estimate of trueOff (MatchTiming)
+	submitOff time.Duration
+	silent    bool // sends nothing
+	noEcho    bool // keeps submitting but echoes no token (frozen)
+	noReveal  bool
+	// backedUp: the relay's sends to the client back up (its reliable
+	// stream is full), and the relay calls Leave between Ready and
+	// Advance, as server does.
+	backedUp  bool
+	badHashAt uint64 // report a wrong hash for sync ticks at or after this, if > 0
+	playing   bool
+	nextTick  uint64 // next window to submit
+	lastTick  uint64
+	lastToken uint32
+	frameAt   time.Duration // when frame lastTick arrived
+	haveFrame bool
+	pending   map[uint64][]protocol.TimestampedOrder // by tick
+	learned   []learnedRemoval                       // removals the client was told of
+	contrib   [32]byte
+	nonce     [16]byte
+}
+
+type delivery struct {
+	at      time.Duration
+	seq     int
+	toRelay bool
+	client  *simClient
+	m       msg.Message // to the relay; a private copy
+	frame   frameCopy   // to a client
+}
+
+// frameCopy is what a client keeps of a relay message (the core reuses its
+// messages after Advance).
+type frameCopy struct {
+	kind      wireKind
+	tick      uint64
+	token     uint32
+	flags     uint8
+	seq       uint16
+	relaySend uint64
+	clockOff  int64
+	submitOff int32
+	removals  []msg.Removal // a frame's schedule, or a PlayerRemoved notice
+}
+
+// learnedRemoval is a removal a client was told of, and how it first
+// heard.
+type learnedRemoval struct {
+	msg.Removal
+	at  time.Duration
+	how string
+}
+
+type wireKind uint8
+
+const (
+	kFrame wireKind = iota + 1
+	kPing
+	kTiming
+	kCommitments
+	kResult
+	kRemoved
+	kOther
+)
+
+func newSimNet(cfg Config, ids []protocol.PlayerID, seed uint64) (*simNet, error) {
+	if cfg.Rand == nil {
+		cfg.Rand = newSeededReader(seed)
+	}
+	c, err := New(cfg, ids, 0)
+	if err != nil {
+		return nil, err
+	}
+	n := &simNet{core: c, rng: mrand.New(mrand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	for _, id := range ids {
+		cl := &simClient{id: id, up: 20 * time.Millisecond, down: 20 * time.Millisecond, pending: map[uint64][]protocol.TimestampedOrder{}}
+		cl.contrib[0], cl.nonce[0] = byte(id), byte(id)*3
+		n.clients = append(n.clients, cl)
+	}
+	return n, nil
+}
+
+// seededReader is a deterministic io.Reader for Config.Rand.
+type seededReader struct{ r *mrand.ChaCha8 }
+
+func newSeededReader(seed uint64) *seededReader {
+	var key [32]byte
+	for i := range 4 {
+		key[i*8] = byte(seed >> (8 * i))
+	}
+	return &seededReader{mrand.NewChaCha8(key)}
+}
+
+func (s *seededReader) Read(p []byte) (int, error) { return s.r.Read(p) }
+
+func (n *simNet) client(id protocol.PlayerID) *simClient {
+	for _, c := range n.clients {
+		if c.id == id {
+			return c
+		}
+	}
+	return nil
+}
+
+func (n *simNet) delay(base, jitter time.Duration) time.Duration {
+	if jitter <= 0 {
+		return base
+	}
+	return base + time.Duration(n.rng.Int64N(int64(jitter)))
+}
+
+func (n *simNet) push(d delivery) {
+	n.seq++
+	d.seq = n.seq
+	i, _ := slices.BinarySearchFunc(n.queue, d, func(a, b delivery) int {
+		if a.at != b.at {
+			return int(a.at - b.at)
+		}
+		return a.seq - b.seq
+	})
+	n.queue = slices.Insert(n.queue, i, d)
+}
+
+// toRelay sends m from c, leaving the client at now.
+func (n *simNet) toRelay(c *simClient, m msg.Message, extra time.Duration) {
+	if c.silent {
+		return
+	}
+	n.push(delivery{at: n.now + n.delay(c.up, c.jitter) + extra, toRelay: true, client: c, m: m})
+}
+
+// clientClock is c's own clock at relay time t.
+func (c *simClient) clientClock(t time.Duration) time.Duration { return t - c.trueOff }
+
+// estimate is c's estimate of the relay clock at relay time t.
+func (c *simClient) estimate(t time.Duration) time.Duration { return c.clientClock(t) + c.estOff }
+
+// sendTime is the relay time at which c submits window k: when its
+// estimate of the relay clock reaches the window's end less its submit
+// offset.
+func (n *simNet) sendTime(c *simClient, k uint64) time.Duration {
+	end := n.core.timeline.windowStart(int64(k)+1) - c.submitOff
+	return end - c.estOff + c.trueOff
+}
+
+// issue queues an order c issues at relay time at, stamped with c's
+// estimate; it travels in the submission of the window c believes at falls
+// in.
+func (n *simNet) issue(c *simClient, at time.Duration, o protocol.PlayerOrder) (tick uint64) {
+	est := c.estimate(at) - n.core.timeline.start
+	k := uint64(max(est, 0) / n.core.timeline.interval)
+	sub := uint32((est - time.Duration(k)*n.core.timeline.interval) / time.Microsecond)
+	c.pending[k] = append(c.pending[k], protocol.TimestampedOrder{Player: c.id, Order: o, SubTickTime: sub})
+	return k
+}
+
+// next is the time of the next thing to happen: a delivery, a client
+// submission or a core deadline.
+func (n *simNet) next() time.Duration {
+	t, ok := n.core.NextDeadline()
+	if !ok || n.relayStalled() {
+		t = 1<<63 - 1
+	}
+	if n.relayStalled() {
+		t = n.stallUntil
+	}
+	for _, d := range n.queue {
+		if d.toRelay {
+			t = min(t, max(d.at, n.stallUntil))
+		} else {
+			t = min(t, d.at)
+		}
+	}
+	for _, c := range n.clients {
+		if n.submits(c) {
+			t = min(t, n.sendTime(c, c.nextTick))
+		}
+	}
+	return t
+}
+
+// runUntil runs the simulation until stop reports true or the clock passes
+// limit.
+func (n *simNet) runUntil(limit time.Duration, stop func() bool) {
+	n.drain() // what New or a hand-made step produced
+	for !stop() {
+		t := n.next()
+		if t > limit {
+			n.now = max(n.now, limit)
+			n.core.Tick(n.now)
+			n.drain()
+			return
+		}
+		n.now = max(n.now, t)
+		n.stepOnce()
+	}
+}
+
+// stepOnce does everything due at n.now.
+func (n *simNet) stepOnce() {
+	for i := 0; i < len(n.queue) && n.queue[i].at <= n.now; {
+		d := n.queue[i]
+		if d.toRelay && n.relayStalled() {
+			i++ // waits in the relay's receive queue
+			continue
+		}
+		n.queue = slices.Delete(n.queue, i, i+1)
+		if d.toRelay {
+			if n.onStep != nil {
+				n.onStep(d.client.id, d.m)
+			}
+			if s, ok := d.m.(*msg.OrderSubmit); ok && n.onSubmit != nil {
+				n.onSubmit(d.client.id, s)
+			}
+			if err := n.core.Step(n.now, d.client.id, d.m); err != nil {
+				n.logf("error from %d: %v", d.client.id, err)
+			}
+		} else {
+			n.receive(d.client, d.frame)
+		}
+		n.drain()
+	}
+	for _, c := range n.clients {
+		for n.submits(c) && n.sendTime(c, c.nextTick) <= n.now {
+			n.submit(c)
+		}
+	}
+	if !n.relayStalled() {
+		n.core.Tick(n.now)
+		n.drain()
+	}
+}
+
+// submits reports whether c submits on its own.
+func (n *simNet) submits(c *simClient) bool {
+	st, _ := n.core.Player(c.id)
+	return c.playing && !c.silent && st.Status != StatusRemoved
+}
+
+// submit sends c's submission for its next window.
+func (n *simNet) submit(c *simClient) {
+	k := c.nextTick
+	c.nextTick++
+	s := &msg.OrderSubmit{Tick: k, SentUs: durUs(c.estimate(n.now)), Orders: c.pending[k]}
+	delete(c.pending, k)
+	if c.haveFrame && !c.noEcho {
+		s.AckTick, s.Token, s.AckDelayUs = c.lastTick, c.lastToken, uint32(durUs(n.now-c.frameAt))
+	}
+	hold := c.hold
+	if (c.holdOnly > 0 && c.holdOnly != k) || (c.holdEvery > 0 && k%c.holdEvery != 0) {
+		hold = 0
+	}
+	n.toRelay(c, s, hold)
+}
+
+// receive is a client's reaction to a relay message.
+func (n *simNet) receive(c *simClient, f frameCopy) {
+	switch f.kind {
+	case kPing:
+		t := durUs(c.clientClock(n.now))
+		n.toRelay(c, &msg.CalibrationPong{Seq: f.seq, RelaySendUs: f.relaySend, ClientRecvUs: t, ClientSendUs: t}, 0)
+	case kTiming:
+		c.estOff = time.Duration(f.clockOff) * time.Microsecond
+		c.submitOff = time.Duration(f.submitOff) * time.Microsecond
+		n.toRelay(c, &msg.SeedCommit{Commitment: Commitment(c.contrib, c.nonce)}, 0)
+	case kCommitments:
+		if !c.noReveal {
+			n.toRelay(c, &msg.SeedReveal{Contribution: c.contrib, Nonce: c.nonce}, 0)
+		}
+	case kResult:
+		c.playing = true
+	case kRemoved:
+		c.learn(f.removals, n.now, "PlayerRemoved")
+	case kFrame:
+		c.learn(f.removals, n.now, fmt.Sprintf("frame %d", f.tick))
+		if !c.haveFrame || f.tick > c.lastTick {
+			c.lastTick, c.lastToken, c.frameAt, c.haveFrame = f.tick, f.token, n.now, true
+		}
+		if f.flags&msg.FlagSyncRequest != 0 {
+			h := f.tick * 0x9e3779b97f4a7c15
+			if c.badHashAt > 0 && f.tick >= c.badHashAt {
+				h++
+			}
+			n.toRelay(c, &msg.SyncHash{Tick: f.tick, Hash: h}, 0)
+		}
+	}
+}
+
+// learn records removals c had not heard of.
+func (c *simClient) learn(rs []msg.Removal, at time.Duration, how string) {
+	for _, r := range rs {
+		if !slices.ContainsFunc(c.learned, func(l learnedRemoval) bool { return l.Removal == r }) {
+			c.learned = append(c.learned, learnedRemoval{r, at, how})
+		}
+	}
+}
+
+// drain delivers the core's output to the clients, logs it and advances,
+// until the core has nothing more.
+func (n *simNet) drain() {
+	for n.core.HasReady() {
+		n.drainReady()
+	}
+}
+
+// drainReady handles one Ready.
+func (n *simNet) drainReady() {
+	rd := n.core.Ready()
+	for _, e := range rd.Messages {
+		if f, ok := e.Msg.(*msg.TickFrame); ok && n.onFrame != nil {
+			n.onFrame(f)
+		}
+		n.logMsg(e)
+		fc := copyFrame(e.Msg)
+		for _, c := range n.clients {
+			if !e.Broadcast && e.To != c.id {
+				continue
+			}
+			st, _ := n.core.Player(c.id)
+			if st.Status == StatusRemoved && fc.kind != kOther && fc.kind != kRemoved {
+				continue
+			}
+			if c.backedUp {
+				if st.Status == StatusActive {
+					n.logf("relay: the send to %d backs up; Leave(%d) before Advance", c.id, c.id)
+				}
+				n.core.Leave(n.now, c.id)
+				continue
+			}
+			n.push(delivery{at: n.now + n.delay(c.down, c.jitter), client: c, frame: fc})
+		}
+	}
+	for _, ev := range rd.Events {
+		if n.onEvent != nil {
+			n.onEvent(ev)
+		}
+		if _, late := ev.(LateSubmission); late && n.quiet {
+			n.lateQuiet++
+			continue
+		}
+		n.logf("%s", fmtEvent(ev))
+	}
+	n.core.Advance()
+}
+
+func copyFrame(m msg.Message) frameCopy {
+	switch m := m.(type) {
+	case *msg.TickFrame:
+		return frameCopy{kind: kFrame, tick: m.Tick, token: m.Token, flags: m.Flags, removals: slices.Clone(m.Removals)}
+	case *msg.CalibrationPing:
+		return frameCopy{kind: kPing, seq: m.Seq, relaySend: m.RelaySendUs}
+	case *msg.MatchTiming:
+		return frameCopy{kind: kTiming, clockOff: m.ClockOffsetUs, submitOff: m.SubmitOffsetUs}
+	case *msg.SeedCommitments:
+		return frameCopy{kind: kCommitments}
+	case *msg.SeedResult:
+		return frameCopy{kind: kResult}
+	case *msg.PlayerRemoved:
+		return frameCopy{kind: kRemoved, removals: []msg.Removal{m.Removal}}
+	}
+	return frameCopy{kind: kOther}
+}
+
+func (n *simNet) logf(format string, args ...any) {
+	if n.log != nil {
+		fmt.Fprintf(n.log, "%s ", fmtTime(n.now))
+		fmt.Fprintf(n.log, format, args...)
+		n.log.WriteByte('\n')
+	}
+}
+
+func (n *simNet) logMsg(e Envelope) {
+	if n.log == nil {
+		return
+	}
+	switch e.Msg.(type) {
+	case *msg.CalibrationPing:
+		return // many and regular; the calibration result says enough
+	case *msg.TickFrame, *msg.TimingFeedback, *msg.SeedCommitments:
+		if n.quiet {
+			return
+		}
+	}
+	to := "all"
+	if !e.Broadcast {
+		to = fmt.Sprint(e.To)
+	}
+	n.logf("-> %s %s", to, fmtMsg(e.Msg))
+}
+
+func fmtTime(d time.Duration) string {
+	return fmt.Sprintf("%8.3fms", float64(d)/float64(time.Millisecond))
+}
+
+func fmtOrders(os []protocol.TimestampedOrder) string {
+	var b strings.Builder
+	for i, o := range os {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if _, idle := o.Order.(protocol.Idle); idle {
+			fmt.Fprintf(&b, "%d:Idle", o.Player)
+		} else {
+			fmt.Fprintf(&b, "%d:%v@%d", o.Player, o.Order.OrderKind(), o.SubTickTime)
+		}
+	}
+	return b.String()
+}
+
+func fmtMsg(m msg.Message) string {
+	switch m := m.(type) {
+	case *msg.TickFrame:
+		s := fmt.Sprintf("TickFrame %d ra=%d", m.Tick, m.RunAhead)
+		if m.Flags&msg.FlagSyncRequest != 0 {
+			s += " sync"
+		}
+		for _, r := range m.Removals {
+			s += fmt.Sprintf(" remove(%d@%d %v)", r.Player, r.AtTick, r.Reason)
+		}
+		return s + " [" + fmtOrders(m.Orders) + "]"
+	case *msg.TimingFeedback:
+		return fmt.Sprintf("TimingFeedback avg=%dus late=%d jitter=%dus rec=%dus", m.AvgArrivalDeltaUs, m.LateCount, m.JitterUs, m.RecommendedOffsetUs)
+	case *msg.MatchTiming:
+		return fmt.Sprintf("MatchTiming tick=%dus ra=%d deadline=%dus offset=%dus submit=%dus", m.TickIntervalUs, m.RunAhead, m.DeadlineUs, m.ClockOffsetUs, m.SubmitOffsetUs)
+	case *msg.PlayerRemoved:
+		return fmt.Sprintf("PlayerRemoved %d at=%d %v", m.Player, m.AtTick, m.Reason)
+	case *msg.DesyncDetected:
+		return fmt.Sprintf("DesyncDetected tick=%d", m.Tick)
+	case *msg.SeedCommitments:
+		ids := make([]string, len(m.Commitments))
+		for i, c := range m.Commitments {
+			ids[i] = fmt.Sprint(c.Player)
+		}
+		return "SeedCommitments [" + strings.Join(ids, " ") + "]"
+	case *msg.SeedResult:
+		return fmt.Sprintf("SeedResult seed=%#x start=%dus", m.Seed, m.StartUs)
+	}
+	return fmt.Sprintf("%T %+v", m, m)
+}
+
+func fmtEvent(e Event) string {
+	switch e := e.(type) {
+	case CalibrationDone:
+		c := e.Calibration
+		s := fmt.Sprintf("event CalibrationDone deadline=%v run-ahead=%d", c.InitialTickDeadline, c.SharedInitialRunAhead)
+		for _, p := range c.PerPlayer {
+			s += fmt.Sprintf("\n    player %d: samples=%d rtt=%v jitter=%v one-way=%v p95=%v submit=%v",
+				p.Player, p.Samples, p.MedianRTT, p.Jitter, p.EstimatedOneWay, p.OneWayP95, p.SubmitOffset)
+		}
+		return s
+	case SeedAgreed:
+		return fmt.Sprintf("event SeedAgreed seed=%#x start=%v", e.Seed, e.Start)
+	case LateSubmission:
+		return fmt.Sprintf("event LateSubmission p=%d tick=%d by=%v", e.Player, e.Tick, e.LateBy)
+	case Strike:
+		return fmt.Sprintf("event Strike p=%d strikes=%d %s", e.Player, e.Strikes, e.Reason)
+	case Suspicious:
+		return fmt.Sprintf("event Suspicious p=%d tick=%d claims=%d total=%d", e.Player, e.Tick, e.Claims, e.Total)
+	case OrdersDropped:
+		return fmt.Sprintf("event OrdersDropped p=%d tick=%d %v x%d", e.Player, e.Tick, e.Reason, e.Count)
+	case RemovalScheduled:
+		return fmt.Sprintf("event RemovalScheduled p=%d at=%d %v", e.Player, e.AtTick, e.Reason)
+	case PlayerRemoved:
+		return fmt.Sprintf("event PlayerRemoved p=%d at=%d %v", e.Player, e.AtTick, e.Reason)
+	case QosAdjustmentEvent:
+		return fmt.Sprintf("event QosAdjustment tick=%d deadline %v->%v run-ahead %d->%d ewma=%dbps %v",
+			e.Tick, e.OldDeadline, e.NewDeadline, e.OldRunAhead, e.NewRunAhead, e.LateRateBpsEWMA, e.Reason)
+	case HostStall:
+		return fmt.Sprintf("event HostStall at=%v for=%v lag=%v", e.At.Round(time.Microsecond), e.Duration.Round(time.Microsecond), e.Lag.Round(time.Microsecond))
+	case Desync:
+		s := fmt.Sprintf("event Desync tick=%d", e.Tick)
+		for _, h := range e.Hashes {
+			s += fmt.Sprintf(" %d:%#x", h.Player, h.Hash)
+		}
+		return s
+	}
+	return fmt.Sprintf("event %T %+v", e, e)
+}

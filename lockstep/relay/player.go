@@ -1,0 +1,184 @@
+package relay
+
+import (
+	"math"
+	"time"
+
+	"github.com/tickwire/tickwire/lockstep/msg"
+	"github.com/tickwire/tickwire/protocol"
+)
+
+// PlayerStatus is a player's standing in the match.
+type PlayerStatus uint8
+
+// Player statuses.
+const (
+	StatusActive  PlayerStatus = iota
+	StatusLeaving              // removal scheduled; orders ignored, Idle until then
+	StatusRemoved
+)
+
+func (s PlayerStatus) String() string {
+	return [...]string{"active", "leaving", "removed"}[s]
+}
+
+// PlayerState is the relay's view of one player.
+type PlayerState struct {
+	ID     protocol.PlayerID
+	Status PlayerStatus
+	// Calibration is the player's match-start calibration.
+	Calibration PlayerCalibration
+	Clock       ClockCalibration
+	Budget      OrderBudget
+	Bandwidth   ByteBucket
+	Metrics     PlayerMetrics
+	// Strikes are the anti-lag-switch strikes held now; Suspicious counts
+	// timestamp claims outside the skew budget over the match.
+	Strikes, Suspicious int
+	// LateSubmissions and IdleTicks count over the match.
+	LateSubmissions, IdleTicks int
+	// LastHeard is when the player last showed life.
+	LastHeard time.Duration
+	// LastEcho is the newest tick whose liveness token the player echoed;
+	// valid once Echoed.
+	LastEcho uint64
+	Echoed   bool
+}
+
+// PlayerMetrics combines what the client reports (ClientMetrics) with what
+// the relay observes; QoS adaptation works on it.
+type PlayerMetrics struct {
+	// Reported by the client.
+	AvgLatencyUs     uint32
+	AvgFPS           uint16
+	ArrivalCushion   int16
+	TickProcessingUs uint32
+	// Observed by the relay over the last QoS window.
+	JitterUs        uint32
+	LateCountWindow uint16
+	EWMALateRateBps uint16
+}
+
+// updateFromClient merges a ClientMetrics report.
+func (m *PlayerMetrics) updateFromClient(cm *msg.ClientMetrics) {
+	m.AvgLatencyUs = cm.AvgLatencyUs
+	m.AvgFPS = cm.AvgFPS
+	m.ArrivalCushion = cm.ArrivalCushion
+	m.TickProcessingUs = cm.TickProcessingUs
+}
+
+type player struct {
+	index     int
+	state     PlayerState
+	onTimeRun int // on-time submissions since the last strike decay
+	// stalled is set while the player's late submissions form a stall
+	// (see stallUnexplained) that began at stallFrom and may last
+	// stallAllowance.
+	stalled                   bool
+	stallFrom, stallAllowance time.Duration
+	win                       windowStats // the current QoS window
+	// excluded counts the QoS windows left in which the player is left out
+	// of adaptation for being late without network evidence.
+	excluded int
+}
+
+// windowStats is one player's arrivals in the current QoS window.
+type windowStats struct {
+	ticks, late int   // ticks expected, ticks without an on-time submission
+	n           int64 // submissions
+	sum, sumSq  int64 // of the arrival margin in µs
+	flagged     bool  // late in an unexplained stall this window
+}
+
+// marginStats returns the mean and standard deviation of the window's
+// arrival margins in µs.
+func (w *windowStats) marginStats() (mean, std int64) {
+	if w.n == 0 {
+		return 0, 0
+	}
+	mean = w.sum / w.n
+	return mean, int64(math.Sqrt(float64(max(w.sumSq/w.n-mean*mean, 0))))
+}
+
+// marginTarget is the arrival margin TimingFeedback steers a player to:
+// twice its spread plus 2 ms.
+func marginTarget(std int64) int64 { return 2*std + 2000 }
+
+// cushioned reports whether the player's arrivals would keep their target
+// margin if the deadline were lowered one step.
+func (w *windowStats) cushioned() bool {
+	mean, std := w.marginStats()
+	return w.n > 0 && mean-int64(qosLowerStep/time.Microsecond) >= marginTarget(std)
+}
+
+func newPlayer(id protocol.PlayerID, index int, cfg Config, now time.Duration) *player {
+	r := cfg.Rate
+	return &player{index: index, state: PlayerState{
+		ID:        id,
+		Budget:    OrderBudget{Tokens: r.BurstCap, RefillPerTick: r.RefillPerTick, BurstCap: r.BurstCap},
+		Bandwidth: ByteBucket{Tokens: r.BytesBurst, PerTick: r.BytesPerTick, Burst: r.BytesBurst},
+		LastHeard: now,
+	}}
+}
+
+// strike gives an active player a strike and removes it at the limit.
+func (c *Core) strike(p *player, reason string) {
+	if p.state.Status != StatusActive {
+		return
+	}
+	p.state.Strikes++
+	p.onTimeRun = 0
+	c.emit(Strike{Player: p.state.ID, Strikes: p.state.Strikes, Reason: reason})
+	if p.state.Strikes >= c.cfg.Strikes.Limit {
+		c.scheduleRemoval(p, msg.ReasonLagSwitch)
+	}
+}
+
+// scheduleRemoval removes an active player: during play at a tick
+// RemovalLead ticks ahead, announced now and in every frame until then;
+// before play at once.
+func (c *Core) scheduleRemoval(p *player, reason msg.RemovalReason) {
+	if p.state.Status != StatusActive {
+		return
+	}
+	r := msg.Removal{Player: p.state.ID, Reason: reason}
+	if c.phase == PhasePlaying {
+		p.state.Status = StatusLeaving
+		r.AtTick = c.timeline.next + uint64(c.cfg.RemovalLead)
+		c.removals = append(c.removals, r)
+	}
+	c.broadcast(&msg.PlayerRemoved{Removal: r})
+	c.emit(RemovalScheduled{r})
+	if c.phase != PhasePlaying {
+		c.removed(p, r)
+		return
+	}
+	c.sync.recheck(c)
+}
+
+// removed takes a removal into effect.
+func (c *Core) removed(p *player, r msg.Removal) {
+	p.state.Status = StatusRemoved
+	c.emit(PlayerRemoved{r})
+	c.playerGone()
+}
+
+// playerGone re-evaluates whatever was waiting on every player.
+func (c *Core) playerGone() {
+	remaining := 0
+	c.active(func(*player) { remaining++ })
+	if remaining == 0 && len(c.removals) == 0 {
+		c.phase = PhaseEnded
+		return
+	}
+	switch c.phase {
+	case PhaseCalibrating:
+		c.calibrationTick()
+	case PhaseCommitting:
+		c.checkCommits()
+	case PhaseRevealing:
+		c.checkReveals()
+	case PhasePlaying:
+		c.sync.recheck(c)
+	}
+}

@@ -1,0 +1,192 @@
+package server
+
+import (
+	"fmt"
+	"log/slog"
+	"reflect"
+	"slices"
+	"time"
+
+	"github.com/tickwire/tickwire/lockstep/msg"
+	"github.com/tickwire/tickwire/lockstep/relay"
+	"github.com/tickwire/tickwire/server/lanes"
+	"github.com/tickwire/tickwire/server/room"
+	"github.com/tickwire/tickwire/transport"
+)
+
+// Defaults for a zero Config.
+const (
+	// DefaultJoinTimeout bounds the wait for a new connection's JoinRoom.
+	DefaultJoinTimeout = 10 * time.Second
+	// DefaultMaxGames bounds the rooms (waiting or playing) of a server.
+	// A lockstep room costs the server about 2.5–3 ms of CPU per game
+	// second at 30 ticks per second (BENCHMARKS.md), so a thousand rooms
+	// are several cores' worth: beyond that a server is overcommitted
+	// whatever its memory.
+	DefaultMaxGames = 1000
+	// DefaultWaitingTimeout is how long a room may wait for its players.
+	DefaultWaitingTimeout = 2 * time.Minute
+	// DefaultMaxWaitingPerAddr bounds the waiting rooms that connections
+	// from one IP address may have created and not yet filled.
+	DefaultMaxWaitingPerAddr = 16
+	// statsInterval is how often a room refreshes its published figures.
+	statsInterval = time.Second
+)
+
+// Config configures a Server. The zero value is useful: lockstep rooms
+// at 30 ticks per second with the relay package's defaults, at most
+// DefaultMaxGames rooms, waiting rooms expiring after
+// DefaultWaitingTimeout.
+type Config struct {
+	// TickRate is ticks per second; 0 means relay.DefaultTickRate. It
+	// overrides Relay.TickRate.
+	TickRate int
+	// Relay configures each lockstep game's relay.Core.
+	Relay relay.Config
+	// MaxGames bounds the rooms (waiting or playing) at once; 0 means
+	// DefaultMaxGames, a negative value no limit.
+	MaxGames int
+	// MaxRoomSize bounds the players of a lockstep room; 0 means
+	// relay.MaxPlayers, which is also the most it may be.
+	MaxRoomSize int
+	// WaitingTimeout is how long a room may wait for its last player
+	// after its first joined; then it expires and its connections are
+	// closed. 0 means DefaultWaitingTimeout, a negative value never.
+	WaitingTimeout time.Duration
+	// MaxWaitingPerAddr bounds the rooms, created by connections from one
+	// IP address, that are still waiting for players; 0 means
+	// DefaultMaxWaitingPerAddr, a negative value no limit.
+	MaxWaitingPerAddr int
+	// MessageRate and MessageBurst are the inbound rate limit of every
+	// seated connection, in messages per second and messages (a token
+	// bucket): messages beyond it are dropped before they reach the
+	// room's queue, and counted. 0 means 4 × TickRate and 4 × TickRate (a
+	// lockstep client sends about one message per tick); a model may set
+	// its own (room.Model.MessageRate).
+	MessageRate, MessageBurst int
+	// Models are the network models hosted beside lockstep, which is
+	// always hosted (see room.Model). Names must be unique and not
+	// "lockstep".
+	Models []room.Model
+	// DefaultModel is the network model of a room whose join names
+	// neither a configured match type nor a model the server lets it
+	// choose; "" means lockstep.
+	DefaultModel string
+	// MatchTypes maps a match type (JoinRoom.MatchType) to the network
+	// model of its rooms; it takes precedence over the join's request.
+	MatchTypes map[string]string
+	// AllowRequestedModel lets a join's requested network model choose
+	// the model of a room whose match type has none configured.
+	AllowRequestedModel bool
+	// JoinTimeout bounds the wait for a connection's first message.
+	JoinTimeout time.Duration
+	// Clock returns the relay clock: the time since an epoch of its
+	// choosing, never going backwards. Nil means the time since New.
+	Clock func() time.Duration
+	// OnEvent, if set, receives every event of every lockstep game (for
+	// logs, replays, audit trails). It is called from the game's
+	// goroutine and must not block for long.
+	OnEvent func(room string, ev relay.Event)
+	// Logger receives room lifecycle logs. Nil discards them.
+	Logger *slog.Logger
+	// RequireToken admits to a room only connections whose secure
+	// handshake carried a connect token for that room (see token.go);
+	// the listener's transport.SecurityConfig.Matchmaker must be set, so
+	// that the handshake verifies the token's signature, server, expiry
+	// and player key.
+	RequireToken bool
+}
+
+// Transport is the transport configuration of a server with c's models:
+// lanes.TransportConfig with the union of the models' channels. It fails if two
+// models configure one channel id differently.
+func (c Config) Transport() (transport.Config, error) {
+	tc := lanes.TransportConfig()
+	for _, m := range c.Models {
+		for _, ch := range m.Channels {
+			i := slices.IndexFunc(tc.Channels, func(o transport.ChannelConfig) bool { return o.ID == ch.ID })
+			switch {
+			case i < 0:
+				tc.Channels = append(tc.Channels, ch)
+			case !sameChannel(tc.Channels[i], ch):
+				return tc, fmt.Errorf("server: network model %q configures channel %d (%s) unlike another model", m.Name, ch.ID, ch.Name)
+			}
+		}
+	}
+	return tc, nil
+}
+
+// sameChannel compares two channel configurations.
+func sameChannel(a, b transport.ChannelConfig) bool { return reflect.DeepEqual(a, b) }
+
+// Check reports the first inconsistency of c: a model without a name or
+// a constructor, two models of one name, a default or match-type model
+// the server does not host, or conflicting channels. New does not check;
+// a binary calls Check on its configuration before serving.
+func (c Config) Check() error {
+	seen := map[string]bool{room.Lockstep: true}
+	for _, m := range c.Models {
+		switch {
+		case m.Name == "" || len(m.Name) > msg.MaxModelName:
+			return fmt.Errorf("server: network model name %q: want 1..%d bytes", m.Name, msg.MaxModelName)
+		case seen[m.Name]:
+			return fmt.Errorf("server: network model %q registered twice", m.Name)
+		case m.New == nil:
+			return fmt.Errorf("server: network model %q has no New", m.Name)
+		case m.MaxRoomSize < 1:
+			return fmt.Errorf("server: network model %q: MaxRoomSize must be at least 1", m.Name)
+		}
+		seen[m.Name] = true
+	}
+	if c.DefaultModel != "" && !seen[c.DefaultModel] {
+		return fmt.Errorf("server: default network model %q is not hosted", c.DefaultModel)
+	}
+	for mt, name := range c.MatchTypes {
+		if !seen[name] {
+			return fmt.Errorf("server: match type %q: network model %q is not hosted", mt, name)
+		}
+	}
+	if c.MaxRoomSize > relay.MaxPlayers {
+		return fmt.Errorf("server: MaxRoomSize %d is beyond the relay's %d players", c.MaxRoomSize, relay.MaxPlayers)
+	}
+	_, err := c.Transport()
+	return err
+}
+
+func (c Config) withDefaults() Config {
+	if c.TickRate <= 0 {
+		c.TickRate = c.Relay.TickRate
+	}
+	if c.TickRate <= 0 {
+		c.TickRate = relay.DefaultTickRate
+	}
+	c.Relay.TickRate = c.TickRate
+	if c.JoinTimeout <= 0 {
+		c.JoinTimeout = DefaultJoinTimeout
+	}
+	if c.MaxGames == 0 {
+		c.MaxGames = DefaultMaxGames
+	}
+	if c.MaxRoomSize <= 0 || c.MaxRoomSize > relay.MaxPlayers {
+		c.MaxRoomSize = relay.MaxPlayers
+	}
+	if c.WaitingTimeout == 0 {
+		c.WaitingTimeout = DefaultWaitingTimeout
+	}
+	if c.MaxWaitingPerAddr == 0 {
+		c.MaxWaitingPerAddr = DefaultMaxWaitingPerAddr
+	}
+	if c.MessageRate <= 0 {
+		c.MessageRate = 4 * c.TickRate
+	}
+	if c.MessageBurst <= 0 {
+		c.MessageBurst = 4 * c.TickRate
+	}
+	if c.DefaultModel == "" {
+		c.DefaultModel = room.Lockstep
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
