@@ -343,19 +343,27 @@ func (s *Server) Leave(now time.Duration, id uint32) {
 	s.drop(c)
 }
 
-// Rejoin is a HELLO: the client starts afresh, as Leave then Join. A
-// client may do so once per RejoinInterval; a sooner HELLO is refused
-// (ErrThrottled) and counted as a flood.
+// Rejoin is a HELLO: the client starts afresh, as Leave then Join, but
+// keeps its record of offences and desyncs (a HELLO does not launder
+// them). A client may do so once per RejoinInterval; a sooner HELLO is
+// refused (ErrThrottled) and counted as a flood.
 func (s *Server) Rejoin(now time.Duration, id uint32) error {
 	s.advance(now)
-	if c := s.clients[id]; c != nil {
-		if s.now-c.joinedAt < s.cfg.RejoinInterval {
-			s.offend(c, OffenceFlood)
-			return ErrThrottled
-		}
-		s.Leave(now, id)
+	c := s.clients[id]
+	if c == nil {
+		return s.Join(now, id)
 	}
-	return s.Join(now, id)
+	if s.now-c.joinedAt < s.cfg.RejoinInterval {
+		s.offend(c, OffenceFlood)
+		return ErrThrottled
+	}
+	s.Leave(now, id)
+	if err := s.Join(now, id); err != nil {
+		return err
+	}
+	again := s.clients[id]
+	again.offences, again.desyncs = c.offences, c.desyncs
+	return nil
 }
 
 // drop removes a client from everything the room holds for it.
