@@ -57,8 +57,9 @@ type ssPlayer struct {
 	// helloAt is when it dialed to come back, until it synced.
 	helloAt time.Time
 	// desynced: named desynced at desyncAt and not yet recovered.
-	desynced bool
-	desyncAt uint32
+	desynced   bool
+	desyncAt   uint32
+	repairedAt uint32 // the frame of its last correction or full state
 
 	res ssPlayerResult
 }
@@ -283,11 +284,14 @@ func (p *ssPlayer) event(e statesync.ClientEvent) {
 	case statesync.ClientDisagreed:
 		r.Disagreed++
 	case statesync.ClientDesynced:
-		if !p.desynced {
+		// A verdict on a frame before its last repair is stale, not a
+		// new desync.
+		if !p.desynced && e.Frame > p.repairedAt {
 			p.desynced, p.desyncAt = true, e.Frame
 			r.Desyncs++
 		}
 	case statesync.ClientCorrected, statesync.ClientSynced:
+		p.repairedAt = e.Frame
 		switch {
 		case p.desynced:
 			p.desynced = false
