@@ -198,13 +198,16 @@ var calmRuns = map[[2]int]statesync.Stats{}
 // ones (-1: 30% of the room) and frames. By default 100 honest clients
 // with one hostile, 50 with 30% of the room hostile, 100 frames; with
 // TICKWIRE_STATESYNC_FULL=1, 100 honest clients and 200 frames for both;
-// with -short or under the race detector, 30 honest clients.
+// with -short, 30 honest clients; under the race detector, 20 for 60
+// frames.
 func hostileSize(k int) (honest, hostile, frames int) {
 	honest, frames = 100, 100
 	switch {
 	case os.Getenv("TICKWIRE_STATESYNC_FULL") == "1":
 		frames = 200
-	case testing.Short() || raceEnabled:
+	case raceEnabled:
+		honest, frames = 20, 60
+	case testing.Short():
 		honest = 30
 	case k < 0:
 		honest = 50

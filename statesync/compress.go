@@ -25,7 +25,7 @@ const (
 type Compressor struct {
 	enc  *zstd.Encoder
 	dec  *zstd.Decoder
-	part *zstd.Decoder // bounded by MaxPartitionBytes
+	part *zstd.Decoder // bounded by MaxPartitionBytes; made on first use
 }
 
 // NewCompressor returns a compressor; it panics only if zstd rejects its
@@ -39,11 +39,7 @@ func NewCompressor() *Compressor {
 	if err != nil {
 		panic(err)
 	}
-	part, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(MaxPartitionBytes))
-	if err != nil {
-		panic(err)
-	}
-	return &Compressor{enc: enc, dec: dec, part: part}
+	return &Compressor{enc: enc, dec: dec}
 }
 
 // Encode returns data's encoding and the field to send: data itself (Raw)
@@ -68,6 +64,15 @@ func (c *Compressor) Decode(dst []byte, enc msg.Encoding, data []byte) ([]byte, 
 // DecodePartition is Decode for a partition of a delta, refusing more
 // than MaxPartitionBytes, raw or decompressed.
 func (c *Compressor) DecodePartition(enc msg.Encoding, data []byte) ([]byte, error) {
+	if c.part == nil && enc == msg.Zstd {
+		// Only a server decodes partitions: clients never pay for this
+		// decoder.
+		part, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(MaxPartitionBytes))
+		if err != nil {
+			return nil, err
+		}
+		c.part = part
+	}
 	out, err := decode(c.part, nil, enc, data)
 	if err == nil && len(out) > MaxPartitionBytes {
 		return nil, fmt.Errorf("%w: partition of %d bytes", ErrTooLarge, len(out))

@@ -10,11 +10,14 @@ import (
 // graceful leaves (one every four frames) while a client's state is
 // corrupted every 25 frames. A graceful leave lowers the quorum's peak,
 // so the room never goes read-only, and every desync is detected and
-// repaired, down to the last one in the room of 40. With -short or under
-// the race detector, 50 shrink to 20.
+// repaired, down to the last one in the room of 40. With -short, 50
+// shrink to 20; under the race detector, 30 to 12.
 func TestShrinkingRoomKeepsRepairing(t *testing.T) {
 	from, to := 100, 40
-	if testing.Short() || raceEnabled {
+	switch {
+	case raceEnabled:
+		from, to = 30, 12
+	case testing.Short():
 		from, to = 50, 20
 	}
 	r := healthyRoom(t, 31, from)
