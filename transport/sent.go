@@ -19,6 +19,7 @@ type sentDatagram struct {
 	lost      bool // declared lost; an acknowledgement may still prove it was not
 	timedOut  bool // declared lost by the retransmission timeout
 	frames    []fragRef
+	deliveryStamp
 }
 
 // sentHistory holds the sent datagrams from the oldest unresolved one on,
@@ -29,6 +30,8 @@ type sentHistory struct {
 	outstanding   int // eliciting datagrams not yet resolved
 	largestAcked  uint32
 	hasAcked      bool
+	peerLatest    uint32    // the latest datagram the peer said it received
+	peerHeard     bool      // peerLatest is set
 	lossTime      time.Time // earliest time-threshold loss, zero if none
 	lastEliciting time.Time
 	spare         [][]fragRef
@@ -101,7 +104,13 @@ func (s *Session) onAck(h header, now time.Time) {
 		return
 	}
 	sh := &s.sent
+	if seqDiff32(h.ackLatest, s.nextSeq) < 0 && (!sh.peerHeard || seqDiff32(h.ackLatest, sh.peerLatest) > 0) {
+		sh.peerLatest, sh.peerHeard = h.ackLatest, true // a datagram we sent, newer than any it named
+		s.stats.heard++
+	}
 	newly := false
+	var newest *sentDatagram // the newest eliciting datagram acknowledged now
+	ackedBytes := 0
 	for n := range uint32(ackVectorBits) {
 		if h.ackMask&(1<<n) == 0 {
 			continue
@@ -125,6 +134,10 @@ func (s *Session) onAck(h header, now time.Time) {
 		}
 		sh.resolve(d)
 		if d.eliciting {
+			if newest == nil {
+				newest = d
+			}
+			ackedBytes += d.size
 			newly = true
 			s.stats.acked++
 			s.noteLoss(false)
@@ -135,8 +148,22 @@ func (s *Session) onAck(h header, now time.Time) {
 	}
 	if newly {
 		s.rtoCount = 0
+		s.sampleDelivery(newest, ackedBytes, now)
 	}
 	s.detectLoss(now)
+}
+
+// sampleDelivery feeds the congestion controller the sample of an
+// acknowledgement whose newest ack-eliciting datagram is p.
+func (s *Session) sampleDelivery(p *sentDatagram, acked int, now time.Time) {
+	rs := s.dlv.sample(now, p.at, p.deliveryStamp, acked, s.rtt.min)
+	rs.rtt = now.Sub(p.at)
+	if p.seq == s.sent.largestAcked {
+		rs.rtt = s.rtt.latest // corrected by the peer's delay
+	}
+	rs.inFlight = s.sent.inFlight
+	s.cc.onAck(now, rs)
+	s.setPacing(now)
 }
 
 // spuriousLoss handles the acknowledgement of a datagram declared lost:
@@ -202,13 +229,16 @@ func (s *Session) declareLost(d *sentDatagram) {
 }
 
 // noteLoss updates the recent loss rate (an exponential average over about
-// the last 64 datagrams).
+// the last 64 datagrams) and the slower one the redundancy policy plans
+// with (about the last 512).
 func (s *Session) noteLoss(lost bool) {
 	v := 0.0
 	if lost {
 		v = 1
 	}
 	s.lossRate += (v - s.lossRate) / 64
+	s.lossSlow += (v - s.lossSlow) / 512
+	s.lossSamples++
 }
 
 // rtoDeadline returns when the retransmission timeout fires, or zero.
