@@ -6,6 +6,7 @@ import (
 
 	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/lockstep/relay"
+	"github.com/tickwire/tickwire/server/join"
 )
 
 // kind is one label of a by-kind counter: the sentinel error it counts
@@ -16,12 +17,16 @@ type kind struct {
 }
 
 // malformedKinds classify messages that did not decode, by the lockstep/msg
-// sentinel their error wraps; the table is never modified.
+// or server/join sentinel their error wraps (a name may count several
+// sentinels); the table is never modified.
 var malformedKinds = [...]kind{
 	{"unknown_type", msg.ErrUnknownType},
 	{"malformed", msg.ErrMalformed},
 	{"range", msg.ErrRange},
 	{"orders", msg.ErrOrders},
+	{"unknown_type", join.ErrUnknownType},
+	{"malformed", join.ErrMalformed},
+	{"range", join.ErrRange},
 	{"other", nil},
 }
 
@@ -75,7 +80,7 @@ func (k *kindCounts) snapshot() (malformed, rejected map[string]uint64) {
 func byName(kinds []kind, n []atomic.Uint64) map[string]uint64 {
 	out := make(map[string]uint64, len(kinds))
 	for i, k := range kinds {
-		out[k.name] = n[i].Load()
+		out[k.name] += n[i].Load()
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/tickwire/tickwire/lockstep/msg"
+	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/transport"
 )
 
@@ -39,8 +40,8 @@ func (c SendCause) String() string {
 	return "cause?"
 }
 
-// sendCause classifies err, returned by msg.Codec.Append or
-// transport.Conn.Send.
+// sendCause classifies err, returned by msg.Codec.Append, a join
+// message's Append or transport.Conn.Send.
 func sendCause(err error) SendCause {
 	var me *msg.Error
 	switch {
@@ -52,7 +53,7 @@ func sendCause(err error) SendCause {
 		errors.Is(err, transport.ErrTimeout), errors.Is(err, transport.ErrNotConnected),
 		errors.Is(err, transport.ErrMemoryBudget):
 		return SendClosed
-	case errors.As(err, &me):
+	case errors.As(err, &me), errors.Is(err, join.ErrRange):
 		return SendEncode
 	}
 	return SendOther
