@@ -19,7 +19,7 @@ import (
 )
 
 // NetworkModelName is the name of the lockstep network model in a join
-// (msg.JoinRoom.NetworkModel) and in a server's configuration.
+// (join.Request.NetworkModel) and in a server's configuration.
 const NetworkModelName = "lockstep"
 
 // Errors of the relay client. Test with errors.Is. A refused join is a
