@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/server"
-	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/server/admin"
+	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/transport"
