@@ -14,7 +14,10 @@ import (
 // that does not parse, or a seat other than the one asked for.
 var ErrProtocol = errors.New("join: server protocol violation")
 
-// Request is what a client asks the server for.
+// Request is what a client asks the server for. A connect token is not
+// part of it: it travels in the secure handshake that opened conn
+// (transport.SecurityConfig.Token), and the server refuses a join for
+// another room than the token's (ErrToken).
 type Request struct {
 	Room     string // at most MaxRoomName bytes
 	RoomSize int    // players the game needs, 1..255; any for a spectator or a rejoin
