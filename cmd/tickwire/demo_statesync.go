@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/server/room"
@@ -211,9 +212,9 @@ func ssSummary(players int, ticks uint64, results []ssPlayerResult, rep *host.Re
 		} else {
 			allHave = false
 		}
-		if d := p.End.Sub(p.Start).Seconds(); d > 0 {
-			up += float64(p.Up) / d
-			down += float64(p.Down) / d
+		if d := metrics.Span(p.Start, p.End); d > 0 {
+			up += metrics.PerSecond(p.Up, d)
+			down += metrics.PerSecond(p.Down, d)
 			secs++
 		}
 		agreed += p.Agreed
@@ -241,12 +242,12 @@ func ssSummary(players int, ticks uint64, results []ssPlayerResult, rep *host.Re
 		for t := 1; t < len(st.Tiers); t++ {
 			r.Tiers[fmt.Sprint(t)] = st.Tiers[t]
 		}
-		r.ServerCPUMsPerTickP99 = ssPercentile(rep.FrameCPU, 99) / 1e6
+		r.ServerCPUMsPerTickP99 = float64(metrics.QuantileOf(rep.FrameCPU, 0.99)) / 1e6
 	}
 	r.LateJoins = len(joins)
-	r.RecoveryTicksP99 = ssPercentile(recF, 99)
-	r.RecoveryBytesP99 = ssPercentile(recB, 99)
-	r.LateJoinMsP99 = ssPercentile(joins, 99) / 1e6
+	r.RecoveryTicksP99 = float64(metrics.QuantileOf(recF, 0.99))
+	r.RecoveryBytesP99 = float64(metrics.QuantileOf(recB, 0.99))
+	r.LateJoinMsP99 = float64(metrics.QuantileOf(joins, 0.99)) / 1e6
 	return r
 }
 

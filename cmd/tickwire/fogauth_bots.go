@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/fogauth/fogclient"
+	"github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/sim/bot"
 	"github.com/tickwire/tickwire/transport"
 )
@@ -171,13 +172,13 @@ func watchFog(ctx context.Context, r fogRun, conn *transport.Conn, cfg fogclient
 
 // fogSummary fills p from a client whose match is over.
 func fogSummary(p fogPlayer, c *fogclient.Client, began time.Time) (fogPlayer, uint32, uint32) {
-	secs := time.Since(began).Seconds()
+	played := metrics.Span(began, time.Now())
 	d, fd := c.Diagnostics(), c.FogDiagnostics()
 	end, consistent, ok := c.End()
 	p.Ticks = d.Tick
 	p.EntitiesTracked = fd.EntitiesTracked
 	p.UpdatesReceived = fd.UpdatesReceived
-	p.BytesDownPerS, p.BytesUpPerS = float64(d.BytesReceived)/secs, float64(d.BytesSent)/secs
+	p.BytesDownPerS, p.BytesUpPerS = metrics.PerSecond(d.BytesReceived, played), metrics.PerSecond(d.BytesSent, played)
 	w := fd.Counters.World
 	p.Enters, p.Updates, p.Leaves, p.Snaps, p.Rejections = w.Enters, w.Updates, w.Leaves, w.Snaps, fd.Counters.Rejections
 	p.MaxStaleTicks, p.Consistent = end.MaxStaleTicks, ok && consistent

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/tickwire/tickwire/server/join"
@@ -250,15 +249,4 @@ func (p *ssPlayer) event(e statesync.ClientEvent) {
 			p.helloAt = time.Time{}
 		}
 	}
-}
-
-// ssPercentile is the p-th percentile (0..100) of xs, 0 if empty.
-func ssPercentile[T int | uint32 | time.Duration | float64](xs []T, pct float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	i := int(float64(len(s)-1) * pct / 100)
-	return float64(s[i])
 }
