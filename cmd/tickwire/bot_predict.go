@@ -12,14 +12,12 @@ import (
 // botPredictFlags are the options of "tickwire bot --mode predict".
 type botPredictFlags struct {
 	botCommon
-	tps int
 }
 
 func parseBotPredictFlags(args []string, stderr io.Writer) (botPredictFlags, error) {
 	var f botPredictFlags
 	fs := f.flagSet(botSpec{name: "bot --mode predict", server: "server address, host:port (required)",
 		ticks: "ticks each bot predicts (required)"}, stderr)
-	fs.IntVar(&f.tps, "tps", 0, "the room's tick rate, for the game's rules (default: the one the server reports)")
 	err := f.parse(fs, args, 255, nil)
 	return f, err
 }
@@ -39,7 +37,7 @@ func runBotPredict(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	r := playPredict(ctx, f.players, f.ticks, f.tps, false, openPredict(f.room, f.roomSize, dial))
+	r := playPredict(ctx, f.players, f.ticks, 0, false, openPredict(f.room, f.roomSize, dial))
 	return printReport(stdout, &r, f.json, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire bot --mode predict: %d bots in room %q of %d, %d ticks, server %s\n", f.players, f.room, f.roomSize, f.ticks, f.server)
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/tickwire/tickwire/predict"
@@ -15,7 +16,9 @@ import (
 // demoPredictFlags are the options of "tickwire demo --mode predict".
 type demoPredictFlags struct {
 	demoCommon
-	local bool
+	local    bool
+	arena    int
+	interest float64
 }
 
 func parseDemoPredictFlags(args []string, stderr io.Writer) (demoPredictFlags, error) {
@@ -23,13 +26,34 @@ func parseDemoPredictFlags(args []string, stderr io.Writer) (demoPredictFlags, e
 	fs := f.flagSet(demoSpec{name: "demo --mode predict", tps: 60, latency: 50 * time.Millisecond, loss: 0.02,
 		ticks: "ticks each bot predicts", seed: "seed of the network impairment", json: "print one JSON object"}, stderr)
 	fs.BoolVar(&f.local, "local", false, "one player against the room in this process, through the loopback layer (no sockets)")
+	fs.IntVar(&f.arena, "arena", 0, "side of the arena in units (default: 48, larger beyond 16 players to keep the density)")
+	fs.Float64Var(&f.interest, "interest", 24, "interest radius in units: each bot receives the entities near it, on a line of fire to it and its own (0: every entity)")
 	err := f.parse(fs, args, 255, func() error {
 		if f.local {
 			f.players = 1
 		}
+		switch {
+		case f.arena < 0 || f.arena > 4096:
+			return fmt.Errorf("%w: --arena must be 0..4096", errUsage)
+		case f.interest < 0:
+			return fmt.Errorf("%w: --interest must be at least 0", errUsage)
+		case f.arena == 0:
+			f.arena = arenaFor(f.players)
+		}
 		return nil
 	})
 	return f, err
+}
+
+// arenaFor is the arena side for players: the game's 48 units up to 16
+// players, then growing with the square root of the players (the same
+// density: 96 units at 64 players), so interest management has a map to
+// matter on.
+func arenaFor(players int) int {
+	if players <= 16 {
+		return 48
+	}
+	return int(math.Round(48 * math.Sqrt(float64(players)/16)))
 }
 
 // runDemoPredict plays a prediction room in one process: bots over real
@@ -42,21 +66,27 @@ func runDemoPredict(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	var open func(ctx context.Context, i int) (predict.Network, error)
+	var model room.Model
 	if f.local {
 		open = func(ctx context.Context, _ int) (predict.Network, error) {
 			return netlayer.Open(ctx, netlayer.Options{Local: true, Server: predict.ServerConfig{TickRate: f.tps},
-				NewGame: func() predict.Game { return predictionGame(f.tps, f.seed) }})
+				NewGame: func() predict.Game { return predictionGame(f.tps, f.arena, f.seed) }})
 		}
 	} else {
+		model = predictionFile{TickRate: f.tps, MaxRoomSize: f.players, ArenaSize: f.arena, InterestRadius: f.interest}.model()
 		d, err := startDemoServer(ctx, &f.demoCommon,
-			server.Config{TickRate: f.tps, Models: []room.Model{predictionModel(f.tps)}, DefaultModel: room.Prediction})
+			server.Config{TickRate: f.tps, Models: []room.Model{model}, DefaultModel: room.Prediction})
 		if err != nil {
 			return err
 		}
 		defer d.stop()
 		open = openPredict("demo", f.players, d.dial)
 	}
-	r := playPredict(ctx, f.players, f.ticks, f.tps, f.local, open)
+	start := time.Now()
+	r := playPredict(ctx, f.players, f.ticks, f.arena, f.local, open)
+	if model.Metrics != nil && f.interest > 0 {
+		r.Interest = interestFigures(model.Metrics(), f.interest, f.arena, f.players, time.Since(start))
+	}
 	return printReport(stdout, &r, f.json, func(w io.Writer) {
 		if f.local {
 			fmt.Fprintf(w, "tickwire demo --mode predict --local: 1 bot, %d ticks at %d tps, loopback layer\n", f.ticks, f.tps)

@@ -12,10 +12,11 @@ import (
 )
 
 // predictionGame is the game of prediction rooms and clients: the
-// reference action game at the room's tick rate, so server and clients
-// share its rules.
-func predictionGame(tickRate int, seed uint64) predict.Game {
-	return actiongame.New(action.Config{TickRate: tickRate}, seed)
+// reference action game at the room's tick rate on an arena of the given
+// side (0: the game's default, 48 units), so server and clients share its
+// rules.
+func predictionGame(tickRate, arena int, seed uint64) predict.Game {
+	return actiongame.New(action.Config{TickRate: tickRate, ArenaSize: arena, MaxPlayers: 255}, seed)
 }
 
 // predictionFile is the [relay.prediction] table: the prediction
@@ -29,6 +30,13 @@ type predictionFile struct {
 	MaxAhead      int    `toml:"max_ahead"`      // ticks an input may be scheduled ahead; 0.5 s
 	MaxInputRate  int    `toml:"max_input_rate"` // inputs per second per client; 2 × tick rate
 	LateInputs    string `toml:"late_inputs"`    // "apply_next" (default) or "reject"
+	// ArenaSize is the side of the reference game's arena in units (48);
+	// clients must play the same (bot --mode predict plays 48).
+	ArenaSize int `toml:"arena_size"`
+	// InterestRadius turns interest management on: each client receives
+	// the entities within this many units of its avatar (with hysteresis),
+	// those on a line of fire to it and its own; 0 sends every entity.
+	InterestRadius float64 `toml:"interest_radius"`
 }
 
 func (p predictionFile) check() error {
@@ -42,10 +50,14 @@ func (p predictionFile) check() error {
 		{"relay.prediction.full_every", p.FullEvery, 1 << 20},
 		{"relay.prediction.max_ahead", p.MaxAhead, 1 << 16},
 		{"relay.prediction.max_input_rate", p.MaxInputRate, 1 << 20},
+		{"relay.prediction.arena_size", p.ArenaSize, 4096},
 	} {
 		if c.v < 0 || c.v > c.max {
 			return fmt.Errorf("%s: %d is outside 0..%d", c.key, c.v, c.max)
 		}
+	}
+	if p.InterestRadius < 0 || p.InterestRadius > 1e6 {
+		return fmt.Errorf("relay.prediction.interest_radius: %g is outside 0..1e6", p.InterestRadius)
 	}
 	switch p.LateInputs {
 	case "", "apply_next", "reject":
@@ -58,11 +70,11 @@ func (p predictionFile) check() error {
 func (p predictionFile) model() room.Model {
 	cfg := predictserver.Config{MaxRoomSize: p.MaxRoomSize, Server: predict.ServerConfig{
 		TickRate: p.TickRate, SnapshotEvery: p.SnapshotEvery, FullEvery: p.FullEvery,
-		MaxAhead: p.MaxAhead, MaxInputRate: p.MaxInputRate}}
+		MaxAhead: p.MaxAhead, MaxInputRate: p.MaxInputRate, Interest: predict.InterestConfig{Radius: p.InterestRadius}}}
 	if p.LateInputs == "reject" {
 		cfg.Server.Late = predict.LateReject
 	}
-	return predictionModelOf(cfg)
+	return predictionModelOf(cfg, p.ArenaSize)
 }
 
 // predictionModel is the prediction network model with default settings,
@@ -71,12 +83,13 @@ func predictionModel(tickRate int) room.Model {
 	return predictionFile{TickRate: tickRate}.model()
 }
 
-// predictionModelOf completes cfg with the reference game.
-func predictionModelOf(cfg predictserver.Config) room.Model {
+// predictionModelOf completes cfg with the reference game on an arena
+// of the given side (0: the default).
+func predictionModelOf(cfg predictserver.Config, arena int) room.Model {
 	cfg.NewGame = func(name string, tickRate int) predict.Game {
 		h := fnv.New64a()
 		h.Write([]byte(name))
-		return predictionGame(tickRate, h.Sum64())
+		return predictionGame(tickRate, arena, h.Sum64())
 	}
 	return predictserver.Model(cfg)
 }

@@ -18,15 +18,17 @@ import (
 var errParity = errors.New("prediction parity does not hold")
 
 // playPredict plays n prediction bots, each over the network layer open
-// returns for it, for ticks predicted ticks, and summarises them. tickRate
-// is the room's (it sets the game's rules).
-func playPredict(ctx context.Context, n int, ticks uint64, tickRate int, lone bool, open func(ctx context.Context, i int) (predict.Network, error)) predictReport {
+// returns for it, for ticks predicted ticks, and summarises them. Each
+// bot's game takes the room's tick rate (and so its rules) from the
+// server's Hello; arena is the side of its arena (0: the default), which
+// the server's game must share.
+func playPredict(ctx context.Context, n int, ticks uint64, arena int, lone bool, open func(ctx context.Context, i int) (predict.Network, error)) predictReport {
 	type result struct {
 		p  predictPlayer
 		ok bool
 	}
 	results := playBots(n, func(i int) result {
-		p, ok := playOne(ctx, i, ticks, tickRate, lone, open)
+		p, ok := playOne(ctx, i, ticks, arena, lone, open)
 		return result{p, ok}
 	})
 	rep := predictReport{NetworkModel: "prediction", Players: make([]predictPlayer, n), ParityOK: true}
@@ -46,18 +48,17 @@ func openPredict(room string, size int, dial dialer) func(ctx context.Context, i
 	}
 }
 
-func playOne(ctx context.Context, i int, ticks uint64, tickRate int, lone bool, open func(ctx context.Context, i int) (predict.Network, error)) (predictPlayer, bool) {
+func playOne(ctx context.Context, i int, ticks uint64, arena int, lone bool, open func(ctx context.Context, i int) (predict.Network, error)) (predictPlayer, bool) {
 	net, err := open(ctx, i)
 	if err != nil {
 		return predictPlayer{ID: i + 1, Error: err.Error()}, false
 	}
 	defer net.Close()
-	g := actiongame.New(action.Config{TickRate: tickRate}, 0)
-	c := predict.NewClient(predict.ClientConfig{}, g)
+	c := predict.NewClientFor(predict.ClientConfig{}, func(tickRate int) predict.Game { return predictionGame(tickRate, arena, 0) })
 	s := &predict.Session{Client: c, Net: net}
 	bot := action.NewBot(uint64(i)*7919 + 1)
 	intent := func(uint64) predict.Input {
-		return actiongame.Intent(bot.Input(g.W, action.PlayerID(c.Player())))
+		return actiongame.Intent(bot.Input(c.Game().(*actiongame.Game).W, action.PlayerID(c.Player())))
 	}
 	var start time.Time
 	var first uint64
