@@ -16,6 +16,7 @@ type fogBotFlags struct {
 	dump      string
 	matchType string
 	reconnect uint64
+	cheat     bool
 }
 
 func parseFogBotFlags(args []string, stderr io.Writer) (fogBotFlags, error) {
@@ -26,9 +27,13 @@ func parseFogBotFlags(args []string, stderr io.Writer) (fogBotFlags, error) {
 	fs.StringVar(&f.dump, "dump", "", "write every StateUpdate received to this file, one JSON object per line")
 	fs.BoolVar(&f.spectate, "spectate", false, "join a playing room as --players spectators (default 1) and watch until the match ends")
 	fs.Uint64Var(&f.reconnect, "reconnect-after", 0, "test knob: each bot drops its connection after this many ticks and rejoins its seat")
+	fs.BoolVar(&f.cheat, "cheat", false, "hostile bots: probe hidden ids, build cells they cannot see and attacks on targets they do not hold, and report what the answers revealed (inferred_hidden_entities, which must be 0)")
 	err := f.parse(fs, args, sim.MaxPlayers, func() error {
-		if f.spectate && f.reconnect > 0 {
+		switch {
+		case f.spectate && f.reconnect > 0:
 			return fmt.Errorf("%w: --reconnect-after is for players, not --spectate", errUsage)
+		case f.cheat && (f.spectate || f.reconnect > 0):
+			return fmt.Errorf("%w: --cheat is for players that stay connected (not with --spectate or --reconnect-after)", errUsage)
 		}
 		return nil
 	})
@@ -46,7 +51,7 @@ func runFogBot(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	r, err := runFogBots(ctx, fogRun{players: f.players, ticks: f.ticks, room: f.room, size: f.roomSize, dial: dial, dump: f.dump, matchType: f.matchType, settle: time.Minute,
-		spectate: f.spectate, reconnectAfter: f.reconnect})
+		spectate: f.spectate, reconnectAfter: f.reconnect, cheat: f.cheat})
 	if err != nil {
 		return err
 	}
@@ -55,6 +60,10 @@ func runFogBot(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			fmt.Fprintf(w, "tickwire bot --mode fogauth --spectate: %d spectators of room %q, server %s\n", f.players, f.room, f.server)
 			return
 		}
-		fmt.Fprintf(w, "tickwire bot --mode fogauth: %d bots in room %q of %d, %d ticks, server %s\n", f.players, f.room, f.roomSize, f.ticks, f.server)
+		cheat := ""
+		if f.cheat {
+			cheat = " --cheat"
+		}
+		fmt.Fprintf(w, "tickwire bot --mode fogauth%s: %d bots in room %q of %d, %d ticks, server %s\n", cheat, f.players, f.room, f.roomSize, f.ticks, f.server)
 	})
 }

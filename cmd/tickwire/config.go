@@ -9,6 +9,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/tickwire/tickwire/fogauth"
 	"github.com/tickwire/tickwire/server/join"
 )
 
@@ -59,9 +60,10 @@ type matchType struct {
 type fogAuthFile struct {
 	BandwidthPerClientKbps int `toml:"bandwidth_per_client_kbps"`
 	MaxEntitiesPerUpdate   int `toml:"max_entities_per_update"`
-	PriorityStalenessBonus int `toml:"priority_staleness_bonus"`
-	TickRate               int `toml:"tick_rate"`
-	MaxConcurrentGames     int `toml:"max_concurrent_games"`
+	// PriorityStalenessBonus is nil when unset: 0 is a setting (no bonus).
+	PriorityStalenessBonus *int `toml:"priority_staleness_bonus"`
+	TickRate               int  `toml:"tick_rate"`
+	MaxConcurrentGames     int  `toml:"max_concurrent_games"`
 	// MaxSpectators is the spectators one room takes (0: none).
 	MaxSpectators int `toml:"max_spectators"`
 	// SpectatorFullMap lets spectators see the whole map (tournament
@@ -160,13 +162,15 @@ func (fc *fileConfig) check(hosted []string) error {
 	}{
 		{"relay.fogauth.bandwidth_per_client_kbps", f.BandwidthPerClientKbps},
 		{"relay.fogauth.max_entities_per_update", f.MaxEntitiesPerUpdate},
-		{"relay.fogauth.priority_staleness_bonus", f.PriorityStalenessBonus},
 		{"relay.fogauth.tick_rate", f.TickRate},
 		{"relay.fogauth.max_concurrent_games", f.MaxConcurrentGames},
 	} {
 		if c.v < 0 {
 			return fmt.Errorf("%s: %d is negative", c.key, c.v)
 		}
+	}
+	if b := f.PriorityStalenessBonus; b != nil && (*b < 0 || *b > fogauth.MaxStalenessBonus) {
+		return fmt.Errorf("relay.fogauth.priority_staleness_bonus: %d is outside 0..%d", *b, fogauth.MaxStalenessBonus)
 	}
 	if f.MaxSpectators < 0 || f.MaxSpectators > 64 {
 		return fmt.Errorf("relay.fogauth.max_spectators: %d is outside 0..64 (0 takes none)", f.MaxSpectators)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/tickwire/tickwire/fogauth/fogserver"
@@ -43,7 +44,16 @@ func runFogDemo(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	fog := fogserver.Config{UnitsPerPlayer: f.units, Seed: func() uint64 { return f.seed }}
+	var timing struct {
+		sync.Mutex
+		tick, cost time.Duration
+	}
+	fog := fogserver.Config{UnitsPerPlayer: f.units, Seed: func() uint64 { return f.seed },
+		OnEnd: func(_ string, tickP99, costP99 time.Duration) {
+			timing.Lock()
+			timing.tick, timing.cost = tickP99, costP99
+			timing.Unlock()
+		}}
 	fog.Room.TickRate, fog.Room.BandwidthPerClientKbps = f.tps, f.kbps
 	d, err := startDemoServer(ctx, &f.demoCommon,
 		server.Config{TickRate: f.tps, Models: []room.Model{fogserver.Model(fog)}, DefaultModel: room.FogAuthoritative})
@@ -55,6 +65,10 @@ func runFogDemo(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
+	// Players' MatchEnds carry no room timing; the demo's own server tells it.
+	timing.Lock()
+	r.ServerTickP99MS, r.ServerCostExclSimP99US = float64(timing.tick)/1e6, float64(timing.cost)/1e3
+	timing.Unlock()
 	return printReport(stdout, &r, f.json, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire demo --mode fogauth: %d bots, %d ticks at %d tps, %d units each, %s\n",
 			f.players, f.ticks, f.tps, f.units, f.impairment())

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tickwire/tickwire/fogauth"
 	"github.com/tickwire/tickwire/fogauth/fogclient"
 	"github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/sim/bot"
@@ -23,6 +24,10 @@ import (
 // exit non-zero after a summary in which a client's partial world did
 // not match the server's truth of its view.
 var errInconsistent = errors.New("a client's partial world differs from the server's truth")
+
+// errMaphack makes "bot --mode fogauth --cheat" exit non-zero when the
+// server's answers revealed a hidden entity.
+var errMaphack = errors.New("a cheating bot inferred hidden entities")
 
 // fogPlayer is one fog-authoritative bot's line of the summary.
 type fogPlayer struct {
@@ -40,7 +45,11 @@ type fogPlayer struct {
 	Rejoins         int     `json:"rejoins"`
 	MaxStaleTicks   uint32  `json:"max_stale_ticks"`
 	Consistent      bool    `json:"consistent"`
-	Error           string  `json:"error,omitempty"`
+	// Probes and InferredHiddenEntities are a --cheat bot's: the probes
+	// it gave and the hidden entities their answers revealed.
+	Probes                 int    `json:"probes,omitempty"`
+	InferredHiddenEntities *int   `json:"inferred_hidden_entities,omitempty"`
+	Error                  string `json:"error,omitempty"`
 }
 
 // fogReport is the summary of a fog-authoritative bot run.
@@ -50,6 +59,9 @@ type fogReport struct {
 	ServerCostExclSimP99US float64     `json:"server_cost_excl_sim_p99_us"`
 	NetworkModel           string      `json:"network_model"`
 	AllConsistent          bool        `json:"all_consistent"`
+	// InferredHiddenEntities sums the --cheat bots' (absent without
+	// --cheat); anything but 0 is a maphack.
+	InferredHiddenEntities *int `json:"inferred_hidden_entities,omitempty"`
 }
 
 // fogRun is what runFogBots needs.
@@ -70,6 +82,8 @@ type fogRun struct {
 	// reconnectAfter, if not 0, makes each bot drop its connection after
 	// that many ticks and take its seat again on a new one.
 	reconnectAfter uint64
+	// cheat makes each bot a fogauth.Prober.
+	cheat bool
 }
 
 // runFogBots joins r.players bot clients to a fog-authoritative room;
@@ -95,6 +109,9 @@ func runFogBots(ctx context.Context, r fogRun) (fogReport, error) {
 		rep.AllConsistent = rep.AllConsistent && res.p.Consistent
 		if res.model != "" {
 			rep.NetworkModel = res.model
+		}
+		if n := res.p.InferredHiddenEntities; n != nil {
+			rep.InferredHiddenEntities = ptr(derefOr(rep.InferredHiddenEntities) + *n)
 		}
 		rep.ServerTickP99MS = max(rep.ServerTickP99MS, float64(res.tickP99)/1000)
 		rep.ServerCostExclSimP99US = max(rep.ServerCostExclSimP99US, float64(res.costP99))
@@ -128,8 +145,11 @@ func playFogBot(ctx context.Context, r fogRun, i int, dump *dumper) (p fogPlayer
 		return
 	}
 	p.ID = int(c.Player())
-	b := bot.New(c.Player(), uint64(c.Player())*7919)
 	began := time.Now()
+	if r.cheat {
+		return cheatFog(ctx, r, c, began)
+	}
+	b := bot.New(c.Player(), uint64(c.Player())*7919)
 	maxRejoins := 0
 	if r.reconnectAfter > 0 {
 		maxRejoins = 3
@@ -142,6 +162,13 @@ func playFogBot(ctx context.Context, r fogRun, i int, dump *dumper) (p fogPlayer
 		p.Error = err.Error()
 	}
 	defer c.Close() // the connection the bot ended on, whether or not it finished
+	p = awaitEnd(ctx, r, c, p)
+	p, tickP99, costP99 = fogSummary(p, c, began)
+	return p, c.NetworkModel(), tickP99, costP99
+}
+
+// awaitEnd tells the server the bot is done and waits for the MatchEnd.
+func awaitEnd(ctx context.Context, r fogRun, c *fogclient.Client, p fogPlayer) fogPlayer {
 	if err := c.Done(); err != nil && p.Error == "" {
 		p.Error = err.Error()
 	}
@@ -151,8 +178,30 @@ func playFogBot(ctx context.Context, r fogRun, i int, dump *dumper) (p fogPlayer
 		p.Error = "no match end from the server"
 	case <-ctx.Done():
 	}
+	return p
+}
+
+// cheatFog is one --cheat bot's whole match: a fogauth.Prober plays,
+// then counts what the server's answers revealed.
+func cheatFog(ctx context.Context, r fogRun, c *fogclient.Client, began time.Time) (p fogPlayer, model string, tickP99, costP99 uint32) {
+	defer c.Close()
+	p.ID = int(c.Player())
+	pr := fogauth.NewProber(c.Player(), uint64(c.Player())*7919)
+	fogclient.PlayProber(ctx, c, pr, r.ticks)
+	c.Flush() // the last probes go before Done, so each is answered
+	p = awaitEnd(ctx, r, c, p)
 	p, tickP99, costP99 = fogSummary(p, c, began)
+	p.Probes, p.InferredHiddenEntities = pr.Probes(), ptr(c.ProberInferred(pr))
 	return p, c.NetworkModel(), tickP99, costP99
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func derefOr(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 // watchFog is one spectator's whole match.
@@ -201,11 +250,18 @@ func (r *fogReport) table(w io.Writer) {
 	fmt.Fprintf(w, "network model %s; server tick p99 %.3f ms, cost excluding the simulation p99 %.0f µs\n",
 		r.NetworkModel, r.ServerTickP99MS, r.ServerCostExclSimP99US)
 	fmt.Fprintf(w, "consistent: %v\n", r.AllConsistent)
+	if n := r.InferredHiddenEntities; n != nil {
+		fmt.Fprintf(w, "hidden entities inferred by the cheating bots: %d\n", *n)
+	}
 }
 
-// verdict is errInconsistent unless every client ended consistent.
+// verdict is errInconsistent unless every client ended consistent, and
+// errMaphack if --cheat bots inferred a hidden entity.
 func (r *fogReport) verdict() error {
-	if !r.AllConsistent {
+	switch {
+	case r.InferredHiddenEntities != nil && *r.InferredHiddenEntities > 0:
+		return errMaphack
+	case !r.AllConsistent:
 		return errInconsistent
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tickwire/tickwire/fogauth"
 	"github.com/tickwire/tickwire/fogauth/fogserver"
 	"github.com/tickwire/tickwire/lockstep/relay"
 	"github.com/tickwire/tickwire/server"
@@ -160,7 +161,12 @@ func (f *relayFlags) fogConfig() fogserver.Config {
 	c.Room.FullMapSpectators = fa.SpectatorFullMap
 	c.Room.BandwidthPerClientKbps = fa.BandwidthPerClientKbps
 	c.Room.MaxEntitiesPerUpdate = fa.MaxEntitiesPerUpdate
-	c.Room.StalenessBonus = fa.PriorityStalenessBonus
+	if b := fa.PriorityStalenessBonus; b != nil {
+		c.Room.StalenessBonus = *b
+		if *b == 0 {
+			c.Room.StalenessBonus = fogauth.NoStalenessBonus
+		}
+	}
 	c.Room.TickRate = fa.TickRate
 	if c.Room.TickRate == 0 {
 		c.Room.TickRate = f.tps
