@@ -4,8 +4,6 @@ import (
 	"errors"
 	"sync/atomic"
 
-	"github.com/tickwire/tickwire/lockstep/msg"
-	"github.com/tickwire/tickwire/lockstep/relay"
 	"github.com/tickwire/tickwire/server/join"
 )
 
@@ -16,38 +14,20 @@ type kind struct {
 	err  error // nil: everything no other kind matches
 }
 
-// malformedKinds classify messages that did not decode, by the lockstep/msg
-// or server/join sentinel their error wraps (a name may count several
-// sentinels); the table is never modified.
+// malformedKinds classify joins that did not decode, by the server/join
+// sentinel their error wraps (a model counts its rooms' messages under
+// the same metric, with kinds of its own: lockstep adds "orders"); the
+// table is never modified.
 var malformedKinds = [...]kind{
-	{"unknown_type", msg.ErrUnknownType},
-	{"malformed", msg.ErrMalformed},
-	{"range", msg.ErrRange},
-	{"orders", msg.ErrOrders},
 	{"unknown_type", join.ErrUnknownType},
 	{"malformed", join.ErrMalformed},
 	{"range", join.ErrRange},
 	{"other", nil},
 }
 
-// rejectedKinds classify messages the relay core refused, by the relay
-// sentinel its error wraps; the table is never modified.
-var rejectedKinds = [...]kind{
-	{"phase", relay.ErrPhase},
-	{"tick", relay.ErrTick},
-	{"duplicate", relay.ErrDuplicate},
-	{"unexpected", relay.ErrUnexpected},
-	{"bad_pong", relay.ErrBadPong},
-	{"bad_reveal", relay.ErrBadReveal},
-	{"removed", relay.ErrRemoved},
-	{"unknown_player", relay.ErrUnknownPlayer},
-	{"other", nil},
-}
-
-// kindCounts are the malformed and rejected messages by kind.
+// kindCounts are the joins that did not decode, by kind.
 type kindCounts struct {
 	malformed [len(malformedKinds)]atomic.Uint64
-	rejected  [len(rejectedKinds)]atomic.Uint64
 }
 
 // classify returns the index of the first kind err matches.
@@ -66,21 +46,15 @@ func (c *counters) countMalformed(err error) {
 	c.kinds.malformed[classify(malformedKinds[:], err)].Add(1)
 }
 
-// countRejected counts a message the relay core refused.
-func (c *counters) countRejected(err error) {
-	c.rejected.Add(1)
-	c.kinds.rejected[classify(rejectedKinds[:], err)].Add(1)
-}
-
 // snapshot returns the counts by kind name, kinds never seen included.
-func (k *kindCounts) snapshot() (malformed, rejected map[string]uint64) {
-	return byName(malformedKinds[:], k.malformed[:]), byName(rejectedKinds[:], k.rejected[:])
+func (k *kindCounts) snapshot() map[string]uint64 {
+	return byName(malformedKinds[:], k.malformed[:])
 }
 
 func byName(kinds []kind, n []atomic.Uint64) map[string]uint64 {
 	out := make(map[string]uint64, len(kinds))
 	for i, k := range kinds {
-		out[k.name] += n[i].Load()
+		out[k.name] = n[i].Load()
 	}
 	return out
 }

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/internal/botrun"
+	"github.com/tickwire/tickwire/lockstep/lockstepserver"
 	"github.com/tickwire/tickwire/server"
+	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/sim"
 )
 
@@ -55,17 +57,18 @@ func runLockstepDemo(ctx context.Context, args []string, stdout, stderr io.Write
 	return printReport(stdout, lockstepReport{&r}, f.json, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire demo: %d bots, %d ticks at %d tps, %s\n", f.players, f.ticks, f.tps, f.impairment())
 		fmt.Fprintf(w, "relay: %d late orders, %d strikes, %d QoS adjustments, %d desyncs, %d bytes in, %d bytes out\n",
-			st.LateOrders, st.Strikes, st.QosAdjustments, st.Desyncs, st.BytesIn, st.BytesOut)
+			st.lockstep.LateOrders, st.lockstep.Strikes, st.lockstep.QosAdjustments, st.lockstep.Desyncs, st.BytesIn, st.BytesOut)
 	})
 }
 
 // playDemo runs the demo's match: a relay server on a loopback socket and
 // f.players bots whose sockets netsim impairs. It returns the bots'
 // summary and the relay's figures at the end.
-func playDemo(ctx context.Context, f demoFlags, progress func(botrun.Progress)) (botrun.Report, server.Stats, error) {
-	d, err := startDemoServer(ctx, &f.demoCommon, server.Config{TickRate: f.tps})
+func playDemo(ctx context.Context, f demoFlags, progress func(botrun.Progress)) (botrun.Report, relayFigures, error) {
+	ls := lockstepserver.New(lockstepserver.Config{})
+	d, err := startDemoServer(ctx, &f.demoCommon, server.Config{TickRate: f.tps, Models: []room.Model{ls.Model()}})
 	if err != nil {
-		return botrun.Report{}, server.Stats{}, err
+		return botrun.Report{}, relayFigures{}, err
 	}
 	defer d.stop()
 	join := func(ctx context.Context, i int) (botrun.Client, error) {
@@ -76,7 +79,14 @@ func playDemo(ctx context.Context, f demoFlags, progress func(botrun.Progress)) 
 		return joinRoom(ctx, conn, "demo", f.players)
 	}
 	r, err := botrun.Run(ctx, botrun.Config{Players: f.players, Ticks: f.ticks, Join: join, OnProgress: progress})
-	return r, d.srv.Stats(), err
+	return r, relayFigures{d.srv.Stats(), ls.Stats()}, err
+}
+
+// relayFigures are a lockstep relay's figures: the server's and its
+// lockstep model's.
+type relayFigures struct {
+	server.Stats
+	lockstep lockstepserver.Stats
 }
 
 // isTerminal reports whether w is a character device such as a terminal.

@@ -9,6 +9,7 @@ import (
 	"github.com/tickwire/tickwire/fogauth/fogclient"
 	"github.com/tickwire/tickwire/fogauth/fogserver"
 	"github.com/tickwire/tickwire/lockstep"
+	"github.com/tickwire/tickwire/lockstep/lockstepserver"
 	"github.com/tickwire/tickwire/netsim"
 	"github.com/tickwire/tickwire/predict/netlayer"
 	"github.com/tickwire/tickwire/server"
@@ -44,7 +45,7 @@ func TestEveryClientGetsTheSameRefusal(t *testing.T) {
 		},
 	}
 	synctest.Test(t, func(t *testing.T) {
-		cfg := server.Config{MaxGames: 1, AllowRequestedModel: true, Models: []room.Model{fogserver.Model(fogserver.Config{}), predictionModel(0), host.Model(host.Config{})}}
+		cfg := server.Config{MaxGames: 1, AllowRequestedModel: true, Models: []room.Model{lockstepserver.New(lockstepserver.Config{}).Model(), fogserver.Model(fogserver.Config{}), predictionModel(0), host.Model(host.Config{})}}
 		tc, err := cfg.Transport()
 		if err != nil {
 			t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tickwire/tickwire/fogauth"
 	"github.com/tickwire/tickwire/fogauth/fogserver"
+	"github.com/tickwire/tickwire/lockstep/lockstepserver"
 	"github.com/tickwire/tickwire/lockstep/relay"
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/admin"
@@ -141,10 +142,10 @@ func hostedModels() []string {
 
 // serverConfig is the relay server's configuration from the options.
 func (f *relayFlags) serverConfig(log *slog.Logger) server.Config {
-	cfg := server.Config{TickRate: f.tps, MaxGames: f.maxGames, MaxRoomSize: f.maxRoomSize, WaitingTimeout: f.waitingTimeout,
+	cfg := server.Config{TickRate: f.tps, MaxGames: f.maxGames, WaitingTimeout: f.waitingTimeout,
 		MaxWaitingPerAddr: f.maxWaiting, MessageRate: f.messageRate, MessageBurst: f.messageBurst,
 		DefaultModel: f.defaultModel, MatchTypes: f.matchTypes, AllowRequestedModel: f.allowRequested, Logger: log,
-		Models: []room.Model{f.prediction.model(), host.Model(host.Config{})}}
+		Models: []room.Model{lockstepserver.Model(lockstepserver.Config{MaxRoomSize: f.maxRoomSize}), f.prediction.model(), host.Model(host.Config{})}}
 	if cfg.WaitingTimeout == 0 {
 		cfg.WaitingTimeout = -1 // the flag's 0 means never
 	}
@@ -267,18 +268,12 @@ func adminSource(srv *server.Server, ln *transport.Listener) admin.Source {
 			sendErrors[c.String()] = st.SendErrors[c]
 		}
 		a := admin.Stats{
-			ActiveGames:    st.ActiveGames,
-			Players:        st.Players,
-			LateOrders:     st.LateOrders,
-			Strikes:        st.Strikes,
-			QosAdjustments: st.QosAdjustments,
-			Desyncs:        st.Desyncs,
-			Removals:       st.Removals,
-			HostStalls:     st.HostStalls,
-			BytesIn:        st.BytesIn,
-			BytesOut:       st.BytesOut,
-			SendErrors:     sendErrors,
-			Extra:          st.AdminMetrics(),
+			ActiveGames: st.ActiveGames,
+			Players:     st.Players,
+			BytesIn:     st.BytesIn,
+			BytesOut:    st.BytesOut,
+			SendErrors:  sendErrors,
+			Extra:       st.AdminMetrics(),
 		}
 		addFigures(&a, st, ln.Stats())
 		return a

@@ -91,18 +91,10 @@ func noOtherModel(self string) func(dep) (bool, string) {
 	}
 }
 
-// serverPending lists what the generic server still imports from the
-// lockstep model while the lockstep room and the join messages move out of
-// it (ARCHITECTURE.md, "Layout"); nothing else of a model may be imported.
-var serverPending = []string{"lockstep/relay", "lockstep/msg"}
-
 // genericServer is the rule of the server's packages: they know no
 // network model and no game; a model plugs in through server/room.
-func genericServer(pending ...string) func(dep) (bool, string) {
+func genericServer() func(dep) (bool, string) {
 	return func(d dep) (bool, string) {
-		if under(d.path, pending...) {
-			return true, ""
-		}
 		if under(d.path, "sim") || otherModel("", d) {
 			return false, "the generic server imports no network model and no game"
 		}
@@ -146,7 +138,7 @@ func rules() []rule {
 			return true, ""
 		}},
 		// The generic server knows no model.
-		{pkg: "server", exact: true, allowed: genericServer(serverPending...)},
+		{pkg: "server", exact: true, allowed: genericServer()},
 		{pkg: "server/room", allowed: genericServer()},
 		{pkg: "server/lanes", allowed: genericServer()},
 		{pkg: "server/admin", allowed: genericServer()},
@@ -364,7 +356,7 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"netsim":                {{path: module + "/transport"}},
 		"sim":                   {{path: module + "/transport"}, {path: module + "/netsim"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
 		"transport":             {{path: module + "/protocol"}, {path: module + "/sim"}, {path: module + "/lockstep/relay"}, {path: module + "/server/lanes"}},
-		"server":                {{path: module + "/lockstep"}, {path: module + "/fogauth"}, {path: module + "/predict/netlayer"}, {path: module + "/statesync/msg"}, {path: module + "/sim"}},
+		"server":                {{path: module + "/lockstep"}, {path: module + "/lockstep/msg"}, {path: module + "/lockstep/relay"}, {path: module + "/fogauth"}, {path: module + "/predict/netlayer"}, {path: module + "/statesync/msg"}, {path: module + "/sim"}},
 		"server/room":           {{path: module + "/lockstep/relay"}, {path: module + "/lockstep/msg"}, {path: module + "/fogauth"}, {path: module + "/sim/action"}},
 		"server/lanes":          {{path: module + "/lockstep/msg"}, {path: module + "/statesync"}},
 		"server/admin":          {{path: module + "/lockstep/relay"}, {path: module + "/predict"}},
