@@ -112,7 +112,7 @@ func (s *Server) createLocked(c *transport.Conn, j *join.JoinRoom) (*hostedRoom,
 	}
 	switch addr := addrKey(c.RemoteAddr()); {
 	case s.draining:
-		return nil, refuse(msg.RefuseShutdown, "the server is draining: it takes no new rooms")
+		return nil, refuse(join.RefuseShutdown, "the server is draining: it takes no new rooms")
 	case int(j.RoomSize) > m.MaxRoomSize:
 		return nil, refuse(join.RefuseRoomSize, "a %s room has at most %d players, not %d", m.Name, m.MaxRoomSize, j.RoomSize)
 	case s.cfg.MaxGames > 0 && len(s.rooms) >= s.cfg.MaxGames:
