@@ -12,6 +12,7 @@ import (
 
 	"github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/server"
+	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/statesync/host"
 )
@@ -228,7 +229,7 @@ func (p *ssPlayer) dialAndJoin(ctx context.Context, i int, roomName string, room
 			return nil
 		}
 		conn.Close()
-		if !errors.Is(err, errSeatsTaken) || p.res.Start.IsZero() || try == 100 {
+		if !errors.Is(err, join.ErrRoomFull) || p.res.Start.IsZero() || try == 100 {
 			return err
 		}
 		select {

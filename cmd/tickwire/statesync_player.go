@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
-	"github.com/tickwire/tickwire/lockstep/msg"
+	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/sim/action"
@@ -85,52 +83,24 @@ type ssPlayerResult struct {
 	Err        error
 }
 
-// errSeatsTaken: the room refused a join as full (a churned bot's seat
-// is free once the server saw its connection end).
-var errSeatsTaken = errors.New("every seat is taken")
-
-// join joins room over conn with the relay's join exchange and readies
-// the bot to play there with a new game and core, as a client that never
-// played: at the start of the match in its seat, or later in the seat of
-// a player who left (the room's late-join path).
+// join joins room over conn with server/join's Join and readies the bot
+// to play there with a new game and core, as a client that never played:
+// at the start of the match in its seat, or later in the seat of a
+// player who left (the room's late-join path). A full room is
+// join.ErrRoomFull (a churned bot's seat is free once the server saw its
+// connection end).
 func (p *ssPlayer) join(ctx context.Context, conn *transport.Conn, roomName string, roomSize int) error {
-	var codec msg.Codec
-	b, err := codec.Append(nil, &msg.JoinRoom{Room: roomName, RoomSize: uint8(roomSize), NetworkModel: room.StateSync})
+	seat, err := join.Join(ctx, conn, join.Request{Room: roomName, RoomSize: roomSize, NetworkModel: room.StateSync})
 	if err != nil {
 		return err
 	}
-	if err := conn.Send(lanes.Orders, b); err != nil {
-		return err
+	p.conn, p.id = conn, uint32(seat.Player)
+	p.fresh()
+	p.res.ID = p.id
+	if p.res.Start.IsZero() {
+		p.res.Start = time.Now()
 	}
-	conn.Flush()
-	for {
-		tm, err := conn.Receive(ctx)
-		if err != nil {
-			return fmt.Errorf("joining room %q: %w", roomName, err)
-		}
-		m, err := codec.Decode(tm.Data)
-		if err != nil {
-			return err
-		}
-		switch m := m.(type) {
-		case *msg.JoinRefused:
-			if m.Reason == msg.RefuseRoomFull {
-				return fmt.Errorf("room %q: %w: %s", roomName, errSeatsTaken, m.Detail)
-			}
-			return fmt.Errorf("room %q refused: %v %s", roomName, m.Reason, m.Detail)
-		case *msg.JoinAccepted:
-			if m.NetworkModel != room.StateSync {
-				return fmt.Errorf("seated in a %q room", m.NetworkModel)
-			}
-			p.conn, p.id = conn, uint32(m.Player)
-			p.fresh()
-			p.res.ID = p.id
-			if p.res.Start.IsZero() {
-				p.res.Start = time.Now()
-			}
-			return nil
-		}
-	}
+	return nil
 }
 
 // fresh gives the bot a new game and core, as a client that never played.
