@@ -2,9 +2,8 @@ package main
 
 import (
 	"context"
-	"fmt"
 
-	"github.com/tickwire/tickwire/lockstep/msg"
+	serverjoin "github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/statesync"
@@ -14,33 +13,14 @@ import (
 )
 
 // join asks the server on conn for a seat in the state-sync room named
-// roomName of size players, and returns the seat's client id.
+// roomName of size players (server/join: the exchange every model shares),
+// and returns the seat's client id.
 func join(ctx context.Context, conn *transport.Conn, roomName string, size int) (uint32, error) {
-	var codec msg.Codec
-	b, err := codec.Append(nil, &msg.JoinRoom{Room: roomName, RoomSize: uint8(size), NetworkModel: room.StateSync})
+	seat, err := serverjoin.Join(ctx, conn, serverjoin.Request{Room: roomName, RoomSize: size, NetworkModel: room.StateSync})
 	if err != nil {
 		return 0, err
 	}
-	if err := conn.Send(lanes.Orders, b); err != nil {
-		return 0, err
-	}
-	conn.Flush()
-	for {
-		tm, err := conn.Receive(ctx)
-		if err != nil {
-			return 0, err
-		}
-		m, err := codec.Decode(tm.Data)
-		if err != nil {
-			return 0, err
-		}
-		switch m := m.(type) {
-		case *msg.JoinRefused:
-			return 0, fmt.Errorf("join refused: %v %s", m.Reason, m.Detail)
-		case *msg.JoinAccepted:
-			return uint32(m.Player), nil
-		}
-	}
+	return uint32(seat.Player), nil
 }
 
 // link carries a statesync.Client's messages over a connection: large
