@@ -16,8 +16,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tickwire/tickwire/internal/botrun"
 	"github.com/tickwire/tickwire/internal/relaybench"
+	"github.com/tickwire/tickwire/lockstep/lockstepbot"
 	"github.com/tickwire/tickwire/lockstep/relay"
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/lanes"
@@ -232,7 +232,7 @@ type ramp struct {
 
 	probeWG   sync.WaitGroup
 	stopProbe context.CancelFunc
-	probeEnd  botrun.Report // set when the probe game ends
+	probeEnd  lockstepbot.Report // set when the probe game ends
 
 	loads    []*exec.Cmd
 	running  int // games asked for so far, the probe included
@@ -272,8 +272,8 @@ func startRamp(ctx context.Context, r *relayBenchReport, most int, progress io.W
 	rp.stopProbe = stop
 	addr := rp.lr.addr.String()
 	rp.probeWG.Go(func() {
-		rp.probeEnd, _ = botrun.Run(pctx, botrun.Config{Players: 4, Ticks: math.MaxUint32, Light: true, OnTick: rp.probe.add,
-			Join: func(ctx context.Context, i int) (botrun.Client, error) {
+		rp.probeEnd, _ = lockstepbot.Run(pctx, lockstepbot.Config{Players: 4, Ticks: math.MaxUint32, Light: true, OnTick: rp.probe.add,
+			Join: func(ctx context.Context, i int) (lockstepbot.Client, error) {
 				conn, err := transport.DialUDP(ctx, addr, lanes.TransportConfig())
 				if err != nil {
 					return nil, err
@@ -345,8 +345,8 @@ func (rp *ramp) step(ctx context.Context, target int, measure time.Duration) (ra
 	}
 	step.Samples = len(samples)
 	if len(samples) > 0 {
-		step.JitterP50MS = ms(botrun.Percentile(samples, 0.50))
-		step.JitterP99MS = ms(botrun.Percentile(samples, 0.99))
+		step.JitterP50MS = ms(lockstepbot.Percentile(samples, 0.50))
+		step.JitterP99MS = ms(lockstepbot.Percentile(samples, 0.99))
 	}
 	fmt.Fprintf(rp.progress, "step %d games: p99 lateness %.2f ms, p99 jitter %.2f ms, relay %.2f cores, %.0f datagrams per game-second, %.1f µs per datagram, removals %v\n",
 		target, step.LatenessP99MS, step.JitterP99MS, step.CPUCores, step.DatagramsPerGameS, step.CPUUsPerDatagram, step.Removals)

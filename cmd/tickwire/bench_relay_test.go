@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tickwire/tickwire/internal/botrun"
+	"github.com/tickwire/tickwire/lockstep/lockstepbot"
 	"github.com/tickwire/tickwire/server"
 )
 
@@ -111,7 +111,7 @@ func TestLatenessIsAbsolute(t *testing.T) {
 	for tick := range uint64(100) {
 		p.add(0, tick, p.epoch.Add(time.Duration(tick)*iv+3*time.Millisecond))
 	}
-	if j := botrun.Percentile(p.take(), 0.99); j != 0 {
+	if j := lockstepbot.Percentile(p.take(), 0.99); j != 0 {
 		t.Fatalf("jitter %v of a constant delay, want 0", j)
 	}
 }

@@ -2,17 +2,31 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/statesync/host"
+	"github.com/tickwire/tickwire/statesync/syncclient"
 )
+
+// statesyncMode is majority-hash state sync: every client simulates, the
+// server compares their state hashes and repairs the minority from the
+// majority (packages statesync, statesync/host; the client and its bots,
+// statesync/syncclient).
+type statesyncMode struct{}
+
+func (statesyncMode) name() string                     { return "statesync" }
+func (statesyncMode) modelName() string                { return room.StateSync }
+func (statesyncMode) settings() (string, modeSettings) { return "", nil }
+
+func (statesyncMode) serverModels(hostOptions) ([]room.Model, error) {
+	return []room.Model{host.Model(host.Config{})}, nil
+}
 
 // ssDemoFlags are the options of "tickwire demo --mode statesync".
 type ssDemoFlags struct {
@@ -50,8 +64,8 @@ func (f *ssFaults) check(players int, ticks uint64) error {
 }
 
 // plans draws the bots' fault plan.
-func (f *ssFaults) plans(players int, ticks, seed uint64) []ssPlan {
-	return ssPlans(players, uint32(ticks), f.corrupt, f.churn, seed)
+func (f *ssFaults) plans(players int, ticks, seed uint64) []syncclient.Plan {
+	return syncclient.Plans(players, uint32(ticks), f.corrupt, f.churn, seed)
 }
 
 func parseStateSyncDemoFlags(args []string, stderr io.Writer) (ssDemoFlags, error) {
@@ -85,34 +99,11 @@ type ssReport struct {
 	injected int // bots corrupted by the plan
 }
 
-// ssPlans draws the fault plan: corrupt bots corrupted once each, spread
-// over the match, and churn of the room leaving and coming back every 100
-// frames; no fault in the last 300 frames, so that every one is repaired
-// before the end.
-func ssPlans(players int, ticks uint32, corrupt int, churn float64, seed uint64) []ssPlan {
-	rng := rand.New(rand.NewPCG(seed, 0x55))
-	plans := make([]ssPlan, players)
-	order := rng.Perm(players)
-	victims := order[:corrupt]
-	for k, i := range victims {
-		plans[i].corruptAt = 200 + uint32(k+1)*(ticks-500)/uint32(corrupt+1)
-	}
-	others := order[corrupt:]
-	per := int(churn*float64(players) + 0.5)
-	for at := uint32(100); at+300 < ticks && len(others) > 0; at += 100 {
-		for range per {
-			i := others[rng.IntN(len(others))]
-			plans[i].churnAt = append(plans[i].churnAt, at+uint32(rng.IntN(50)))
-		}
-	}
-	return plans
-}
-
-// runStateSyncDemo plays a state-sync match in one process over loopback
+// demo plays a state-sync match in one process over loopback
 // UDP through netsim: the server with the state_sync model and one bot
 // per player playing the action game. It fails unless every injected
 // desync was recovered and every client ends in sync.
-func runStateSyncDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func (statesyncMode) demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f, err := parseStateSyncDemoFlags(args, stderr)
 	if err != nil {
 		return err
@@ -124,7 +115,7 @@ func runStateSyncDemo(ctx context.Context, args []string, stdout, stderr io.Writ
 		return err
 	}
 	plans := f.plans(f.players, f.ticks, f.seed)
-	results := playStateSync(ctx, f.players, f.players, "demo", uint32(f.ticks), plans, d.dial)
+	results := syncclient.Play(ctx, syncclient.Run{Players: f.players, RoomSize: f.players, Room: "demo", Frames: uint32(f.ticks), Plans: plans, Dial: d.dial})
 	d.stop()
 	var rep host.Report
 	select {
@@ -134,68 +125,16 @@ func runStateSyncDemo(ctx context.Context, args []string, stdout, stderr io.Writ
 	r := ssSummary(f.players, f.ticks, results, &rep)
 	r.injected = f.corrupt
 	reportStuck(stderr, results)
-	return printReport(stdout, &r, f.json, func(w io.Writer) {
+	return printReport(stdout, r, f.json, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire demo --mode statesync: %d bots, %d frames at 20 Hz, %s, %d corrupted, %.0f%% churn\n",
 			f.players, f.ticks, f.impairment(), f.corrupt, 100*f.churn)
 	})
 }
 
-// playStateSync joins n bots (of a room of roomSize) and plays them to
-// the end concurrently. A bot that churns closes its connection, stays
-// away ssAway and comes back as a new client over a new connection.
-func playStateSync(ctx context.Context, n, roomSize int, roomName string, ticks uint32, plans []ssPlan, dial dialer) []ssPlayerResult {
-	ctx, cancel := context.WithTimeout(ctx, time.Duration(ticks)*50*time.Millisecond+2*time.Minute)
-	defer cancel()
-	return playBots(n, func(i int) ssPlayerResult {
-		p := &ssPlayer{ticks: ticks, plan: plans[i]}
-		for {
-			if err := p.dialAndJoin(ctx, i, roomName, roomSize, dial); err != nil {
-				p.res.Err = err
-				return p.res
-			}
-			if !p.play(ctx) {
-				return p.res
-			}
-			select {
-			case <-time.After(ssAway):
-				p.helloAt = time.Now()
-			case <-ctx.Done():
-				p.res.Err = ctx.Err()
-				return p.res
-			}
-		}
-	})
-}
-
-// dialAndJoin connects bot i and joins the room; while a late joiner
-// finds every seat taken (the server has not yet seen the end of the
-// connection it left), it tries again every 100 ms, for up to 10 s.
-func (p *ssPlayer) dialAndJoin(ctx context.Context, i int, roomName string, roomSize int, dial dialer) error {
-	for try := 0; ; try++ {
-		conn, err := dial(ctx, i)
-		if err != nil {
-			return err
-		}
-		err = p.join(ctx, conn, roomName, roomSize)
-		if err == nil {
-			return nil
-		}
-		conn.Close()
-		if !errors.Is(err, errSeatsTaken) || p.res.Start.IsZero() || try == 100 {
-			return err
-		}
-		select {
-		case <-time.After(100 * time.Millisecond):
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-}
-
 // ssSummary combines the bots' results with the server's report (zero
 // when the server is elsewhere: then the figures only the server knows
 // are left zero and desyncs are counted from what the bots were told).
-func ssSummary(players int, ticks uint64, results []ssPlayerResult, rep *host.Report) ssReport {
+func ssSummary(players int, ticks uint64, results []syncclient.Result, rep *host.Report) ssReport {
 	r := ssReport{Players: players, Ticks: ticks, Tiers: map[string]uint64{}}
 	var up, down, secs float64
 	var agreed, voted int
@@ -249,7 +188,7 @@ func ssSummary(players int, ticks uint64, results []ssPlayerResult, rep *host.Re
 	return r
 }
 
-func (r *ssReport) table(w io.Writer) {
+func (r ssReport) table(w io.Writer) {
 	fmt.Fprintf(w, "majority agreement %.2f%%; desyncs %d detected, %d recovered (p99 %.0f frames, %.0f bytes)\n",
 		r.MajorityAgreementPct, r.DesyncsDetected, r.DesyncsRecovered, r.RecoveryTicksP99, r.RecoveryBytesP99)
 	fmt.Fprintf(w, "late joins %d (p99 %.0f ms); tiers %v\n", r.LateJoins, r.LateJoinMsP99, r.Tiers)
@@ -260,7 +199,7 @@ func (r *ssReport) table(w io.Writer) {
 
 // verdict is errNotInSync unless the clients are in sync and every desync
 // was recovered, at least one per corrupted bot.
-func (r *ssReport) verdict() error {
+func (r ssReport) verdict() error {
 	if !r.AllInSync || r.DesyncsRecovered != r.DesyncsDetected || r.DesyncsRecovered < r.injected {
 		return errNotInSync
 	}
@@ -268,10 +207,65 @@ func (r *ssReport) verdict() error {
 }
 
 // reportStuck names the bots that did not reach the last frame.
-func reportStuck(w io.Writer, results []ssPlayerResult) {
+func reportStuck(w io.Writer, results []syncclient.Result) {
 	for _, p := range results {
 		if !p.HasHash {
 			fmt.Fprintf(w, "bot %d stopped at frame %d: %v\n", p.ID, p.Frame, p.Err)
 		}
 	}
+}
+
+// ssBotFlags are the options of "tickwire bot --mode statesync".
+type ssBotFlags struct {
+	botCommon
+	ssFaults
+	seed uint64
+}
+
+func parseStateSyncBotFlags(args []string, stderr io.Writer) (ssBotFlags, error) {
+	var f ssBotFlags
+	fs := f.flagSet(botSpec{name: "bot --mode statesync", server: "server address, host:port (required)",
+		ticks: "frames each bot plays (required)"}, stderr)
+	f.ssFaults.add(fs, 0, 0)
+	fs.Uint64Var(&f.seed, "seed", 1, ssSeedUsage)
+	err := f.parse(fs, args, host.Model(host.Config{}).MaxRoomSize, func() error { return f.ssFaults.check(f.players, f.ticks) })
+	return f, err
+}
+
+// bot plays bot clients in a state-sync room of a remote server. Its
+// summary is the bots' view: the figures only the server knows (tiers,
+// server CPU) are zero, and desyncs are those the bots were told of.
+func (statesyncMode) bot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, err := parseStateSyncBotFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	tcfg, err := (server.Config{Models: []room.Model{host.Model(host.Config{})}}).Transport()
+	if err != nil {
+		return err
+	}
+	dial, err := f.dialer(tcfg)
+	if err != nil {
+		return err
+	}
+	results := syncclient.Play(ctx, syncclient.Run{Players: f.players, RoomSize: f.roomSize, Room: f.room, Frames: uint32(f.ticks),
+		Plans: f.plans(f.players, f.ticks, f.seed), Dial: dial})
+	reportStuck(stderr, results)
+	r := ssSummary(f.players, f.ticks, results, nil)
+	r.injected = f.corrupt
+	return printReport(stdout, r, f.json, func(w io.Writer) {
+		fmt.Fprintf(w, "tickwire bot --mode statesync: %d bots in room %q of %d, %d frames, server %s\n",
+			f.players, f.room, f.roomSize, f.ticks, f.server)
+	})
+}
+
+// ssPercentile is the p-th percentile (0..100) of xs, 0 if empty.
+func ssPercentile[T int | uint32 | time.Duration | float64](xs []T, pct float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	i := int(float64(len(s)-1) * pct / 100)
+	return float64(s[i])
 }

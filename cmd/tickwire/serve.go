@@ -11,17 +11,16 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tickwire/tickwire/fogauth/fogserver"
 	"github.com/tickwire/tickwire/lockstep/relay"
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/admin"
 	"github.com/tickwire/tickwire/server/room"
-	"github.com/tickwire/tickwire/statesync/host"
 	"github.com/tickwire/tickwire/transport"
 )
 
-// relayFlags are the options of "tickwire relay".
-type relayFlags struct {
+// serveFlags are the options of "tickwire serve" (and of its alias,
+// "tickwire relay").
+type serveFlags struct {
 	config         string
 	listen         string
 	admin          string
@@ -38,13 +37,15 @@ type relayFlags struct {
 	// from the configuration file only
 	matchTypes     map[string]string
 	allowRequested bool
-	fogAuth        fogAuthFile
-	prediction     predictionFile
+	// the network models hosted: every mode, with its settings from the
+	// file, and the room models they make
+	modes  []mode
+	models []room.Model
 }
 
-func parseRelayFlags(args []string, stderr io.Writer) (relayFlags, error) {
-	var f relayFlags
-	fs := flag.NewFlagSet("relay", flag.ContinueOnError)
+func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
+	f := serveFlags{modes: modes()}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.config, "config", "", "server configuration file (TOML, see server_config.toml); flags override it")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:7777", "UDP address for clients")
@@ -66,7 +67,7 @@ func parseRelayFlags(args []string, stderr io.Writer) (relayFlags, error) {
 		return f, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
 	if f.config != "" {
-		fc, err := loadConfig(f.config, hostedModels())
+		fc, err := loadConfig(f.config, f.modes)
 		if err != nil {
 			return f, err
 		}
@@ -87,15 +88,19 @@ func parseRelayFlags(args []string, stderr io.Writer) (relayFlags, error) {
 	if err := checkModel("--default-network-model", f.defaultModel, hostedModels()); err != nil {
 		return f, fmt.Errorf("%w: %v", errUsage, err)
 	}
-	if err := f.fogConfig().Check(); err != nil {
-		return f, fmt.Errorf("%w: relay.fogauth: %v", errUsage, err)
+	for _, m := range f.modes {
+		models, err := m.serverModels(hostOptions{tickRate: f.tps})
+		if err != nil {
+			return f, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		f.models = append(f.models, models...)
 	}
 	return f, nil
 }
 
 // merge takes the file's values for the options not set on the command
 // line.
-func (f *relayFlags) merge(fc *fileConfig, set map[string]bool) {
+func (f *serveFlags) merge(fc *fileConfig, set map[string]bool) {
 	r := &fc.Relay
 	take := func(flagName string, dst *int, v *int) {
 		if v != nil && !set[flagName] {
@@ -129,48 +134,25 @@ func (f *relayFlags) merge(fc *fileConfig, set map[string]bool) {
 	if r.AllowRequestedNetworkModel != nil {
 		f.allowRequested = *r.AllowRequestedNetworkModel
 	}
-	f.fogAuth = r.FogAuth
-	f.prediction = r.Prediction
 }
 
-// hostedModels are the network models this binary hosts.
-func hostedModels() []string {
-	return []string{room.Lockstep, room.FogAuthoritative, room.Prediction, room.StateSync}
-}
-
-// serverConfig is the relay server's configuration from the options.
-func (f *relayFlags) serverConfig(log *slog.Logger) server.Config {
+// serverConfig is the server's configuration from the options: every
+// mode's models.
+func (f *serveFlags) serverConfig(log *slog.Logger) server.Config {
 	cfg := server.Config{TickRate: f.tps, MaxGames: f.maxGames, MaxRoomSize: f.maxRoomSize, WaitingTimeout: f.waitingTimeout,
 		MaxWaitingPerAddr: f.maxWaiting, MessageRate: f.messageRate, MessageBurst: f.messageBurst,
 		DefaultModel: f.defaultModel, MatchTypes: f.matchTypes, AllowRequestedModel: f.allowRequested, Logger: log,
-		Models: []room.Model{f.prediction.model(), host.Model(host.Config{})}}
+		Models: f.models}
 	if cfg.WaitingTimeout == 0 {
 		cfg.WaitingTimeout = -1 // the flag's 0 means never
 	}
-	cfg.Models = append(cfg.Models, fogserver.Model(f.fogConfig()))
 	return cfg
 }
 
-// fogConfig is the fog-authoritative model's configuration: the
-// [relay.fogauth] keys (0 = the seed's default; the relay's tick rate when
-// tick_rate is unset).
-func (f *relayFlags) fogConfig() fogserver.Config {
-	fa := f.fogAuth
-	c := fogserver.Config{MaxConcurrentGames: fa.MaxConcurrentGames, MaxSpectators: fa.MaxSpectators}
-	c.Room.FullMapSpectators = fa.SpectatorFullMap
-	c.Room.BandwidthPerClientKbps = fa.BandwidthPerClientKbps
-	c.Room.MaxEntitiesPerUpdate = fa.MaxEntitiesPerUpdate
-	c.Room.StalenessBonus = fa.PriorityStalenessBonus
-	c.Room.TickRate = fa.TickRate
-	if c.Room.TickRate == 0 {
-		c.Room.TickRate = f.tps
-	}
-	return c
-}
-
-// runRelay hosts games until ctx ends (SIGINT or SIGTERM): "tickwire relay".
-func runRelay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	f, err := parseRelayFlags(args, stderr)
+// runServe hosts games of every network model until ctx ends (SIGINT or
+// SIGTERM): "tickwire serve", alias "tickwire relay".
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, err := parseServeFlags(args, stderr)
 	if err != nil {
 		return err
 	}
@@ -207,7 +189,7 @@ func runRelay(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		wg.Go(func() { adminErr = adm.Serve(ctx, hl) })
 		log.Info("admin listening", "addr", hl.Addr().String())
 	}
-	log.Info("relay listening", "addr", ln.Addr().String(), "tps", f.tps, "max_games", f.maxGames, "default_network_model", f.defaultModel,
+	log.Info("server listening", "addr", ln.Addr().String(), "tps", f.tps, "max_games", f.maxGames, "default_network_model", f.defaultModel,
 		"encrypted", tcfg.Security != nil, "public_key", publicKeyHex(tcfg.Security),
 		"tokens_required", scfg.RequireToken)
 	err = srv.Serve(ctx, ln)
@@ -219,7 +201,7 @@ func runRelay(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		err = nil
 	}
-	log.Info("relay stopped")
+	log.Info("server stopped")
 	return errors.Join(err, adminErr)
 }
 

@@ -1,15 +1,13 @@
-package main
+package predictbot
 
 import (
-	"fmt"
-	"io"
 	"time"
 
 	"github.com/tickwire/tickwire/predict"
 )
 
-// predictPlayer is one prediction client's summary (bot and demo --json).
-type predictPlayer struct {
+// Player is one prediction client's summary (bot and demo --json).
+type Player struct {
 	ID                   int       `json:"id"`
 	Ticks                uint64    `json:"ticks"`
 	InputsSent           uint64    `json:"inputs_sent"`
@@ -33,20 +31,20 @@ type predictPlayer struct {
 	ServerTickLag        float64   `json:"server_tick_lag"` // predicted tick minus estimated server tick, at the end
 	// The two distributions: positional error at each correction (world
 	// units) and inputs replayed per snapshot, as non-empty buckets.
-	CorrectionErrorHist []histBucket `json:"correction_error_hist"`
-	ReplayDepthHist     []histBucket `json:"replay_depth_hist"`
+	CorrectionErrorHist []HistBucket `json:"correction_error_hist"`
+	ReplayDepthHist     []HistBucket `json:"replay_depth_hist"`
 	Error               string       `json:"error,omitempty"`
 }
 
-// histBucket is one bucket of a published distribution: Count samples at
+// HistBucket is one bucket of a published distribution: Count samples at
 // most LE (and above the previous bucket's LE).
-type histBucket struct {
+type HistBucket struct {
 	LE    float64 `json:"le"`
 	Count uint64  `json:"count"`
 }
 
-func buckets(h *predict.Histogram) []histBucket {
-	out := []histBucket{}
+func buckets(h *predict.Histogram) []HistBucket {
+	out := []HistBucket{}
 	for i, c := range h.Counts {
 		if c == 0 {
 			continue
@@ -55,26 +53,26 @@ func buckets(h *predict.Histogram) []histBucket {
 		if i > 0 {
 			le = predict.Bound(i)
 		}
-		out = append(out, histBucket{LE: le, Count: c})
+		out = append(out, HistBucket{LE: le, Count: c})
 	}
 	return out
 }
 
-// predictReport is the summary of bot --mode predict and demo --mode
+// Report is the summary of bot --mode predict and demo --mode
 // predict. ParityOK holds when every client checked its prediction
 // against the authoritative state and every correction has a cause (with
 // --local, a lone client without loss: no correction at all).
-type predictReport struct {
-	NetworkModel string          `json:"network_model"`
-	Players      []predictPlayer `json:"players"`
-	ParityOK     bool            `json:"parity_ok"`
+type Report struct {
+	NetworkModel string   `json:"network_model"`
+	Players      []Player `json:"players"`
+	ParityOK     bool     `json:"parity_ok"`
 }
 
 // summarise turns a client's telemetry over d of play into its summary;
 // up and down are the bytes it sent and received.
-func summarise(id int, t predict.Telemetry, d time.Duration, up, down uint64) predictPlayer {
+func summarise(id int, t predict.Telemetry, d time.Duration, up, down uint64) Player {
 	s := max(d.Seconds(), 1e-9)
-	return predictPlayer{
+	return Player{
 		ID: id, Ticks: t.Ticks, InputsSent: t.InputsSent, InputsAcked: t.InputsAcked,
 		Corrections: t.Corrections, CorrectionsPerS: float64(t.Corrections) / s, CorrectionsByCause: t.ByCause,
 		HardSnaps: t.HardSnaps, MeanError: t.CorrectionError.Mean(), P99Error: t.CorrectionError.Quantile(0.99),
@@ -94,28 +92,4 @@ func parityHolds(t predict.Telemetry, lone bool) bool {
 		return false
 	}
 	return !lone || t.Corrections == 0
-}
-
-func (r *predictReport) table(w io.Writer) {
-	fmt.Fprintf(w, "%4s %6s %6s %6s %6s %7s %5s %8s %8s %6s %8s %8s %9s %8s %8s\n", "id", "ticks", "inputs", "acked",
-		"corr", "corr/s", "snaps", "err mean", "err p99", "replay", "ack p50", "ack p99", "prov m/d", "up B/s", "down B/s")
-	for _, p := range r.Players {
-		fmt.Fprintf(w, "%4d %6d %6d %6d %6d %7.2f %5d %8.3f %8.3f %6.0f %6.1fms %6.1fms %4d/%-4d %8.0f %8.0f\n", p.ID, p.Ticks,
-			p.InputsSent, p.InputsAcked, p.Corrections, p.CorrectionsPerS, p.HardSnaps, p.MeanError, p.P99Error, p.ReplayDepthP99,
-			p.InputToAckP50MS, p.InputToAckP99MS, p.ProvisionalMapped, p.ProvisionalDiscarded, p.BytesUpPerS, p.BytesDownPerS)
-		fmt.Fprintf(w, "     corrections: %d late input, %d interaction, %d unexplained\n",
-			p.CorrectionsByCause[0], p.CorrectionsByCause[1], p.CorrectionsByCause[2])
-		if p.Error != "" {
-			fmt.Fprintf(w, "     stopped: %s\n", p.Error)
-		}
-	}
-	fmt.Fprintf(w, "parity: %s\n", yesNo(r.ParityOK, "yes: every correction explained"))
-}
-
-// verdict is errParity unless parity holds.
-func (r *predictReport) verdict() error {
-	if !r.ParityOK {
-		return errParity
-	}
-	return nil
 }

@@ -1,10 +1,10 @@
-package main
+package predictbot
 
 import (
 	"context"
-	"errors"
 	"time"
 
+	"github.com/tickwire/tickwire/internal/botpool"
 	"github.com/tickwire/tickwire/predict"
 	"github.com/tickwire/tickwire/predict/actiongame"
 	"github.com/tickwire/tickwire/predict/netlayer"
@@ -12,23 +12,19 @@ import (
 	"github.com/tickwire/tickwire/transport"
 )
 
-// errParity makes bot and demo --mode predict exit non-zero after printing
-// a summary in which parity does not hold.
-var errParity = errors.New("prediction parity does not hold")
-
-// playPredict plays n prediction bots, each over the network layer open
+// Play plays n prediction bots, each over the network layer open
 // returns for it, for ticks predicted ticks, and summarises them. tickRate
 // is the room's (it sets the game's rules).
-func playPredict(ctx context.Context, n int, ticks uint64, tickRate int, lone bool, open func(ctx context.Context, i int) (predict.Network, error)) predictReport {
+func Play(ctx context.Context, n int, ticks uint64, tickRate int, lone bool, open func(ctx context.Context, i int) (predict.Network, error)) Report {
 	type result struct {
-		p  predictPlayer
+		p  Player
 		ok bool
 	}
-	results := playBots(n, func(i int) result {
+	results := botpool.Play(n, func(i int) result {
 		p, ok := playOne(ctx, i, ticks, tickRate, lone, open)
 		return result{p, ok}
 	})
-	rep := predictReport{NetworkModel: "prediction", Players: make([]predictPlayer, n), ParityOK: true}
+	rep := Report{NetworkModel: "prediction", Players: make([]Player, n), ParityOK: true}
 	for i, res := range results {
 		rep.Players[i] = res.p
 		rep.ParityOK = rep.ParityOK && res.ok
@@ -36,19 +32,19 @@ func playPredict(ctx context.Context, n int, ticks uint64, tickRate int, lone bo
 	return rep
 }
 
-// openPredict opens bot i's network layer: a seat in room (of size
+// Remote opens bot i's network layer: a seat in room (of size
 // players) over the connection dial makes.
-func openPredict(room string, size int, dial dialer) func(ctx context.Context, i int) (predict.Network, error) {
+func Remote(room string, size int, dial botpool.Dial) func(ctx context.Context, i int) (predict.Network, error) {
 	return func(ctx context.Context, i int) (predict.Network, error) {
 		return netlayer.Open(ctx, netlayer.Options{Room: room, RoomSize: size,
 			Dial: func(ctx context.Context) (*transport.Conn, error) { return dial(ctx, i) }})
 	}
 }
 
-func playOne(ctx context.Context, i int, ticks uint64, tickRate int, lone bool, open func(ctx context.Context, i int) (predict.Network, error)) (predictPlayer, bool) {
+func playOne(ctx context.Context, i int, ticks uint64, tickRate int, lone bool, open func(ctx context.Context, i int) (predict.Network, error)) (Player, bool) {
 	net, err := open(ctx, i)
 	if err != nil {
-		return predictPlayer{ID: i + 1, Error: err.Error()}, false
+		return Player{ID: i + 1, Error: err.Error()}, false
 	}
 	defer net.Close()
 	g := actiongame.New(action.Config{TickRate: tickRate}, 0)

@@ -1,4 +1,4 @@
-package botrun
+package lockstepbot
 
 import (
 	"context"
@@ -22,9 +22,9 @@ const (
 // Errors recorded in a PlayerReport.
 var (
 	// ErrStalled: the client confirmed no tick for Config.StallAfter.
-	ErrStalled = errors.New("botrun: no tick confirmed in time")
+	ErrStalled = errors.New("lockstepbot: no tick confirmed in time")
 	// ErrNoStart: the match did not start within Config.StartTimeout.
-	ErrNoStart = errors.New("botrun: the match did not start in time")
+	ErrNoStart = errors.New("lockstepbot: the match did not start in time")
 )
 
 // Config configures Run. Players, Ticks and Join are required.
@@ -76,7 +76,7 @@ type Progress struct {
 // error in its PlayerReport and the report is then not in sync.
 func Run(ctx context.Context, cfg Config) (Report, error) {
 	if cfg.Players < 1 || cfg.Ticks < 1 || cfg.Join == nil {
-		return Report{}, fmt.Errorf("botrun: need players, ticks and a join function")
+		return Report{}, fmt.Errorf("lockstepbot: need players, ticks and a join function")
 	}
 	if cfg.RoomSize == 0 {
 		cfg.RoomSize = cfg.Players

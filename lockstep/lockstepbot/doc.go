@@ -1,4 +1,4 @@
-// Package botrun plays lockstep matches with bot clients: the engine behind
+// Package lockstepbot plays lockstep matches with bot clients: the engine behind
 // "tickwire bot", "tickwire demo" and the load generator of
 // "tickwire bench relay".
 //
@@ -24,4 +24,4 @@
 // the timer re-arms itself when it fires.
 //
 // The summary (Report) is the JSON object of "tickwire bot --json".
-package botrun
+package lockstepbot

@@ -1,10 +1,9 @@
-package main
+package syncclient
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/tickwire/tickwire/lockstep/msg"
@@ -18,29 +17,31 @@ import (
 	"github.com/tickwire/tickwire/transport"
 )
 
-// ssGame is the action game's rules in state-sync rooms: 20 frames a
-// second, an arena large enough for a crowd, up to 255 players.
-var ssGame = action.Config{TickRate: 20, ArenaSize: 160, MaxPlayers: 255}
-
-// ssGameSeed seeds every room's world (all clients must agree on it).
-const ssGameSeed = 20261123
-
-// ssPlan is what a bot does to itself during the match.
-type ssPlan struct {
-	corruptAt uint32   // frame after which it corrupts its state (0: never)
-	churnAt   []uint32 // frames at which it leaves for ssAway and comes back
+// gameRules are the action game's rules in state-sync rooms: 20 frames
+// a second, an arena large enough for a crowd, up to 255 players.
+func gameRules() action.Config {
+	return action.Config{TickRate: 20, ArenaSize: 160, MaxPlayers: 255}
 }
 
-// ssAway is how long a churned bot stays away: 20 frames.
-const ssAway = time.Second
+// gameSeed seeds every room's world (all clients must agree on it).
+const gameSeed = 20261123
 
-// ssPlayer is one bot client of a state-sync room: the statesync.Client
+// Plan is what a bot does to itself during the match.
+type Plan struct {
+	CorruptAt uint32   // frame after which it corrupts its state (0: never)
+	ChurnAt   []uint32 // frames at which it leaves for away and comes back
+}
+
+// away is how long a churned bot stays away: 20 frames.
+const away = time.Second
+
+// player is one bot client of a state-sync room: the statesync.Client
 // core with the action game, played by action.Bot, over a transport.Conn.
-type ssPlayer struct {
+type player struct {
 	conn  *transport.Conn
 	id    uint32
 	ticks uint32
-	plan  ssPlan
+	plan  Plan
 
 	eng    *actiongame.Engine
 	core   *statesync.Client
@@ -56,11 +57,11 @@ type ssPlayer struct {
 	desynced bool
 	desyncAt uint32
 
-	res ssPlayerResult
+	res Result
 }
 
-// ssPlayerResult is what a bot reports.
-type ssPlayerResult struct {
+// Result is what a bot reports.
+type Result struct {
 	ID         uint32
 	Frame      uint32 // the last frame simulated
 	Hash       uint32 // after frame Ticks
@@ -78,15 +79,15 @@ type ssPlayerResult struct {
 	Err        error
 }
 
-// errSeatsTaken: the room refused a join as full (a churned bot's seat
+// ErrSeatsTaken: the room refused a join as full (a churned bot's seat
 // is free once the server saw its connection end).
-var errSeatsTaken = errors.New("every seat is taken")
+var ErrSeatsTaken = errors.New("every seat is taken")
 
 // join joins room over conn with the relay's join exchange and readies
 // the bot to play there with a new game and core, as a client that never
 // played: at the start of the match in its seat, or later in the seat of
 // a player who left (the room's late-join path).
-func (p *ssPlayer) join(ctx context.Context, conn *transport.Conn, roomName string, roomSize int) error {
+func (p *player) join(ctx context.Context, conn *transport.Conn, roomName string, roomSize int) error {
 	var codec msg.Codec
 	b, err := codec.Append(nil, &msg.JoinRoom{Room: roomName, RoomSize: uint8(roomSize), NetworkModel: room.StateSync})
 	if err != nil {
@@ -108,7 +109,7 @@ func (p *ssPlayer) join(ctx context.Context, conn *transport.Conn, roomName stri
 		switch m := m.(type) {
 		case *msg.JoinRefused:
 			if m.Reason == msg.RefuseRoomFull {
-				return fmt.Errorf("room %q: %w: %s", roomName, errSeatsTaken, m.Detail)
+				return fmt.Errorf("room %q: %w: %s", roomName, ErrSeatsTaken, m.Detail)
 			}
 			return fmt.Errorf("room %q refused: %v %s", roomName, m.Reason, m.Detail)
 		case *msg.JoinAccepted:
@@ -127,8 +128,8 @@ func (p *ssPlayer) join(ctx context.Context, conn *transport.Conn, roomName stri
 }
 
 // fresh gives the bot a new game and core, as a client that never played.
-func (p *ssPlayer) fresh() {
-	p.eng = actiongame.New(ssGame, ssGameSeed)
+func (p *player) fresh() {
+	p.eng = actiongame.New(gameRules(), gameSeed)
 	p.core = statesync.NewClient(statesync.ClientConfig{}, p.eng)
 	p.bot = action.NewBot(uint64(p.id) * 7919)
 	p.joined, p.last = false, 0
@@ -137,7 +138,7 @@ func (p *ssPlayer) fresh() {
 // play runs the bot on its connection until it has simulated frame
 // p.ticks or its plan makes it leave, then closes the connection. It
 // returns whether the bot left to come back.
-func (p *ssPlayer) play(ctx context.Context) (churned bool) {
+func (p *player) play(ctx context.Context) (churned bool) {
 	defer p.conn.Close()
 	p.churn = false
 	for !p.churn {
@@ -166,7 +167,7 @@ func (p *ssPlayer) play(ctx context.Context) (churned bool) {
 
 // afterStep acts on the frames the core simulated: the plan, then the
 // bot's input for the next frame.
-func (p *ssPlayer) afterStep() {
+func (p *player) afterStep() {
 	f := p.core.Frame()
 	if !p.core.Running() || f == p.last {
 		return
@@ -178,10 +179,10 @@ func (p *ssPlayer) afterStep() {
 		p.joined = true
 		return
 	}
-	if p.plan.corruptAt != 0 && prev < p.plan.corruptAt && f >= p.plan.corruptAt {
+	if p.plan.CorruptAt != 0 && prev < p.plan.CorruptAt && f >= p.plan.CorruptAt {
 		p.res.Corrupted = p.corrupt()
 	}
-	for _, at := range p.plan.churnAt {
+	for _, at := range p.plan.ChurnAt {
 		if prev < at && f >= at {
 			p.send(&ssmsg.Bye{})
 			p.churn = true
@@ -193,7 +194,7 @@ func (p *ssPlayer) afterStep() {
 
 // corrupt changes the health of the bot's own player (or any entity) in
 // its copy of the world, as a bug or a bad memory cell would.
-func (p *ssPlayer) corrupt() bool {
+func (p *player) corrupt() bool {
 	w := p.eng.World()
 	snap := w.Snapshot(nil)
 	if len(snap) <= action.HeaderSize {
@@ -212,7 +213,7 @@ func (p *ssPlayer) corrupt() bool {
 }
 
 // flush sends what the core produced and records its events.
-func (p *ssPlayer) flush() {
+func (p *player) flush() {
 	if n, err := p.outbox.Drain(p.conn, lanes.Orders); err == nil {
 		p.res.Up += n
 	}
@@ -229,7 +230,7 @@ func (p *ssPlayer) flush() {
 	p.conn.Flush()
 }
 
-func (p *ssPlayer) send(m ssmsg.Message) {
+func (p *player) send(m ssmsg.Message) {
 	b, err := ssmsg.Append(nil, m)
 	if err != nil {
 		return
@@ -256,7 +257,7 @@ func (p *ssPlayer) send(m ssmsg.Message) {
 	}
 }
 
-func (p *ssPlayer) event(e statesync.ClientEvent) {
+func (p *player) event(e statesync.ClientEvent) {
 	r := &p.res
 	switch e.Kind {
 	case statesync.ClientAgreed:
@@ -280,15 +281,4 @@ func (p *ssPlayer) event(e statesync.ClientEvent) {
 			p.helloAt = time.Time{}
 		}
 	}
-}
-
-// ssPercentile is the p-th percentile (0..100) of xs, 0 if empty.
-func ssPercentile[T int | uint32 | time.Duration | float64](xs []T, pct float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	i := int(float64(len(s)-1) * pct / 100)
-	return float64(s[i])
 }

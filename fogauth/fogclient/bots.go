@@ -1,4 +1,4 @@
-package main
+package fogclient
 
 import (
 	"context"
@@ -6,25 +6,18 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
-	"github.com/tickwire/tickwire/fogauth/fogclient"
+	"github.com/tickwire/tickwire/internal/botpool"
 	"github.com/tickwire/tickwire/sim/bot"
 	"github.com/tickwire/tickwire/transport"
 )
 
-// errInconsistent makes "bot --mode fogauth" and "demo --mode fogauth"
-// exit non-zero after a summary in which a client's partial world did
-// not match the server's truth of its view.
-var errInconsistent = errors.New("a client's partial world differs from the server's truth")
-
-// fogPlayer is one fog-authoritative bot's line of the summary.
-type fogPlayer struct {
+// PlayerReport is one fog-authoritative bot's line of the summary.
+type PlayerReport struct {
 	ID              int     `json:"id"`
 	Ticks           uint64  `json:"ticks"`
 	EntitiesTracked int     `json:"entities_tracked"`
@@ -42,53 +35,58 @@ type fogPlayer struct {
 	Error           string  `json:"error,omitempty"`
 }
 
-// fogReport is the summary of a fog-authoritative bot run.
-type fogReport struct {
-	Players                []fogPlayer `json:"players"`
-	ServerTickP99MS        float64     `json:"server_tick_p99_ms"`
-	ServerCostExclSimP99US float64     `json:"server_cost_excl_sim_p99_us"`
-	NetworkModel           string      `json:"network_model"`
-	AllConsistent          bool        `json:"all_consistent"`
+// Report is the summary of a fog-authoritative bot run.
+type Report struct {
+	Players                []PlayerReport `json:"players"`
+	ServerTickP99MS        float64        `json:"server_tick_p99_ms"`
+	ServerCostExclSimP99US float64        `json:"server_cost_excl_sim_p99_us"`
+	NetworkModel           string         `json:"network_model"`
+	AllConsistent          bool           `json:"all_consistent"`
 }
 
-// fogRun is what runFogBots needs.
-type fogRun struct {
-	players int
-	ticks   uint64
-	room    string
-	size    int
-	dial    dialer
-	dump    string // file of every StateUpdate received, "" for none
-	// matchType is asked for in the join.
-	matchType string
-	// settle bounds the wait for the MatchEnd after the last tick.
-	settle time.Duration
-	// spectate joins the clients as spectators of a playing room: they
-	// watch until the match ends (ticks is not used).
-	spectate bool
-	// reconnectAfter, if not 0, makes each bot drop its connection after
+// BotRun is what RunBots needs.
+type BotRun struct {
+	// Players bots join Room, a room of RoomSize players, and play
+	// Ticks ticks each.
+	Players  int
+	Ticks    uint64
+	Room     string
+	RoomSize int
+	// Dial connects bot i (again when it rejoins its seat).
+	Dial botpool.Dial
+	// Dump, if set, is a file that receives every StateUpdate received,
+	// one JSON object per line.
+	Dump string
+	// MatchType is asked for in the join.
+	MatchType string
+	// Settle bounds the wait for the MatchEnd after the last tick.
+	Settle time.Duration
+	// Spectate joins the clients as spectators of a playing room: they
+	// watch until the match ends (Ticks is not used).
+	Spectate bool
+	// ReconnectAfter, if not 0, makes each bot drop its connection after
 	// that many ticks and take its seat again on a new one.
-	reconnectAfter uint64
+	ReconnectAfter uint64
 }
 
-// runFogBots joins r.players bot clients to a fog-authoritative room;
-// each plays r.ticks ticks from its partial world, tells the server it is
+// RunBots joins r.Players bot clients to a fog-authoritative room;
+// each plays r.Ticks ticks from its partial world, tells the server it is
 // done, and waits for its final view and the MatchEnd.
-func runFogBots(ctx context.Context, r fogRun) (fogReport, error) {
-	dump, err := newDumper(r.dump)
+func RunBots(ctx context.Context, r BotRun) (Report, error) {
+	dump, err := newDumper(r.Dump)
 	if err != nil {
-		return fogReport{}, err
+		return Report{}, err
 	}
 	type result struct {
-		p                fogPlayer
+		p                PlayerReport
 		model            string
 		tickP99, costP99 uint32
 	}
-	results := playBots(r.players, func(i int) result {
-		p, model, tickP99, costP99 := playFogBot(ctx, r, i, dump)
+	results := botpool.Play(r.Players, func(i int) result {
+		p, model, tickP99, costP99 := playBot(ctx, r, i, dump)
 		return result{p, model, tickP99, costP99}
 	})
-	rep := fogReport{Players: make([]fogPlayer, r.players), AllConsistent: true}
+	rep := Report{Players: make([]PlayerReport, r.Players), AllConsistent: true}
 	for i, res := range results {
 		rep.Players[i] = res.p
 		rep.AllConsistent = rep.AllConsistent && res.p.Consistent
@@ -104,24 +102,24 @@ func runFogBots(ctx context.Context, r fogRun) (fogReport, error) {
 	return rep, nil
 }
 
-// playFogBot is one bot's whole match.
-func playFogBot(ctx context.Context, r fogRun, i int, dump *dumper) (p fogPlayer, model string, tickP99, costP99 uint32) {
+// playBot is one bot's whole match.
+func playBot(ctx context.Context, r BotRun, i int, dump *dumper) (p PlayerReport, model string, tickP99, costP99 uint32) {
 	p.ID = i + 1
-	conn, err := r.dial(ctx, i)
+	conn, err := r.Dial(ctx, i)
 	if err != nil {
 		p.Error = err.Error()
 		return
 	}
-	cfg := fogclient.Config{MatchType: r.matchType}
+	cfg := Config{MatchType: r.MatchType}
 	if dump != nil {
 		cfg.OnStateUpdate = func(tick uint64, data []byte) {
 			dump.write(int(binary.LittleEndian.Uint16(data[9:])), tick, data) // the recipient, from the header
 		}
 	}
-	if r.spectate {
-		return watchFog(ctx, r, conn, cfg)
+	if r.Spectate {
+		return watch(ctx, r, conn, cfg)
 	}
-	c, err := fogclient.Join(ctx, conn, r.room, r.size, cfg)
+	c, err := Join(ctx, conn, r.Room, r.RoomSize, cfg)
 	if err != nil {
 		p.Error = err.Error()
 		return
@@ -130,13 +128,13 @@ func playFogBot(ctx context.Context, r fogRun, i int, dump *dumper) (p fogPlayer
 	b := bot.New(c.Player(), uint64(c.Player())*7919)
 	began := time.Now()
 	maxRejoins := 0
-	if r.reconnectAfter > 0 {
+	if r.ReconnectAfter > 0 {
 		maxRejoins = 3
-		fogclient.PlayBot(ctx, c, b, r.reconnectAfter)
+		PlayBot(ctx, c, b, r.ReconnectAfter)
 		conn.Close() // the test knob: the connection drops; the seat is taken again below
 	}
-	redial := func(ctx context.Context) (*transport.Conn, error) { return r.dial(ctx, i) }
-	c, p.Rejoins, err = fogclient.PlayBotRejoining(ctx, c, b, r.ticks, redial, cfg, maxRejoins)
+	redial := func(ctx context.Context) (*transport.Conn, error) { return r.Dial(ctx, i) }
+	c, p.Rejoins, err = PlayBotRejoining(ctx, c, b, r.Ticks, redial, cfg, maxRejoins)
 	if err != nil {
 		p.Error = err.Error()
 	}
@@ -146,17 +144,17 @@ func playFogBot(ctx context.Context, r fogRun, i int, dump *dumper) (p fogPlayer
 	}
 	select {
 	case <-c.Ended():
-	case <-time.After(r.settle):
+	case <-time.After(r.Settle):
 		p.Error = "no match end from the server"
 	case <-ctx.Done():
 	}
-	p, tickP99, costP99 = fogSummary(p, c, began)
+	p, tickP99, costP99 = summary(p, c, began)
 	return p, c.NetworkModel(), tickP99, costP99
 }
 
-// watchFog is one spectator's whole match.
-func watchFog(ctx context.Context, r fogRun, conn *transport.Conn, cfg fogclient.Config) (p fogPlayer, model string, tickP99, costP99 uint32) {
-	c, err := fogclient.Spectate(ctx, conn, r.room, cfg)
+// watch is one spectator's whole match.
+func watch(ctx context.Context, r BotRun, conn *transport.Conn, cfg Config) (p PlayerReport, model string, tickP99, costP99 uint32) {
+	c, err := Spectate(ctx, conn, r.Room, cfg)
 	if err != nil {
 		p.Error = err.Error()
 		return
@@ -164,13 +162,13 @@ func watchFog(ctx context.Context, r fogRun, conn *transport.Conn, cfg fogclient
 	defer c.Close()
 	p.ID = 0
 	began := time.Now()
-	fogclient.Watch(ctx, c)
-	p, tickP99, costP99 = fogSummary(p, c, began)
+	Watch(ctx, c)
+	p, tickP99, costP99 = summary(p, c, began)
 	return p, c.NetworkModel(), tickP99, costP99
 }
 
-// fogSummary fills p from a client whose match is over.
-func fogSummary(p fogPlayer, c *fogclient.Client, began time.Time) (fogPlayer, uint32, uint32) {
+// summary fills p from a client whose match is over.
+func summary(p PlayerReport, c *Client, began time.Time) (PlayerReport, uint32, uint32) {
 	secs := time.Since(began).Seconds()
 	d, fd := c.Diagnostics(), c.FogDiagnostics()
 	end, consistent, ok := c.End()
@@ -185,29 +183,6 @@ func fogSummary(p fogPlayer, c *fogclient.Client, began time.Time) (fogPlayer, u
 		p.Error = "the connection ended without a match end"
 	}
 	return p, end.TickP99Us, end.CostP99Us
-}
-
-func (r *fogReport) table(w io.Writer) {
-	fmt.Fprintf(w, "%4s %6s %8s %8s %9s %9s %7s %8s %6s %5s %6s %9s  %s\n", "id", "ticks", "entities", "updates",
-		"down B/s", "up B/s", "enters", "updated", "leaves", "snaps", "reject", "max stale", "consistent")
-	for _, p := range r.Players {
-		fmt.Fprintf(w, "%4d %6d %8d %8d %9.0f %9.0f %7d %8d %6d %5d %6d %9d  %v\n", p.ID, p.Ticks, p.EntitiesTracked,
-			p.UpdatesReceived, p.BytesDownPerS, p.BytesUpPerS, p.Enters, p.Updates, p.Leaves, p.Snaps, p.Rejections, p.MaxStaleTicks, p.Consistent)
-		if p.Error != "" {
-			fmt.Fprintf(w, "     stopped: %s\n", p.Error)
-		}
-	}
-	fmt.Fprintf(w, "network model %s; server tick p99 %.3f ms, cost excluding the simulation p99 %.0f µs\n",
-		r.NetworkModel, r.ServerTickP99MS, r.ServerCostExclSimP99US)
-	fmt.Fprintf(w, "consistent: %v\n", r.AllConsistent)
-}
-
-// verdict is errInconsistent unless every client ended consistent.
-func (r *fogReport) verdict() error {
-	if !r.AllConsistent {
-		return errInconsistent
-	}
-	return nil
 }
 
 // dumper writes every StateUpdate received, one JSON object per line, to

@@ -1,8 +1,7 @@
-package main
+package syncclient
 
 import (
 	"context"
-	"io"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -52,8 +51,8 @@ func TestStateSyncLateJoinOverNewConnection(t *testing.T) {
 			}
 			return transport.Dial(ctx, pc, ln.Addr(), tc)
 		}
-		plans := []ssPlan{{}, {churnAt: []uint32{60}}, {}}
-		results := playStateSync(t.Context(), 3, 3, "late", 200, plans, dial)
+		plans := []Plan{{}, {ChurnAt: []uint32{60}}, {}}
+		results := Play(t.Context(), Run{Players: 3, RoomSize: 3, Room: "late", Frames: 200, Plans: plans, Dial: dial})
 		cancel()
 		ln.Close()
 		<-served
@@ -74,24 +73,30 @@ func TestStateSyncLateJoinOverNewConnection(t *testing.T) {
 		if len(rep.LateJoins) != 1 {
 			t.Fatalf("server report: %d late joins", len(rep.LateJoins))
 		}
-		r := ssSummary(3, 200, results, &rep)
-		if !r.AllInSync || r.LateJoins != 1 || r.verdict() != nil {
-			t.Fatalf("summary %+v", r)
+		if rep.Stats.Desyncs != 0 {
+			t.Fatalf("server report: %d desyncs", rep.Stats.Desyncs)
 		}
 	})
 }
 
-// TestOnlyStateSyncTakesLateJoiners: of the models tickwire relay hosts,
-// only state_sync opts in to new players in a playing room; lockstep
-// (built into the server) and fog_authoritative keep refusing them.
-func TestOnlyStateSyncTakesLateJoiners(t *testing.T) {
-	f, err := parseRelayFlags(nil, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range f.serverConfig(nil).Models {
-		if m.LateJoin != (m.Name == room.StateSync) {
-			t.Errorf("%s: LateJoin %v", m.Name, m.LateJoin)
+func TestPlans(t *testing.T) {
+	plans := Plans(100, 1200, 3, 0.1, 1)
+	corrupt, churns := 0, 0
+	for _, p := range plans {
+		if p.CorruptAt != 0 {
+			corrupt++
+			if p.CorruptAt < 200 || p.CorruptAt+300 > 1200 || len(p.ChurnAt) > 0 {
+				t.Fatalf("corruption plan %+v", p)
+			}
 		}
+		for _, at := range p.ChurnAt {
+			if at+300 > 1200+50 {
+				t.Fatalf("churn at %d, too late", at)
+			}
+		}
+		churns += len(p.ChurnAt)
+	}
+	if corrupt != 3 || churns != 10*8 {
+		t.Fatalf("%d corrupted, %d churns", corrupt, churns)
 	}
 }

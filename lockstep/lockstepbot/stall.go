@@ -1,4 +1,4 @@
-package botrun
+package lockstepbot
 
 import (
 	"sync"
