@@ -13,6 +13,7 @@ import (
 	"github.com/tickwire/tickwire/netsim"
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/server"
+	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/transport"
 )
 
@@ -76,7 +77,7 @@ func floodMatch(t *testing.T, flood bool) (map[protocol.PlayerID]timing, server.
 			}
 			for floodCtx.Err() == nil {
 				for range floodPerMs {
-					conns[2].Send(transport.LaneControl, pong)
+					conns[2].Send(lanes.Control, pong)
 				}
 				conns[2].Flush()
 				time.Sleep(time.Millisecond)

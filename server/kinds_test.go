@@ -7,7 +7,7 @@ import (
 
 	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/server"
-	"github.com/tickwire/tickwire/transport"
+	"github.com/tickwire/tickwire/server/lanes"
 )
 
 // TestMalformedAndRejectedByKind: messages that do not decode and messages
@@ -26,7 +26,7 @@ func TestMalformedAndRejectedByKind(t *testing.T) {
 			{0xC0, 0x00, 0xEE},       // no such relay message
 			{0xC0, 0x00, 0x44, 5, 1}, // SeedCommitments, truncated
 		} {
-			if err := c1.Send(transport.LaneOrders, b); err != nil {
+			if err := c1.Send(lanes.Orders, b); err != nil {
 				t.Fatal(err)
 			}
 		}

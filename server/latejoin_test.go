@@ -9,6 +9,7 @@ import (
 
 	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/server"
+	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/transport"
 )
@@ -17,7 +18,7 @@ import (
 // sender's player id.
 func echo(t *testing.T, c *transport.Conn, player byte) {
 	t.Helper()
-	if err := c.Send(transport.LaneOrders, []byte("hi")); err != nil {
+	if err := c.Send(lanes.Orders, []byte("hi")); err != nil {
 		t.Fatal(err)
 	}
 	c.Flush()

@@ -68,7 +68,7 @@ func (r *echoRoom) Run(ctx context.Context) error {
 				live++
 			default:
 				st := seats[m.Seat]
-				st.Conn.Send(transport.LaneOrders, append([]byte{byte(st.Player)}, m.Msg.Data...))
+				st.Conn.Send(lanes.Orders, append([]byte{byte(st.Player)}, m.Msg.Data...))
 				st.Conn.Flush()
 				r.echoed.Add(1)
 			}
@@ -139,7 +139,7 @@ func TestModelSeam(t *testing.T) {
 		}
 		// The room is full and the model's room runs: it echoes.
 		for i, c := range []*transport.Conn{a, b} {
-			if err := c.Send(transport.LaneOrders, []byte("hi")); err != nil {
+			if err := c.Send(lanes.Orders, []byte("hi")); err != nil {
 				t.Fatal(err)
 			}
 			c.Flush()
@@ -193,7 +193,7 @@ func TestConfigCheck(t *testing.T) {
 	}
 	clash := echoModel(&echoed)
 	clash.Name = "clash"
-	clash.Channels = []transport.ChannelConfig{{ID: transport.LaneOrders, Name: "orders", Reliability: transport.Unreliable}}
+	clash.Channels = []transport.ChannelConfig{{ID: lanes.Orders, Name: "orders", Reliability: transport.Unreliable}}
 	noNew := echoModel(&echoed)
 	noNew.Name, noNew.New = "nonew", nil
 	for _, tc := range []struct {

@@ -127,23 +127,6 @@ func AssembleDelta(dst []byte, parts []Delta) ([]byte, error) {
 	return AppendDelta(dst, &whole), nil
 }
 
-// ApplyStateDelta creates and deletes the delta's entities: the seed's
-// applyStateDelta, used to move a state that lacks the frame's structural
-// changes. Field values are not in a delta; a client that simulates does
-// not need it.
-func ApplyStateDelta(e Engine, d *Delta) error {
-	for _, id := range d.Deleted {
-		e.RemoveEntity(id)
-	}
-	r := ReadEntities(d.Created)
-	for ent, ok := r.Next(); ok; ent, ok = r.Next() {
-		if err := e.SetEntity(ent.ID, ent.Data); err != nil {
-			return err
-		}
-	}
-	return r.Err()
-}
-
 // DeltaTracker computes each frame's structural delta by comparing the
 // entity ids after the frame with those after the frame before: the
 // seed's computeStateDelta. The zero DeltaTracker starts from an empty

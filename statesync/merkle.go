@@ -38,17 +38,6 @@ func Leaves(dst []msg.Leaf, e Engine, scratch []byte) ([]msg.Leaf, []byte) {
 	return dst, buf
 }
 
-// BucketEntities appends to dst the entities of the listed buckets
-// (ascending) as one entity set.
-func BucketEntities(dst []byte, e Engine, buckets []uint32) []byte {
-	for id, data := range e.Entities() {
-		if _, ok := slices.BinarySearch(buckets, BucketOf(id)); ok {
-			dst = AppendEntity(dst, id, data)
-		}
-	}
-	return dst
-}
-
 // MerkleTree is a binary hash tree over a state's leaves, built as the
 // seed's buildMerkleTree: halves of the leaf list, a node's hash the
 // xxHash32 of its children's. Two trees over the same buckets are

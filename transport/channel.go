@@ -168,29 +168,6 @@ func StandardChannels() []ChannelConfig {
 	}
 }
 
-// Channel ids of the lane set (architecture seed, message lanes).
-const (
-	LaneOrders  ChannelID = 1
-	LaneControl ChannelID = 2
-	LaneChat    ChannelID = 3
-	LaneVoice   ChannelID = 4
-	LaneBulk    ChannelID = 5
-)
-
-// Lanes returns the message lanes of a lockstep connection: orders and
-// control share the top level, chat and voice share the next with weights
-// 1:2, and bulk uses spare bandwidth.
-func Lanes() []ChannelConfig {
-	return []ChannelConfig{
-		{ID: LaneOrders, Name: "orders", Reliability: ReliableOrdered, Priority: Critical, Weight: 1, BufferLimit: 4 << 10},
-		{ID: LaneControl, Name: "control", Reliability: UnreliableSequenced, Priority: Critical, Weight: 1, BufferLimit: 2 << 10},
-		{ID: LaneChat, Name: "chat", Reliability: ReliableOrdered, Priority: High, Weight: 1, BufferLimit: 8 << 10},
-		{ID: LaneVoice, Name: "voice", Reliability: Unreliable, Priority: High, Weight: 2, BufferLimit: 16 << 10},
-		{ID: LaneBulk, Name: "bulk", Reliability: Unreliable, Priority: Bulk, Weight: 1, BufferLimit: 64 << 10,
-			Compression: CompressAboveThreshold, CompressionThreshold: 1024, AllowFragmentation: true},
-	}
-}
-
 // controlChannel is the configuration of the reserved channel 0.
 func controlChannel() ChannelConfig {
 	return ChannelConfig{ID: ChannelControl, Name: "control", Reliability: ReliableOrdered,

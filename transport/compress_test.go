@@ -37,7 +37,7 @@ func compressedDatagram(srv *Session, seq uint32, ch ChannelID, payload []byte) 
 // TestCompressedFlagOnChannelThatNeverCompresses: a compressed frame on
 // the orders lane, which never compresses, is refused with its datagram.
 func TestCompressedFlagOnChannelThatNeverCompresses(t *testing.T) {
-	cfg := Config{Channels: Lanes()}
+	cfg := Config{Channels: testLanes()}
 	n := newSimNet(t, 61, cfg, cfg, clean, clean)
 	n.connect()
 	srv := n.s[1]
@@ -47,7 +47,7 @@ func TestCompressedFlagOnChannelThatNeverCompresses(t *testing.T) {
 	}
 	defer cdc.close()
 	malformed := srv.Stats().Malformed
-	srv.HandleDatagram(compressedDatagram(srv, 9000, LaneOrders, cdc.compress([]byte("move 12 units"))), n.now)
+	srv.HandleDatagram(compressedDatagram(srv, 9000, testLaneOrders, cdc.compress([]byte("move 12 units"))), n.now)
 	if m, ok := srv.Receive(); ok {
 		t.Fatalf("delivered %q on a channel that never compresses", m.Data)
 	}
@@ -60,16 +60,16 @@ func TestCompressedFlagOnChannelThatNeverCompresses(t *testing.T) {
 // is part of the configuration both sides must share, since a receiver
 // refuses compressed frames on a channel that never compresses.
 func TestHandshakeRejectsCompressionMismatch(t *testing.T) {
-	lanes := Lanes()
+	lanes := testLanes()
 	lanes[4].Compression = CompressNever
-	n := newSimNet(t, 64, Config{Channels: lanes}, Config{Channels: Lanes()}, clean, clean)
+	n := newSimNet(t, 64, Config{Channels: lanes}, Config{Channels: testLanes()}, clean, clean)
 	n.runUntil(func() bool { return n.s[0].State() == StateDisconnected }, 10*time.Second)
 	if err := n.s[0].Err(); !errors.Is(err, ErrHandshake) || !strings.Contains(err.Error(), "mismatch") {
 		t.Fatalf("client err = %v", err)
 	}
 	// A different threshold or level of compression is no mismatch.
 	lanes[4].Compression, lanes[4].CompressionThreshold = CompressAlways, 0
-	n = newSimNet(t, 64, Config{Channels: lanes}, Config{Channels: Lanes()}, clean, clean)
+	n = newSimNet(t, 64, Config{Channels: lanes}, Config{Channels: testLanes()}, clean, clean)
 	n.connect()
 }
 
@@ -78,7 +78,7 @@ func TestHandshakeRejectsCompressionMismatch(t *testing.T) {
 // 16 MiB message on the lanes' bulk channel. It is refused before any
 // output is allocated.
 func TestDecompressionBomb(t *testing.T) {
-	cfg := Config{Channels: Lanes(), MTU: 1900}
+	cfg := Config{Channels: testLanes(), MTU: 1900}
 	n := newSimNet(t, 62, cfg, cfg, clean, clean)
 	n.connect()
 	srv := n.s[1]
@@ -88,20 +88,20 @@ func TestDecompressionBomb(t *testing.T) {
 	}
 	defer cdc.close()
 	bomb := cdc.enc.EncodeAll(make([]byte, DefaultMaxMessageSize), binary.AppendUvarint(nil, DefaultMaxMessageSize))
-	d := compressedDatagram(srv, 9000, LaneBulk, bomb)
+	d := compressedDatagram(srv, 9000, testLaneBulk, bomb)
 	if len(d) > 1900 {
 		t.Fatalf("bomb datagram of %d bytes", len(d))
 	}
 	srv.HandleDatagram(d, n.now) // the codec is created on first use
-	d = compressedDatagram(srv, 9001, LaneBulk, bomb)
+	d = compressedDatagram(srv, 9001, testLaneBulk, bomb)
 	if a := allocated(func() { srv.HandleDatagram(d, n.now) }); a > 64<<10 {
 		t.Fatalf("a %d-byte datagram made the session allocate %d bytes", len(d), a)
 	}
 	if m, ok := srv.Receive(); ok {
 		t.Fatalf("delivered a %d-byte message from a %d-byte datagram", len(m.Data), len(d))
 	}
-	if st := srv.Stats(); st.ProtocolErrors != 2 || st.Channels[LaneBulk-1].Errors != 2 {
-		t.Fatalf("protocol errors %d, bulk lane errors %d; want 2 and 2", st.ProtocolErrors, st.Channels[LaneBulk-1].Errors)
+	if st := srv.Stats(); st.ProtocolErrors != 2 || st.Channels[testLaneBulk-1].Errors != 2 {
+		t.Fatalf("protocol errors %d, bulk lane errors %d; want 2 and 2", st.ProtocolErrors, st.Channels[testLaneBulk-1].Errors)
 	}
 }
 

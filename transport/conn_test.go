@@ -192,15 +192,15 @@ func TestUDPLoopback(t *testing.T) {
 
 func TestPipe(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		c, s, err := Pipe(t.Context(), Config{Channels: Lanes()})
+		c, s, err := Pipe(t.Context(), Config{Channels: testLanes()})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := c.Send(LaneOrders, []byte("attack")); err != nil {
+		if err := c.Send(testLaneOrders, []byte("attack")); err != nil {
 			t.Fatal(err)
 		}
 		m, err := s.Receive(t.Context())
-		if err != nil || string(m.Data) != "attack" || m.Channel != LaneOrders {
+		if err != nil || string(m.Data) != "attack" || m.Channel != testLaneOrders {
 			t.Fatalf("got %v, %v", m, err)
 		}
 		c.Close()

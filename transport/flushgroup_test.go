@@ -15,7 +15,7 @@ import (
 func TestFlushGroup(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
-	cfg := Config{Channels: Lanes(), FlushInterval: time.Hour}
+	cfg := Config{Channels: testLanes(), FlushInterval: time.Hour}
 	l, err := ListenUDP(ctx, "127.0.0.1:0", cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +46,7 @@ func TestFlushGroup(t *testing.T) {
 	for round := range rounds {
 		for i, s := range servers {
 			for k := range perRound {
-				if err := s.Send(LaneOrders, payload(i, round*perRound+k)); err != nil {
+				if err := s.Send(testLaneOrders, payload(i, round*perRound+k)); err != nil {
 					t.Fatal(err)
 				}
 			}

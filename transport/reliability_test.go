@@ -95,13 +95,13 @@ func TestReliableUnorderedExactlyOnce(t *testing.T) {
 }
 
 func TestUnreliableSequencedNeverGoesBack(t *testing.T) {
-	cfg := Config{Channels: Lanes()}
+	cfg := Config{Channels: testLanes()}
 	link := impair{delay: 20 * time.Millisecond, jitter: 30 * time.Millisecond, loss: 0.1, dup: 0.1, reorder: 0.3}
 	n := newSimNet(t, 9, cfg, cfg, link, link)
 	n.connect()
 	last, count := -1, 0
 	n.onMessage = func(side int, m Message) {
-		if m.Channel != LaneControl {
+		if m.Channel != testLaneControl {
 			return
 		}
 		v := int(binary.BigEndian.Uint32(m.Data))
@@ -114,7 +114,7 @@ func TestUnreliableSequencedNeverGoesBack(t *testing.T) {
 	sent := 0
 	for range 2000 {
 		msg := binary.BigEndian.AppendUint32(nil, uint32(sent))
-		if err := n.s[0].Send(LaneControl, msg, n.now); err != nil {
+		if err := n.s[0].Send(testLaneControl, msg, n.now); err != nil {
 			t.Fatal(err)
 		}
 		sent++

@@ -38,7 +38,7 @@ func TestHandshakeAndClose(t *testing.T) {
 }
 
 func TestHandshakeRejectsChannelMismatch(t *testing.T) {
-	n := newSimNet(t, 2, Config{Channels: Lanes()}, Config{}, clean, clean)
+	n := newSimNet(t, 2, Config{Channels: testLanes()}, Config{}, clean, clean)
 	n.runUntil(func() bool { return n.s[0].State() == StateDisconnected }, 10*time.Second)
 	if err := n.s[0].Err(); !errors.Is(err, ErrHandshake) || !strings.Contains(err.Error(), "mismatch") {
 		t.Fatalf("client err = %v", err)

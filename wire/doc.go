@@ -30,12 +30,11 @@
 //	0xC0-0xDF    3 bytes 0xC00000-0xDFFFFF      rare: handshake, assets
 //	0xE0-0xFF    reserved, rejected with ErrReservedType
 //
-// The seed design lists its registry constants (ChunkData = 0x8001,
-// ClientHello = 0xC00001) without saying how the number maps to bytes. This
-// package decides that a MessageType value is its wire bytes read
-// big-endian: ChunkData is the two bytes 0x80 0x01, ClientHello the three
-// bytes 0xC0 0x00 0x01. So the class bits are part of the value, the
-// registry constants are used unchanged, and a value is valid iff it is
+// The seed design writes its message types as numbers (0x8001, 0xC00001)
+// without saying how the number maps to bytes. This package decides that a
+// MessageType value is its wire bytes read big-endian: 0x8001 is the two
+// bytes 0x80 0x01, 0xC00001 the three bytes 0xC0 0x00 0x01. So the class
+// bits are part of the value, and a value is valid iff it is
 // below 0x80, in [0x8000, 0xBFFF], or in [0xC00000, 0xDFFFFF]. The prefix
 // code is the one place the package is big-endian.
 //

@@ -35,12 +35,10 @@ func (t MessageType) Len() int {
 // Valid reports whether t has a prefix encoding.
 func (t MessageType) Valid() bool { return t.Len() != 0 }
 
-// String returns the registry name of t, or MessageType(0x...) for a type
-// that is not in the registry.
+// String returns t as MessageType(0x...): the numbers are assigned by
+// each protocol built on this package (lockstep/msg, statesync/msg,
+// predict, …), which name their own messages.
 func (t MessageType) String() string {
-	if name, ok := typeNames[t]; ok {
-		return name
-	}
 	return "MessageType(0x" + strconv.FormatUint(uint64(t), 16) + ")"
 }
 

@@ -2,7 +2,7 @@
 // matches, runs bots and demos, impairs networks for testing and measures
 // the library.
 //
-// Subcommands (README.md documents every flag and JSON field):
+// Subcommands (docs/ documents every flag and JSON field, a page per command or mode):
 //
 //	tickwire demo                 a whole relay match of bots over loopback UDP through netsim
 //	tickwire relay                the relay server, with admin HTTP (/healthz, /readyz, /metrics)
