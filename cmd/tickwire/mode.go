@@ -59,6 +59,7 @@ func modes() []mode {
 		&fogMode{},
 		&predictMode{},
 		statesyncMode{},
+		echoMode{},
 	}
 }
 

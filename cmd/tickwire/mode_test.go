@@ -1,16 +1,18 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 )
 
 func TestUnknownModeNamesTheModes(t *testing.T) {
 	for _, sub := range []string{"demo", "bot"} {
 		code, _, errOut := runCmd(t, sub, "--mode", "nope")
-		if code != 2 || !strings.Contains(errOut, `unknown --mode "nope" (lockstep, fogauth, predict, statesync)`) {
+		if code != 2 || !strings.Contains(errOut, `unknown --mode "nope" (lockstep, fogauth, predict, statesync, echo)`) {
 			t.Errorf("%s --mode nope: exit %d, %s", sub, code, errOut)
 		}
 	}
@@ -48,5 +50,48 @@ func TestModesAreDistinct(t *testing.T) {
 		if !hosted[name] {
 			t.Errorf("serve does not host %s", name)
 		}
+	}
+}
+
+// modeBotArgs are short bot runs of every mode, as "bot --mode NAME"
+// arguments after --server and --room.
+var modeBotArgs = map[string][]string{
+	"lockstep":  {"--players", "2", "--ticks", "30"},
+	"fogauth":   {"--players", "2", "--ticks", "30"},
+	"predict":   {"--players", "2", "--ticks", "30", "--tps", "30"}, // the rooms' rate: serve's --tps
+	"statesync": {"--players", "2", "--ticks", "40"},
+	"echo":      {"--players", "2", "--ticks", "10", "--rate", "100"},
+}
+
+// TestServeAndRelayHostEveryMode runs "tickwire serve" and its alias
+// "tickwire relay", each letting a join choose its network model, and
+// plays "bot --mode NAME --json" of every mode against each at once:
+// every bot run ends with its mode's verdict passed (exit 0) and one
+// JSON summary.
+func TestServeAndRelayHostEveryMode(t *testing.T) {
+	for _, m := range modes() {
+		if modeBotArgs[m.name()] == nil {
+			t.Fatalf("no bot run for mode %s: add it to modeBotArgs", m.name())
+		}
+	}
+	config := writeConfig(t, "[relay]\nallow_requested_network_model = true\n")
+	for _, sub := range []string{"serve", "relay"} {
+		t.Run(sub, func(t *testing.T) {
+			t.Parallel()
+			stop, udp, _ := startServer(t, sub, "--config", config, "--exempt-loopback")
+			var wg sync.WaitGroup
+			for _, m := range modes() {
+				wg.Go(func() {
+					args := append([]string{"bot", "--mode", m.name(), "--server", udp, "--room", m.name(), "--json"}, modeBotArgs[m.name()]...)
+					code, out, errOut := runCmd(t, args...)
+					var summary map[string]any
+					if err := json.Unmarshal([]byte(out), &summary); code != 0 || err != nil {
+						t.Errorf("%s bot --mode %s: exit %d, %v\n%s\n%s", sub, m.name(), code, err, errOut, out)
+					}
+				})
+			}
+			wg.Wait()
+			stop()
+		})
 	}
 }

@@ -58,11 +58,18 @@ func TestRelayAdmin(t *testing.T) {
 // admin addresses.
 func startRelay(t *testing.T, extra ...string) (stop func(), udpAddr, adminAddr string) {
 	t.Helper()
+	return startServer(t, "relay", extra...)
+}
+
+// startServer is startRelay for the subcommand sub ("serve" or its alias
+// "relay").
+func startServer(t *testing.T, sub string, extra ...string) (stop func(), udpAddr, adminAddr string) {
+	t.Helper()
 	udp, adm := freeAddr(t, "udp"), freeAddr(t, "tcp")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	var errOut bytes.Buffer
-	args := append([]string{"relay", "--listen", udp, "--admin", adm}, extra...)
+	args := append([]string{sub, "--listen", udp, "--admin", adm}, extra...)
 	go func() { done <- run(ctx, args, io.Discard, &errOut) }()
 	waitReady(t, "http://"+adm+"/readyz")
 	t.Cleanup(cancel)

@@ -67,7 +67,7 @@ var gamePackages = []string{"protocol", "sim", "lockstep", "fogauth", "predict",
 
 // models are the network models: each is a tree of packages (pure core,
 // client, server model) that imports no other model.
-var models = []string{"lockstep", "fogauth", "predict", "statesync"}
+var models = []string{"lockstep", "fogauth", "predict", "statesync", "examples/echo"}
 
 // otherModel reports whether d belongs to a network model other than self.
 func otherModel(self string, d dep) bool {
@@ -164,6 +164,7 @@ func rules() []rule {
 		{pkg: "fogauth", name: "fogauth/...", allowed: noOtherModel("fogauth", append([]string{"lockstep", "lockstep/relay"}, modelPending...)...)},
 		{pkg: "predict", name: "predict/...", allowed: noOtherModel("predict", modelPending...)},
 		{pkg: "statesync", name: "statesync/...", allowed: noOtherModel("statesync", modelPending...)},
+		{pkg: "examples/echo", name: "examples/echo/...", allowed: noOtherModel("examples/echo", modelPending...)},
 		// RelayCore is a pure state machine: sockets live in the server.
 		{pkg: "lockstep/relay", exact: true, allowed: func(d dep) (bool, string) {
 			switch {
@@ -382,6 +383,7 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"fogauth":               {{path: module + "/transport"}, {path: module + "/netsim"}, {path: module + "/server/room"}, {path: "net", standard: true}},
 		"predict/...":           {{path: module + "/lockstep/relay"}, {path: module + "/statesync"}, {path: module + "/fogauth/fogclient"}},
 		"statesync/...":         {{path: module + "/lockstep"}, {path: module + "/predict/lanes"}, {path: module + "/fogauth"}},
+		"examples/echo/...":     {{path: module + "/lockstep/relay"}, {path: module + "/fogauth/fogclient"}, {path: module + "/statesync"}},
 		"lockstep/relay":        {{path: module + "/transport"}, {path: module + "/server"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
 		"predict/predictserver": {{path: module + "/sim/action"}, {path: module + "/sim"}},
 		"predict/actiongame":    {{path: module + "/transport"}, {path: module + "/predict/netlayer"}, {path: "net/netip", standard: true}},
