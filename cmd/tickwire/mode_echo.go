@@ -8,12 +8,15 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/examples/echo"
+	"github.com/tickwire/tickwire/examples/echo/echoclient"
+	"github.com/tickwire/tickwire/examples/echo/echoserver"
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/room"
 )
 
-// echoMode is the example network model (examples/echo): a room repeats
-// every line a player says to every player. It is the whole of what a
+// echoMode is the example network model (examples/echo; its room,
+// examples/echo/echoserver; its client and bots, examples/echo/echoclient):
+// a room repeats every line a player says to every player. It is the whole of what a
 // new model adds to the binary: this file and its line in modes.
 type echoMode struct{}
 
@@ -22,7 +25,7 @@ func (echoMode) modelName() string                { return echo.ModelName }
 func (echoMode) settings() (string, modeSettings) { return "", nil }
 
 func (echoMode) serverModels(hostOptions) ([]room.Model, error) {
-	return []room.Model{echo.Model(echo.Config{})}, nil
+	return []room.Model{echoserver.Model(echoserver.Config{})}, nil
 }
 
 // demo plays an echo room in one process: a server hosting the echo
@@ -32,15 +35,15 @@ func (echoMode) demo(ctx context.Context, args []string, stdout, stderr io.Write
 	var f demoCommon
 	fs := f.flagSet(demoSpec{name: "demo --mode echo", nTicks: 100, tps: 20, latency: 20 * time.Millisecond, loss: 0.02,
 		ticks: "lines each bot says (--tps: lines per second)", seed: "seed of the network impairment", json: "print one JSON object"}, stderr)
-	if err := f.parse(fs, args, echo.DefaultMaxRoomSize, nil); err != nil {
+	if err := f.parse(fs, args, echoserver.DefaultMaxRoomSize, nil); err != nil {
 		return err
 	}
-	d, err := startDemoServer(ctx, &f, server.Config{Models: []room.Model{echo.Model(echo.Config{})}, DefaultModel: echo.ModelName})
+	d, err := startDemoServer(ctx, &f, server.Config{Models: []room.Model{echoserver.Model(echoserver.Config{})}, DefaultModel: echo.ModelName})
 	if err != nil {
 		return err
 	}
 	defer d.stop()
-	r := echo.RunBots(ctx, echo.BotRun{Players: f.players, RoomSize: f.players, Room: "demo", Messages: int(f.ticks),
+	r := echoclient.RunBots(ctx, echoclient.BotRun{Players: f.players, RoomSize: f.players, Room: "demo", Messages: int(f.ticks),
 		Interval: time.Second / time.Duration(f.tps), Dial: d.dial})
 	return printReport(stdout, echoReport{&r}, f.json, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire demo --mode echo: %d bots, %d lines each at %d/s, %s\n", f.players, f.ticks, f.tps, f.impairment())
@@ -52,7 +55,7 @@ func (echoMode) bot(ctx context.Context, args []string, stdout, stderr io.Writer
 	var f botCommon
 	fs := f.flagSet(botSpec{name: "bot --mode echo", server: "server address, host:port (required)", ticks: "lines each bot says (required)"}, stderr)
 	rate := fs.Int("rate", 20, "lines each bot says per second")
-	err := f.parse(fs, args, echo.DefaultMaxRoomSize, func() error {
+	err := f.parse(fs, args, echoserver.DefaultMaxRoomSize, func() error {
 		if *rate < 1 || *rate > 1000 || f.ticks > 1<<20 {
 			return fmt.Errorf("%w: --rate must be 1..1000, --ticks at most %d", errUsage, 1<<20)
 		}
@@ -61,7 +64,7 @@ func (echoMode) bot(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	tcfg, err := (server.Config{Models: []room.Model{echo.Model(echo.Config{})}}).Transport()
+	tcfg, err := (server.Config{Models: []room.Model{echoserver.Model(echoserver.Config{})}}).Transport()
 	if err != nil {
 		return err
 	}
@@ -69,7 +72,7 @@ func (echoMode) bot(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	r := echo.RunBots(ctx, echo.BotRun{Players: f.players, RoomSize: f.roomSize, Room: f.room, Messages: int(f.ticks),
+	r := echoclient.RunBots(ctx, echoclient.BotRun{Players: f.players, RoomSize: f.roomSize, Room: f.room, Messages: int(f.ticks),
 		Interval: time.Second / time.Duration(*rate), Dial: dial})
 	return printReport(stdout, echoReport{&r}, f.json, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire bot --mode echo: %d bots in room %q of %d, %d lines each, server %s\n", f.players, f.room, f.roomSize, f.ticks, f.server)
@@ -81,8 +84,8 @@ func (echoMode) bot(ctx context.Context, args []string, stdout, stderr io.Writer
 var errNotEchoed = errors.New("a bot did not hear every line once, in order")
 
 // echoReport is the summary of echo bots (bot and demo --json): exactly
-// an echo.Report.
-type echoReport struct{ *echo.Report }
+// an echoclient.Report.
+type echoReport struct{ *echoclient.Report }
 
 func (r echoReport) table(w io.Writer) {
 	fmt.Fprintf(w, "%4s %6s %6s %6s %9s %9s %9s\n", "id", "said", "echoes", "heard", "reordered", "rtt mean", "rtt max")

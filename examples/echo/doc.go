@@ -1,6 +1,8 @@
-// Package echo is the smallest network model tickwire hosts, written as
-// the worked example of how to write your own: a room where every line a
-// player says is repeated, with its sender, to every player of the room.
+// Package echo is the pure core of the smallest network model tickwire
+// hosts, written as the worked example of how to write your own: a room
+// where every line a player says is repeated, with its sender, to every
+// player of the room. Its room shell is package echoserver, its client
+// and bots package echoclient.
 // It is played by "tickwire demo --mode echo" and "tickwire bot --mode
 // echo", and hosted by "tickwire serve" beside lockstep,
 // fog-authoritative, prediction and state sync.
@@ -8,9 +10,10 @@
 // # Writing your own network model
 //
 // A network model is a few packages of its own plus one file in
-// cmd/tickwire. This one keeps them in one package; a real model splits
-// them (see fogauth, predict, statesync): a pure core, its server model,
-// its client.
+// cmd/tickwire: a pure core (this package), its server model
+// (echoserver) and its client (echoclient), as fogauth, predict and
+// statesync have. No model imports another (internal/layering fails if
+// one does), and the core imports no socket.
 //
 //  1. Messages (msg.go). Give every message after the join exchange a
 //     wire.MessageType and an Append beside its Parse, draw the layout in
@@ -22,16 +25,16 @@
 //     It queues what to send to whom (Envelope); the shell takes it with
 //     Ready and releases it with Advance. No socket, no clock, no
 //     goroutine: its tests are plain calls (hub_test.go).
-//  3. The server model (room.go): a server/room.Model (Name, MaxRoomSize,
+//  3. The server model (echoserver): a server/room.Model (Name, MaxRoomSize,
 //     Channels from server/lanes, New, Metrics). New gets room.Params
 //     once every seat is taken; the room's Run is the shell: it takes
 //     what the server's seat readers queued in Params.Inbox, steps the
 //     core, sends what it returns on the seats' connections, flushes, and
 //     returns when every seat is gone or its context ends.
-//  4. The client (client.go): dial with server/lanes.TransportConfig (or
+//  4. The client (echoclient/client.go): dial with server/lanes.TransportConfig (or
 //     server.Config.Transport), run the join exchange naming the model
 //     (JoinRoom.NetworkModel), then speak the model's messages.
-//  5. The bot (bot.go): clients that play from what they received, as a
+//  5. The bot (echoclient/bot.go): clients that play from what they received, as a
 //     player's would, side by side (internal/botpool), and a Report whose
 //     verdict a test and the binary check.
 //  6. One file in cmd/tickwire (mode_echo.go) implementing its mode

@@ -37,6 +37,11 @@ const (
 	TypeEcho  wire.MessageType = 0x03
 )
 
+// ModelName is the echo model's name: in a JoinRoom's network model, in
+// the server's configuration (default_network_model, match types) and
+// in the JoinAccepted a client receives.
+const ModelName = "echo"
+
 // MaxText bounds a Say's text.
 const MaxText = 200
 

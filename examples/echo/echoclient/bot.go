@@ -1,10 +1,11 @@
-package echo
+package echoclient
 
 import (
 	"context"
 	"fmt"
 	"time"
 
+	"github.com/tickwire/tickwire/examples/echo"
 	"github.com/tickwire/tickwire/internal/botpool"
 )
 
@@ -51,7 +52,7 @@ type Report struct {
 // RunBots plays r's bots side by side until each heard every Say of its
 // room (or ctx ends) and summarises them.
 func RunBots(ctx context.Context, r BotRun) Report {
-	rep := Report{NetworkModel: ModelName, Messages: r.Messages, AllEchoed: true}
+	rep := Report{NetworkModel: echo.ModelName, Messages: r.Messages, AllEchoed: true}
 	rep.Players = botpool.Play(r.Players, func(i int) PlayerReport { return playBot(ctx, r, i) })
 	for _, p := range rep.Players {
 		ok := p.Error == "" && p.Echoes == r.Messages && p.OutOfOrder == 0 && p.Heard == r.RoomSize*r.Messages
@@ -96,7 +97,7 @@ func sayAll(ctx context.Context, c *Client, r BotRun, epoch time.Time) int {
 	}
 	for seq := 1; seq <= r.Messages; seq++ {
 		text := fmt.Appendf(nil, "player %d, line %d", c.Player(), seq)
-		if c.Say(&Say{Seq: uint32(seq), SentUs: uint64(time.Since(epoch) / time.Microsecond), Text: text}) != nil {
+		if c.Say(&echo.Say{Seq: uint32(seq), SentUs: uint64(time.Since(epoch) / time.Microsecond), Text: text}) != nil {
 			return seq - 1
 		}
 		if tick != nil && seq < r.Messages {

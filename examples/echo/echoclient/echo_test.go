@@ -1,4 +1,4 @@
-package echo_test
+package echoclient_test
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/examples/echo"
+	"github.com/tickwire/tickwire/examples/echo/echoclient"
+	"github.com/tickwire/tickwire/examples/echo/echoserver"
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/transport"
@@ -51,13 +53,13 @@ func serve(t *testing.T, cfg server.Config) (net.Addr, transport.Config) {
 // line of every bot exactly once, in its sender's order, its own
 // included.
 func TestBotsOverLoopbackUDP(t *testing.T) {
-	addr, tc := serve(t, server.Config{Models: []room.Model{echo.Model(echo.Config{})}, DefaultModel: echo.ModelName})
+	addr, tc := serve(t, server.Config{Models: []room.Model{echoserver.Model(echoserver.Config{})}, DefaultModel: echo.ModelName})
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	dial := func(ctx context.Context, _ int) (*transport.Conn, error) {
 		return transport.DialUDP(ctx, addr.String(), tc)
 	}
-	r := echo.RunBots(ctx, echo.BotRun{Players: 4, RoomSize: 4, Room: "lobby", Messages: 25, Interval: time.Millisecond, Dial: dial})
+	r := echoclient.RunBots(ctx, echoclient.BotRun{Players: 4, RoomSize: 4, Room: "lobby", Messages: 25, Interval: time.Millisecond, Dial: dial})
 	if !r.AllEchoed || len(r.Players) != 4 || r.NetworkModel != echo.ModelName {
 		t.Fatalf("report %+v", r)
 	}
@@ -78,7 +80,7 @@ func TestJoinRefusedForAnotherModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := echo.Join(t.Context(), conn, "r", 2); !errors.Is(err, echo.ErrRefused) {
+	if _, err := echoclient.Join(t.Context(), conn, "r", 2); !errors.Is(err, echoclient.ErrRefused) {
 		t.Fatalf("a lockstep-only server answered an echo client's join with %v, want ErrRefused", err)
 	}
 }

@@ -1,10 +1,15 @@
-package echo
+// Package echoclient is the client of the echo network model over a
+// tickwire connection (Join, Say, Receive) and the bots that play it
+// (RunBots): the engine of "tickwire demo --mode echo" and "tickwire bot
+// --mode echo". Package echo's documentation walks through it.
+package echoclient
 
 import (
 	"context"
 	"errors"
 	"fmt"
 
+	"github.com/tickwire/tickwire/examples/echo"
 	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/server/lanes"
@@ -12,7 +17,7 @@ import (
 )
 
 // ErrRefused is the error of a join the server refused.
-var ErrRefused = errors.New("echo: join refused")
+var ErrRefused = errors.New("echoclient: join refused")
 
 // Client is a seat in an echo room over a tickwire connection.
 type Client struct {
@@ -35,9 +40,9 @@ func Join(ctx context.Context, conn *transport.Conn, roomName string, roomSize i
 		tm, err := conn.Receive(ctx)
 		if err != nil {
 			conn.Close()
-			return nil, fmt.Errorf("echo: waiting for room %q to start: %w", roomName, err)
+			return nil, fmt.Errorf("echoclient: waiting for room %q to start: %w", roomName, err)
 		}
-		if s, err := ParseStart(tm.Data); err == nil {
+		if s, err := echo.ParseStart(tm.Data); err == nil {
 			c.players = int(s.Players)
 		}
 	}
@@ -48,7 +53,7 @@ func Join(ctx context.Context, conn *transport.Conn, roomName string, roomSize i
 // model, answered by JoinAccepted (the seat) or JoinRefused.
 func joinRoom(ctx context.Context, conn *transport.Conn, roomName string, roomSize int) (protocol.PlayerID, error) {
 	var codec msg.Codec
-	b, err := codec.Append(nil, &msg.JoinRoom{Room: roomName, RoomSize: uint8(roomSize), NetworkModel: ModelName})
+	b, err := codec.Append(nil, &msg.JoinRoom{Room: roomName, RoomSize: uint8(roomSize), NetworkModel: echo.ModelName})
 	if err == nil {
 		err = conn.Send(lanes.Orders, b)
 	}
@@ -59,18 +64,18 @@ func joinRoom(ctx context.Context, conn *transport.Conn, roomName string, roomSi
 	for {
 		tm, err := conn.Receive(ctx)
 		if err != nil {
-			return 0, fmt.Errorf("echo: joining room %q: %w", roomName, err)
+			return 0, fmt.Errorf("echoclient: joining room %q: %w", roomName, err)
 		}
 		m, err := codec.Decode(tm.Data)
 		if err != nil {
-			return 0, fmt.Errorf("echo: joining room %q: %w", roomName, err)
+			return 0, fmt.Errorf("echoclient: joining room %q: %w", roomName, err)
 		}
 		switch m := m.(type) {
 		case *msg.JoinRefused:
 			return 0, fmt.Errorf("%w: %v: %s", ErrRefused, m.Reason, m.Detail)
 		case *msg.JoinAccepted:
-			if m.NetworkModel != ModelName {
-				return 0, fmt.Errorf("echo: seated in a %q room", m.NetworkModel)
+			if m.NetworkModel != echo.ModelName {
+				return 0, fmt.Errorf("echoclient: seated in a %q room", m.NetworkModel)
 			}
 			return m.Player, nil
 		}
@@ -87,7 +92,7 @@ func (c *Client) Players() int { return c.players }
 func (c *Client) Conn() *transport.Conn { return c.conn }
 
 // Say sends m to the room, now.
-func (c *Client) Say(m *Say) error {
+func (c *Client) Say(m *echo.Say) error {
 	b, err := m.Append(nil)
 	if err != nil {
 		return err
@@ -100,13 +105,13 @@ func (c *Client) Say(m *Say) error {
 }
 
 // Receive waits for the room's next Echo. A message that is not an
-// Echo is an error wrapping ErrMessage; the connection stays usable.
-func (c *Client) Receive(ctx context.Context) (Echo, error) {
+// Echo is an error wrapping echo.ErrMessage; the connection stays usable.
+func (c *Client) Receive(ctx context.Context) (echo.Echo, error) {
 	tm, err := c.conn.Receive(ctx)
 	if err != nil {
-		return Echo{}, err
+		return echo.Echo{}, err
 	}
-	return ParseEcho(tm.Data)
+	return echo.ParseEcho(tm.Data)
 }
 
 // Close closes the connection gracefully: what is queued is delivered

@@ -1,21 +1,21 @@
-package echo
+// Package echoserver hosts echo rooms in the tickwire server: the thin
+// shell (the Inbox in, the seats' connections out) around the pure core,
+// echo.Hub, plugged into the server through the room seam as the "echo"
+// network model. Package echo's documentation walks through it.
+package echoserver
 
 import (
 	"context"
 	"errors"
 	"sync/atomic"
 
+	"github.com/tickwire/tickwire/examples/echo"
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/server/admin"
 	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/transport"
 )
-
-// ModelName is the echo model's name: in a JoinRoom's network model, in
-// the server's configuration (default_network_model, match types) and
-// in the JoinAccepted a client receives.
-const ModelName = "echo"
 
 // DefaultMaxRoomSize is a room's largest size when Config sets none.
 const DefaultMaxRoomSize = 16
@@ -41,7 +41,7 @@ func Model(cfg Config) room.Model {
 		size = DefaultMaxRoomSize
 	}
 	return room.Model{
-		Name:        ModelName,
+		Name:        echo.ModelName,
 		MaxRoomSize: min(size, 255),
 		Channels:    lanes.Channels(),
 		New: func(p room.Params) (room.Room, error) {
@@ -64,7 +64,7 @@ func (cs *counters) metrics() []admin.Metric {
 	}
 }
 
-// echoRoom is the shell around one Hub: the Inbox in, the seats'
+// echoRoom is the shell around one echo.Hub: the Inbox in, the seats'
 // connections out.
 type echoRoom struct {
 	p      room.Params
@@ -86,7 +86,7 @@ func (r *echoRoom) Run(ctx context.Context) error {
 	for i, s := range r.p.Seats {
 		players[i] = s.Player
 	}
-	hub := NewHub(players)
+	hub := echo.NewHub(players)
 	r.send(hub)
 	var batch []room.Inbound
 	var said uint64
@@ -119,7 +119,7 @@ func (r *echoRoom) Run(ctx context.Context) error {
 // used. A seat whose connection refuses a message (its queue is full: it
 // stopped reading) is closed with a reason it can read and leaves the
 // room; the others go on.
-func (r *echoRoom) send(hub *Hub) {
+func (r *echoRoom) send(hub *echo.Hub) {
 	used, dropped := make([]bool, len(r.p.Seats)), make([]bool, len(r.p.Seats))
 	for _, e := range hub.Ready() {
 		if dropped[e.To] {
