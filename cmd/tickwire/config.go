@@ -14,12 +14,12 @@ import (
 )
 
 // fileConfig is server_config.toml: the seed's keys and one key for each
-// flag of "tickwire relay". A key left out keeps its default (or the
+// flag of "tickwire serve". A key left out keeps its default (or the
 // flag's value); a flag given on the command line overrides the file.
 // Every key is in snake case under [relay] (see docs/serve.md for the list).
 type fileConfig struct {
 	Capabilities struct {
-		// Relay = false disables game hosting: "tickwire relay" refuses
+		// Relay = false disables game hosting: "tickwire serve" refuses
 		// to start.
 		Relay *bool `toml:"relay"`
 	} `toml:"capabilities"`

@@ -68,6 +68,9 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 	for _, tc := range []struct{ text, want string }{
 		{"[relay]\ntick_rat = 30\n", "unknown key relay.tick_rat"},
 		{"[relay.fogauth]\nbandwidth = 1\n", "unknown key relay.fogauth.bandwidth"},
+		{"[relay.nope]\nx = 1\n", "unknown key relay.nope"}, // no mode owns the table
+		{"[relay]\nfogauth = 3\n", "relay.fogauth"},         // a mode's table that is not one
+		{"[relay.prediction]\nbogus = 1\n", "unknown key relay.prediction.bogus"},
 		{"[relay]\ntick_rate = \"fast\"\n", "relay.tick_rate"},
 		{"[relay]\ntick_rate = 0\n", "relay.tick_rate: 0 is outside 1..1000"},
 		{"[relay]\nmax_games = 0\n", "relay.max_games: 0 allows nothing"},
@@ -90,6 +93,9 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 	}
 	if _, err := parseServeFlags([]string{"--config", filepath.Join(t.TempDir(), "missing.toml")}, io.Discard); err == nil {
 		t.Error("a missing file was accepted")
+	}
+	if _, err := parseServeFlags([]string{"--config", writeConfig(t, "[relay]\ndefault_network_model = \"echo\"\n")}, io.Discard); err != nil {
+		t.Errorf("every mode's model is hosted, echo too: %v", err)
 	}
 	if _, err := parseServeFlags([]string{"--default-network-model", "fog"}, io.Discard); !errors.Is(err, errUsage) {
 		t.Errorf("--default-network-model fog: %v, want a usage error", err)

@@ -1,0 +1,30 @@
+package predictbot_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/tickwire/tickwire/predict"
+	"github.com/tickwire/tickwire/predict/actiongame"
+	"github.com/tickwire/tickwire/predict/netlayer"
+	"github.com/tickwire/tickwire/predict/predictbot"
+	"github.com/tickwire/tickwire/sim/action"
+)
+
+// TestLoneBotOnTheLoopback: one bot against the room in this process,
+// through the loopback layer, predicts 60 ticks with parity (a lone
+// client without loss is never corrected) and reports them.
+func TestLoneBotOnTheLoopback(t *testing.T) {
+	const tps = 60
+	open := func(ctx context.Context, _ int) (predict.Network, error) {
+		return netlayer.Open(ctx, netlayer.Options{Local: true, Server: predict.ServerConfig{TickRate: tps},
+			NewGame: func() predict.Game { return actiongame.New(action.Config{TickRate: tps}, 1) }})
+	}
+	r := predictbot.Play(t.Context(), 1, 60, tps, true, open)
+	if !r.ParityOK || len(r.Players) != 1 || r.NetworkModel != "prediction" {
+		t.Fatalf("report %+v", r)
+	}
+	if p := r.Players[0]; p.Error != "" || p.Ticks < 60 || p.Corrections != 0 || p.ParityChecks == 0 {
+		t.Fatalf("bot %+v", p)
+	}
+}
