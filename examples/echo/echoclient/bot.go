@@ -10,7 +10,7 @@ import (
 )
 
 // BotRun is a run of echo bots: Players bots join Room, a room of
-// RoomSize players, and each says Messages lines, one every Interval (0:
+// RoomSize players (0: Players), and each says Messages lines, one every Interval (0:
 // back to back), while it listens to the room.
 type BotRun struct {
 	Players  int
@@ -52,6 +52,9 @@ type Report struct {
 // RunBots plays r's bots side by side until each heard every Say of its
 // room (or ctx ends) and summarises them.
 func RunBots(ctx context.Context, r BotRun) Report {
+	if r.RoomSize == 0 {
+		r.RoomSize = r.Players
+	}
 	rep := Report{NetworkModel: echo.ModelName, Messages: r.Messages, AllEchoed: true}
 	rep.Players = botpool.Play(r.Players, func(i int) PlayerReport { return playBot(ctx, r, i) })
 	for _, p := range rep.Players {
