@@ -1,6 +1,7 @@
 package fogauth
 
 import (
+	"github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/sim"
 )
@@ -33,26 +34,11 @@ func (r *Room) recordWait(t Tier, w uint64) {
 	r.waits[t][min(w, waitBuckets-1)]++
 }
 
-// WaitQuantile is the q-quantile (0..1) of tier t's waits in saturated
-// ticks, or 0 without samples.
+// WaitQuantile is the nearest-rank q-quantile (0..1) of tier t's waits
+// in saturated ticks, or 0 without samples.
 func (r *Room) WaitQuantile(t Tier, q float64) uint64 {
-	s := &r.waits
-	var n uint64
-	for _, c := range s[t] {
-		n += uint64(c)
-	}
-	if n == 0 {
-		return 0
-	}
-	rank := uint64(q * float64(n-1))
-	var seen uint64
-	for w, c := range s[t] {
-		seen += uint64(c)
-		if seen > rank {
-			return uint64(w)
-		}
-	}
-	return waitBuckets - 1
+	w, _ := metrics.QuantileBucket(r.waits[t][:], q)
+	return uint64(w)
 }
 
 // ClientStats are one client's counters.

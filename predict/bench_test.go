@@ -116,7 +116,7 @@ func BenchmarkReconcile(b *testing.B) {
 	b.StopTimer()
 	depth := c.Telemetry().ReplayDepth
 	b.ReportMetric(float64(watched.spent.Nanoseconds())/float64(watched.snaps), "ns/snapshot")
-	b.ReportMetric((depth.Sum-base.Sum)/float64(depth.N-base.N), "replay-depth")
+	b.ReportMetric((depth.Sum()-base.Sum())/float64(depth.Count()-base.Count()), "replay-depth")
 }
 
 // timedConn times the client's handling of each snapshot it delivers.

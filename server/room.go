@@ -197,7 +197,7 @@ func (r *lockstepRoom) outputReady(now time.Duration) {
 			continue
 		}
 		if f, ok := e.Msg.(*msg.TickFrame); ok {
-			r.s.counters.lateness.observe(max(now-r.due(f.Tick), 0))
+			r.s.counters.lateness.Observe(max(now-r.due(f.Tick), 0).Seconds())
 		}
 		if e.Broadcast {
 			for _, m := range r.members {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/lockstep/msg"
+	"github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/transport"
@@ -51,6 +52,7 @@ func New(cfg Config) *Server {
 	cfg = cfg.withDefaults()
 	s := &Server{cfg: cfg, clock: cfg.Clock, rooms: make(map[string]*hostedRoom),
 		waiting: make(map[string]int), models: make(map[string]*hostedModel)}
+	s.counters.lateness = metrics.NewBounded(latenessBounds...)
 	if s.clock == nil {
 		epoch := time.Now()
 		s.clock = func() time.Duration { return time.Since(epoch) }

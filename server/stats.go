@@ -1,7 +1,6 @@
 package server
 
 import (
-	"math"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/lockstep/relay"
+	"github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/server/admin"
 	"github.com/tickwire/tickwire/transport"
 )
@@ -45,8 +45,8 @@ type Stats struct {
 	DatagramsIn, DatagramsOut uint64 // datagrams of room connections
 
 	// BroadcastLateness is how late tick frames left against the tick
-	// schedule (window end plus deadline), over every game.
-	BroadcastLateness Histogram
+	// schedule (window end plus deadline), over every game, in seconds.
+	BroadcastLateness metrics.Cumulative
 
 	// MalformedByKind and RejectedByKind split Malformed and Rejected by
 	// the sentinel error of the failure (see kinds.go): malformed
@@ -75,69 +75,11 @@ type ModelStats struct {
 	Metrics []admin.Metric
 }
 
-// latenessBounds are the upper bounds of the lateness buckets, finer
-// around the 2 ms capacity limit of "bench relay"; the table is never
-// modified.
-var latenessBounds = [...]time.Duration{
-	50 * time.Microsecond, 100 * time.Microsecond, 250 * time.Microsecond, 500 * time.Microsecond,
-	750 * time.Microsecond, time.Millisecond, 1500 * time.Microsecond, 2 * time.Millisecond,
-	3 * time.Millisecond, 5 * time.Millisecond, 10 * time.Millisecond,
-	25 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond,
-}
-
-// Histogram is a cumulative histogram: Counts[i] observations were at
-// most Bounds[i], and Count observations were made in all (the last
-// bucket is +Inf).
-type Histogram struct {
-	Bounds [len(latenessBounds)]time.Duration
-	Counts [len(latenessBounds)]uint64
-	Count  uint64
-	Sum    time.Duration
-}
-
-// Quantile estimates the q-quantile (0 < q ≤ 1) as the upper bound of the
-// bucket it falls in; beyond the last bound it returns that bound.
-func (h Histogram) Quantile(q float64) time.Duration {
-	if h.Count == 0 {
-		return 0
-	}
-	rank := uint64(math.Ceil(q * float64(h.Count)))
-	for i, c := range h.Counts {
-		if c >= rank {
-			return h.Bounds[i]
-		}
-	}
-	return h.Bounds[len(h.Bounds)-1]
-}
-
-// histogram collects a Histogram with atomics.
-type histogram struct {
-	buckets [len(latenessBounds)]atomic.Uint64 // not cumulative
-	count   atomic.Uint64
-	sum     atomic.Int64
-}
-
-func (h *histogram) observe(d time.Duration) {
-	for i, b := range latenessBounds {
-		if d <= b {
-			h.buckets[i].Add(1)
-			break
-		}
-	}
-	h.count.Add(1)
-	h.sum.Add(int64(d))
-}
-
-func (h *histogram) snapshot() Histogram {
-	out := Histogram{Bounds: latenessBounds}
-	var run uint64
-	for i := range h.buckets {
-		run += h.buckets[i].Load()
-		out.Counts[i] = run
-	}
-	out.Count = h.count.Load()
-	out.Sum = time.Duration(h.sum.Load())
-	return out
+// latenessBounds are the upper bounds of the lateness buckets in
+// seconds, finer around the 2 ms capacity limit of "bench relay"; the
+// table is never modified.
+var latenessBounds = []float64{
+	50e-6, 100e-6, 250e-6, 500e-6, 750e-6, 1e-3, 1.5e-3, 2e-3, 3e-3, 5e-3, 10e-3, 25e-3, 50e-3, 100e-3,
 }
 
 // RoomStats describes one room; figures of a playing room are refreshed
@@ -168,7 +110,7 @@ type counters struct {
 	bytesIn, bytesOut                   atomic.Uint64
 	datagramsIn, datagramsOut           atomic.Uint64
 	sendErrors                          [NumSendCauses]atomic.Uint64
-	lateness                            histogram
+	lateness                            *metrics.Bounded // seconds
 	kinds                               kindCounts
 	tokens                              tokenCounts
 }
@@ -216,7 +158,7 @@ func (s *Server) Stats() Stats {
 		DatagramsIn:    c.datagramsIn.Load(),
 		DatagramsOut:   c.datagramsOut.Load(),
 
-		BroadcastLateness: c.lateness.snapshot(),
+		BroadcastLateness: c.lateness.Snapshot(),
 	}
 	for i := range c.sendErrors {
 		st.SendErrors[i] = c.sendErrors[i].Load()

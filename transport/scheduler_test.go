@@ -3,9 +3,10 @@ package transport
 import (
 	"encoding/binary"
 	"errors"
-	"slices"
 	"testing"
 	"time"
+
+	"github.com/tickwire/tickwire/metrics"
 )
 
 // schedChannels is a channel set for scheduling tests: no compression, so
@@ -131,11 +132,7 @@ func TestCriticalLatencyUnderBulkLoad(t *testing.T) {
 		}
 		return lat
 	}
-	p99 := func(d []time.Duration) time.Duration {
-		d = slices.Clone(d)
-		slices.Sort(d)
-		return d[len(d)*99/100]
-	}
+	p99 := func(d []time.Duration) time.Duration { return metrics.QuantileOf(d, 0.99) }
 	idle, loaded := measure(false), measure(true)
 	t.Logf("critical p99: %v idle, %v under bulk load", p99(idle), p99(loaded))
 	if p99(loaded) > p99(idle)+5*time.Millisecond {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tickwire/tickwire/fogauth"
 	"github.com/tickwire/tickwire/internal/fogbench"
+	"github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/sim/scenario"
 )
@@ -212,7 +213,7 @@ func fogBattle(ctx context.Context, r *fogBenchReport, ticks int) error {
 		total += c
 	}
 	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
-	r.CostExclSimP50US, r.CostExclSimP99US = us(costs[len(costs)/2]), us(costs[(len(costs)-1)*99/100])
+	r.CostExclSimP50US, r.CostExclSimP99US = us(metrics.Quantile(costs, 0.50)), us(metrics.Quantile(costs, 0.99))
 	r.CostExclSimMeanUS = us(total / time.Duration(ticks))
 	if _, ok := fogbench.ThreadCPU(); ok {
 		r.CostExclSimCPUUS = us(cpu / time.Duration(ticks))

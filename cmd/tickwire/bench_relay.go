@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"github.com/tickwire/tickwire/internal/relaybench"
 	"github.com/tickwire/tickwire/lockstep/lockstepbot"
 	"github.com/tickwire/tickwire/lockstep/relay"
+	"github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/transport"
@@ -339,14 +341,15 @@ func (rp *ramp) step(ctx context.Context, target int, measure time.Duration) (ra
 		step.CPUUsPerDatagram = step.CPUSeconds * 1e6 / dgs
 	}
 	step.PlayingAfter = st.ActiveGames
-	if d := histogramSince(st.BroadcastLateness, st0.BroadcastLateness); d.Count > 0 {
+	if d := st.BroadcastLateness.Sub(st0.BroadcastLateness); d.Count > 0 {
 		step.Frames = d.Count
-		step.LatenessP50MS, step.LatenessP99MS = ms(quantile(d, 0.50)), ms(quantile(d, 0.99))
+		step.LatenessP50MS, step.LatenessP99MS = 1e3*d.Quantile(0.50), 1e3*d.Quantile(0.99)
 	}
 	step.Samples = len(samples)
 	if len(samples) > 0 {
-		step.JitterP50MS = ms(lockstepbot.Percentile(samples, 0.50))
-		step.JitterP99MS = ms(lockstepbot.Percentile(samples, 0.99))
+		slices.Sort(samples)
+		step.JitterP50MS = ms(metrics.Quantile(samples, 0.50))
+		step.JitterP99MS = ms(metrics.Quantile(samples, 0.99))
 	}
 	fmt.Fprintf(rp.progress, "step %d games: p99 lateness %.2f ms, p99 jitter %.2f ms, relay %.2f cores, %.0f datagrams per game-second, %.1f µs per datagram, removals %v\n",
 		target, step.LatenessP99MS, step.JitterP99MS, step.CPUCores, step.DatagramsPerGameS, step.CPUUsPerDatagram, step.Removals)
@@ -390,35 +393,6 @@ func (rp *ramp) stop() {
 	}
 	rp.r.CPUSeconds = (cpuTime() - rp.cpuStart).Seconds()
 	rp.lr.stop()
-}
-
-// histogramSince is the observations of h made since the snapshot prev.
-func histogramSince(h, prev server.Histogram) server.Histogram {
-	for i := range h.Counts {
-		h.Counts[i] -= prev.Counts[i]
-	}
-	h.Count -= prev.Count
-	h.Sum -= prev.Sum
-	return h
-}
-
-// quantile estimates the q-quantile of h by linear interpolation within
-// its bucket, as Prometheus's histogram_quantile does; beyond the last
-// bound it returns the last bound.
-func quantile(h server.Histogram, q float64) time.Duration {
-	if h.Count == 0 {
-		return 0
-	}
-	rank := q * float64(h.Count)
-	lower, below := time.Duration(0), uint64(0)
-	for i, c := range h.Counts {
-		if float64(c) >= rank && c > below {
-			frac := (rank - float64(below)) / float64(c-below)
-			return lower + time.Duration(frac*float64(h.Bounds[i]-lower))
-		}
-		lower, below = h.Bounds[i], c
-	}
-	return h.Bounds[len(h.Bounds)-1]
 }
 
 // waitPlaying waits until want games are in play or timeout passes, and

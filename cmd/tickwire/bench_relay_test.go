@@ -3,11 +3,11 @@ package main
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
-	"github.com/tickwire/tickwire/lockstep/lockstepbot"
-	"github.com/tickwire/tickwire/server"
+	"github.com/tickwire/tickwire/metrics"
 )
 
 // TestBenchRelayJSON pins the documented fields of "bench relay --json" on
@@ -80,29 +80,19 @@ func TestProbeLateness(t *testing.T) {
 // place on the schedule reads 3 ms of lateness, not 0. The probe's jitter
 // (the old "lateness") is blind to it: it subtracts the earliest arrival.
 func TestLatenessIsAbsolute(t *testing.T) {
-	bounds := [...]time.Duration{time.Millisecond, 2 * time.Millisecond, 4 * time.Millisecond, 8 * time.Millisecond}
-	var before, after server.Histogram
-	copy(before.Bounds[:], bounds[:])
-	for i := len(bounds); i < len(before.Bounds); i++ {
-		before.Bounds[i] = 8*time.Millisecond + time.Duration(i)
+	lateness := metrics.NewBounded(1e-3, 2e-3, 4e-3, 8e-3)
+	for range 40 {
+		lateness.Observe(0.5e-3) // earlier frames, under 1 ms
 	}
-	after.Bounds = before.Bounds
-	for i := range before.Counts {
-		before.Counts[i] = 40 // earlier frames, under 1 ms
+	before := lateness.Snapshot()
+	for range 100 {
+		lateness.Observe(3e-3) // 100 frames 3 ms late: the (2, 4] ms bucket
 	}
-	before.Count = 40
-	for i := range after.Counts {
-		after.Counts[i] = 40
-		if i >= 2 {
-			after.Counts[i] += 100 // 100 frames 3 ms late: the (2, 4] ms bucket
-		}
-	}
-	after.Count, after.Sum = 140, 300*time.Millisecond
-	d := histogramSince(after, before)
+	d := lateness.Snapshot().Sub(before)
 	if d.Count != 100 || d.Counts[1] != 0 || d.Counts[2] != 100 {
 		t.Fatalf("since: %+v", d)
 	}
-	if p50, p99 := quantile(d, 0.50), quantile(d, 0.99); p50 != 3*time.Millisecond || p99 < 3*time.Millisecond || p99 > 4*time.Millisecond {
+	if p50, p99 := d.Quantile(0.50), d.Quantile(0.99); p50 != 3e-3 || p99 < 3e-3 || p99 > 4e-3 {
 		t.Fatalf("p50 %v p99 %v, want 3 ms and within (3, 4] ms", p50, p99)
 	}
 
@@ -111,7 +101,7 @@ func TestLatenessIsAbsolute(t *testing.T) {
 	for tick := range uint64(100) {
 		p.add(0, tick, p.epoch.Add(time.Duration(tick)*iv+3*time.Millisecond))
 	}
-	if j := lockstepbot.Percentile(p.take(), 0.99); j != 0 {
+	if j := metrics.Quantile(slices.Sorted(slices.Values(p.take())), 0.99); j != 0 {
 		t.Fatalf("jitter %v of a constant delay, want 0", j)
 	}
 }

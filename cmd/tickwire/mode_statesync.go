@@ -5,9 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 	"time"
 
+	"github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/statesync/host"
@@ -149,9 +149,9 @@ func ssSummary(players int, ticks uint64, results []syncclient.Result, rep *host
 		} else {
 			allHave = false
 		}
-		if d := p.End.Sub(p.Start).Seconds(); d > 0 {
-			up += float64(p.Up) / d
-			down += float64(p.Down) / d
+		if d := metrics.Span(p.Start, p.End); d > 0 {
+			up += metrics.PerSecond(p.Up, d)
+			down += metrics.PerSecond(p.Down, d)
 			secs++
 		}
 		agreed += p.Agreed
@@ -179,12 +179,12 @@ func ssSummary(players int, ticks uint64, results []syncclient.Result, rep *host
 		for t := 1; t < len(st.Tiers); t++ {
 			r.Tiers[fmt.Sprint(t)] = st.Tiers[t]
 		}
-		r.ServerCPUMsPerTickP99 = ssPercentile(rep.FrameCPU, 99) / 1e6
+		r.ServerCPUMsPerTickP99 = float64(metrics.QuantileOf(rep.FrameCPU, 0.99)) / 1e6
 	}
 	r.LateJoins = len(joins)
-	r.RecoveryTicksP99 = ssPercentile(recF, 99)
-	r.RecoveryBytesP99 = ssPercentile(recB, 99)
-	r.LateJoinMsP99 = ssPercentile(joins, 99) / 1e6
+	r.RecoveryTicksP99 = float64(metrics.QuantileOf(recF, 0.99))
+	r.RecoveryBytesP99 = float64(metrics.QuantileOf(recB, 0.99))
+	r.LateJoinMsP99 = float64(metrics.QuantileOf(joins, 0.99)) / 1e6
 	return r
 }
 
@@ -257,15 +257,4 @@ func (statesyncMode) bot(ctx context.Context, args []string, stdout, stderr io.W
 		fmt.Fprintf(w, "tickwire bot --mode statesync: %d bots in room %q of %d, %d frames, server %s\n",
 			f.players, f.room, f.roomSize, f.ticks, f.server)
 	})
-}
-
-// ssPercentile is the p-th percentile (0..100) of xs, 0 if empty.
-func ssPercentile[T int | uint32 | time.Duration | float64](xs []T, pct float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	i := int(float64(len(s)-1) * pct / 100)
-	return float64(s[i])
 }

@@ -10,12 +10,7 @@ import (
 // addFigures fills the admin figures that need converting: the broadcast
 // lateness histogram, the by-kind and by-reason counters.
 func addFigures(a *admin.Stats, st server.Stats, ls transport.ListenerStats) {
-	h := st.BroadcastLateness
-	a.BroadcastLateness = admin.Histogram{Count: h.Count, Sum: h.Sum.Seconds()}
-	for i, b := range h.Bounds {
-		a.BroadcastLateness.Bounds = append(a.BroadcastLateness.Bounds, b.Seconds())
-		a.BroadcastLateness.Counts = append(a.BroadcastLateness.Counts, h.Counts[i])
-	}
+	a.BroadcastLateness = st.BroadcastLateness
 	a.Malformed, a.Rejected = st.MalformedByKind, st.RejectedByKind
 	a.TokenRefusals = st.TokenRefusals
 	a.HandshakesRefused = make(map[string]uint64)

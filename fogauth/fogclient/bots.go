@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/internal/botpool"
+	"github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/sim/bot"
 	"github.com/tickwire/tickwire/transport"
 )
@@ -169,13 +170,13 @@ func watch(ctx context.Context, r BotRun, conn *transport.Conn, cfg Config) (p P
 
 // summary fills p from a client whose match is over.
 func summary(p PlayerReport, c *Client, began time.Time) (PlayerReport, uint32, uint32) {
-	secs := time.Since(began).Seconds()
+	played := metrics.Span(began, time.Now())
 	d, fd := c.Diagnostics(), c.FogDiagnostics()
 	end, consistent, ok := c.End()
 	p.Ticks = d.Tick
 	p.EntitiesTracked = fd.EntitiesTracked
 	p.UpdatesReceived = fd.UpdatesReceived
-	p.BytesDownPerS, p.BytesUpPerS = float64(d.BytesReceived)/secs, float64(d.BytesSent)/secs
+	p.BytesDownPerS, p.BytesUpPerS = metrics.PerSecond(d.BytesReceived, played), metrics.PerSecond(d.BytesSent, played)
 	w := fd.Counters.World
 	p.Enters, p.Updates, p.Leaves, p.Snaps, p.Rejections = w.Enters, w.Updates, w.Leaves, w.Snaps, fd.Counters.Rejections
 	p.MaxStaleTicks, p.Consistent = end.MaxStaleTicks, ok && consistent

@@ -9,11 +9,16 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/fogauth"
+	twmetrics "github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/sim"
 	"github.com/tickwire/tickwire/sim/scenario"
 	"github.com/tickwire/tickwire/transport"
 )
+
+// timingsKept is how many of the last ticks the tick-time percentiles
+// are over (the help of tickwire_fogauth_tick_p99_seconds says 1,024).
+const timingsKept = 1024
 
 // fogRoom is one fog-authoritative game: a fogauth.Room and its seats.
 // Run, its only goroutine, owns everything but published.
@@ -35,8 +40,8 @@ type fogRoom struct {
 	touched     []bool
 	flushing    []*transport.Conn
 	flusher     transport.FlushGroup
-	tickTimes   timings
-	costTimes   timings
+	tickTimes   twmetrics.Samples[time.Duration] // the last timingsKept
+	costTimes   twmetrics.Samples[time.Duration]
 	ticks       int
 	settleBy    time.Duration
 	emptyUntil  time.Duration // while every player is gone: when the room ends unless one rejoins
@@ -68,7 +73,8 @@ func newRoom(cfg Config, m *metrics, p room.Params) (*fogRoom, error) {
 		return nil, err
 	}
 	r := &fogRoom{cfg: cfg, name: p.Name, m: m, log: p.Logger, inbox: p.Inbox, clock: p.Clock, seats: slices.Clone(p.Seats),
-		players: len(p.Seats), core: core, gone: make([]bool, len(p.Seats)), touched: make([]bool, len(p.Seats))}
+		players: len(p.Seats), core: core, gone: make([]bool, len(p.Seats)), touched: make([]bool, len(p.Seats)),
+		tickTimes: twmetrics.Samples[time.Duration]{Keep: timingsKept}, costTimes: twmetrics.Samples[time.Duration]{Keep: timingsKept}}
 	r.start = fogauth.MatchStart{TickRate: uint16(p.TickRate), Players: uint8(sp.Players),
 		UnitsPerPlayer: uint16(sp.UnitsPerPlayer), MapSize: uint16(sp.MapSize), MapSeed: seed}
 	for i, st := range p.Seats {
@@ -188,8 +194,8 @@ func (r *fogRoom) tick(now time.Duration) {
 	before := r.core.Stats().SkippedTicks
 	r.core.EndTick(now)
 	r.m.skipped.Add(r.core.Stats().SkippedTicks - before)
-	r.tickTimes.add(t2 - t0)
-	r.costTimes.add(t2 - t1)
+	r.tickTimes.Observe(t2 - t0)
+	r.costTimes.Observe(t2 - t1)
 	r.m.ticks.Add(1)
 	r.m.tickNs.Add(uint64(t2 - t0))
 	r.m.costNs.Add(uint64(t2 - t1))
@@ -235,7 +241,7 @@ func (r *fogRoom) settled() bool {
 
 // end sends every seat its MatchEnd.
 func (r *fogRoom) end() {
-	tp, cp := r.tickTimes.p99(), r.costTimes.p99()
+	tp, cp := r.tickTimes.Quantile(0.99), r.costTimes.Quantile(0.99)
 	for i := range r.seats {
 		if r.gone[i] {
 			continue
@@ -319,8 +325,8 @@ func (r *fogRoom) refresh(now time.Duration) {
 		}
 	}
 	perClient := 0.0
-	if clients > 0 && now > r.lastRefresh {
-		perClient = float64(bytes-min(r.lastBytes, bytes)) / float64(clients) / (now - r.lastRefresh).Seconds()
+	if clients > 0 {
+		perClient = twmetrics.PerSecond(float64(bytes-min(r.lastBytes, bytes))/float64(clients), now-r.lastRefresh)
 	}
 	r.lastBytes, r.lastRefresh = bytes, now
 	phase := "playing"
@@ -328,6 +334,6 @@ func (r *fogRoom) refresh(now time.Duration) {
 		phase = "settling"
 	}
 	r.published.Store(&status{Status: room.Status{Phase: phase, Tick: r.core.Tick()}, bytesPerClient: perClient,
-		tickP99: r.tickTimes.p99(), costP99: r.costTimes.p99()})
+		tickP99: r.tickTimes.Quantile(0.99), costP99: r.costTimes.Quantile(0.99)})
 	r.nextStats = now + statsInterval
 }

@@ -123,6 +123,7 @@ func genericServer(pending ...string) func(dep) (bool, string) {
 func rules() []rule {
 	return []rule{
 		{pkg: "wire", allowed: stdlibOnly},
+		{pkg: "metrics", allowed: stdlibOnly},
 		{pkg: "protocol", allowed: stdlibOnly},
 		{pkg: "netsim", allowed: func(d dep) (bool, string) {
 			if d.standard {
@@ -170,10 +171,10 @@ func rules() []rule {
 			switch {
 			case d.standard && networking(d.path):
 				return false, "RelayCore is pure: no networking code"
-			case d.standard, under(d.path, "protocol", "wire", "lockstep/msg"):
+			case d.standard, under(d.path, "protocol", "wire", "metrics", "lockstep/msg"):
 				return true, ""
 			}
-			return false, "RelayCore may import only protocol, wire, lockstep/msg and the standard library"
+			return false, "RelayCore may import only protocol, wire, metrics, lockstep/msg and the standard library"
 		}},
 		// The lockstep client does not link the server: what both need
 		// (the lane table) lives below both, in server/lanes. A listen
@@ -191,12 +192,12 @@ func rules() []rule {
 			switch {
 			case d.standard && networking(d.path):
 				return false, "the fog-authoritative core is pure: no networking code"
-			case d.standard, under(d.path, "protocol", "wire", "sim"):
+			case d.standard, under(d.path, "protocol", "wire", "metrics", "sim"):
 				return true, ""
 			case strings.HasPrefix(d.path, "github.com/cespare/xxhash/"):
 				return true, ""
 			}
-			return false, "the fog-authoritative core may import only sim, protocol, wire, xxHash and the standard library"
+			return false, "the fog-authoritative core may import only sim, protocol, wire, metrics, xxHash and the standard library"
 		}},
 		{pkg: "statesync/msg", allowed: func(d dep) (bool, string) {
 			switch {
@@ -244,10 +245,10 @@ func rules() []rule {
 			switch {
 			case d.standard && networking(d.path):
 				return false, "the prediction core is pure: no networking code"
-			case d.standard, under(d.path, "wire", "protocol"):
+			case d.standard, under(d.path, "wire", "protocol", "metrics"):
 				return true, ""
 			}
-			return false, "the prediction core may import only wire, protocol and the standard library"
+			return false, "the prediction core may import only wire, protocol, metrics and the standard library"
 		}},
 		// A prediction room plugs into the server through the seam and
 		// knows no game.
@@ -262,11 +263,11 @@ func rules() []rule {
 			switch {
 			case d.standard && networking(d.path):
 				return false, "a game adapter never imports networking code"
-			case d.standard, d.path == module+"/predict", under(d.path, "sim", "protocol", "wire"),
+			case d.standard, d.path == module+"/predict", under(d.path, "sim", "protocol", "wire", "metrics"),
 				strings.HasPrefix(d.path, "github.com/cespare/xxhash/"):
 				return true, ""
 			}
-			return false, "a game adapter may import only predict, sim, protocol, wire, xxHash and the standard library"
+			return false, "a game adapter may import only predict, sim, protocol, wire, metrics, xxHash and the standard library"
 		}},
 		// The example model's core is pure, as every model's is: no
 		// sockets, no transport, no server.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/lockstep"
+	"github.com/tickwire/tickwire/metrics"
 )
 
 // Defaults of Config.
@@ -222,7 +223,7 @@ func (r *runner) play(ctx context.Context, c Client) error {
 	r.setLive(c.Diagnostics(), true)
 
 	var (
-		rtts, gaps histogram
+		rtts, gaps metrics.Histogram // seconds
 		first      lockstep.Diagnostics
 		firstAt    time.Time
 		lastAt     time.Time
@@ -234,7 +235,7 @@ func (r *runner) play(ctx context.Context, c Client) error {
 		if lastAt.IsZero() {
 			first, firstAt = c.Diagnostics(), now
 		} else {
-			gaps.add(now.Sub(lastAt))
+			gaps.Observe(now.Sub(lastAt).Seconds())
 		}
 		lastAt, finalHash = now, hash
 		// Diagnostics copy the connection's statistics: a light client,
@@ -242,7 +243,7 @@ func (r *runner) play(ctx context.Context, c Client) error {
 		// lightSampleEvery ticks.
 		if !r.cfg.Light || tick%lightSampleEvery == 0 {
 			d := c.Diagnostics()
-			rtts.add(d.RTT)
+			rtts.Observe(d.RTT.Seconds())
 			r.setLive(d, true)
 		}
 		if r.cfg.OnTick != nil {
@@ -264,19 +265,19 @@ func (r *runner) play(ctx context.Context, c Client) error {
 	}
 	d := c.Diagnostics()
 	r.setLive(d, true)
-	span := lastAt.Sub(firstAt)
+	span := metrics.Span(firstAt, lastAt)
 	r.report.Ticks = loop.Applied()
 	r.report.OrdersSent = d.OrdersSent
 	r.report.LateOrders = d.LateOrders
 	r.report.Strikes = d.Strikes
 	r.report.Desyncs = d.Desyncs
 	r.report.FinalHash = fmt.Sprintf("%016x", finalHash)
-	r.report.RTTP50MS = ms(rtts.percentile(0.50))
-	r.report.RTTP99MS = ms(rtts.percentile(0.99))
-	r.report.TickGapP99MS = ms(gaps.percentile(0.99))
+	r.report.RTTP50MS = 1e3 * rtts.Quantile(0.50)
+	r.report.RTTP99MS = 1e3 * rtts.Quantile(0.99)
+	r.report.TickGapP99MS = 1e3 * gaps.Quantile(0.99)
 	r.report.RunAhead = d.RunAhead
-	r.report.BytesUpPerS = perSecond(d.BytesSent-first.BytesSent, span)
-	r.report.BytesDownPerS = perSecond(d.BytesReceived-first.BytesReceived, span)
+	r.report.BytesUpPerS = metrics.PerSecond(d.BytesSent-first.BytesSent, span)
+	r.report.BytesDownPerS = metrics.PerSecond(d.BytesReceived-first.BytesReceived, span)
 	r.report.ClockCorrectionMS = ms(d.ClockCorrection)
 	r.report.ClockDriftPPM = math.Round(d.ClockDriftPPM)
 	r.report.ClockSteps = d.ClockSteps

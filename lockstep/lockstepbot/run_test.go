@@ -2,8 +2,6 @@ package lockstepbot
 
 import (
 	"context"
-	"math"
-	"math/rand/v2"
 	"slices"
 	"sync"
 	"testing"
@@ -220,57 +218,5 @@ func TestInSync(t *testing.T) {
 		if inSync(bad, 5) {
 			t.Errorf("%s: reported in sync", name)
 		}
-	}
-}
-
-func TestPercentile(t *testing.T) {
-	var s []time.Duration
-	for i := 100; i >= 1; i-- {
-		s = append(s, time.Duration(i))
-	}
-	for _, c := range []struct {
-		q    float64
-		want time.Duration
-	}{{0.5, 50}, {0.99, 99}, {1, 100}, {0, 1}} {
-		if got := Percentile(s, c.q); got != c.want {
-			t.Errorf("p%v = %v, want %v", c.q, got, c.want)
-		}
-	}
-	if Percentile(nil, 0.5) != 0 {
-		t.Error("empty percentile")
-	}
-}
-
-// TestHistogramPercentile compares the histogram's percentiles with the
-// exact ones over seeded random durations spanning the range: each must
-// lie in [exact, exact × 1.02].
-func TestHistogramPercentile(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for trial := range 50 {
-		var h histogram
-		n := 1 + rng.IntN(2000)
-		exact := make([]time.Duration, n)
-		for i := range exact {
-			// log-uniform from 1 µs to 100 s
-			exact[i] = time.Duration(float64(time.Microsecond) * math.Pow(10, 8*rng.Float64()))
-			h.add(exact[i])
-		}
-		for _, q := range []float64{0, 0.01, 0.5, 0.9, 0.99, 1} {
-			want := Percentile(exact, q)
-			got := h.percentile(q)
-			if got < want || float64(got) > 1.02*float64(want)+1 {
-				t.Fatalf("trial %d, n %d, q %v: histogram %v, exact %v", trial, n, q, got, want)
-			}
-		}
-	}
-	var empty histogram
-	if empty.percentile(0.5) != 0 {
-		t.Fatal("empty histogram percentile")
-	}
-	var edge histogram
-	edge.add(0)
-	edge.add(2 * histMax)
-	if edge.percentile(0) != histMin || edge.percentile(1) < histMax {
-		t.Fatalf("edges: %v %v", edge.percentile(0), edge.percentile(1))
 	}
 }

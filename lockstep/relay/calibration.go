@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/lockstep/msg"
+	"github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/protocol"
 )
 
@@ -50,11 +51,7 @@ type pingSample struct {
 // percentile is the nearest-rank p-th percentile (p in 1..100) of sorted
 // values: the smallest value with at least p% of values at or below it.
 func percentile(sorted []time.Duration, p int) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	rank := (p*len(sorted) + 99) / 100 // ceil(p/100 * n)
-	return sorted[max(rank, 1)-1]
+	return metrics.Quantile(sorted, float64(p)/100)
 }
 
 // calibratePlayer reduces one player's ping samples.

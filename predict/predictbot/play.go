@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/internal/botpool"
+	"github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/predict"
 	"github.com/tickwire/tickwire/predict/actiongame"
 	"github.com/tickwire/tickwire/predict/netlayer"
@@ -66,7 +67,7 @@ func playOne(ctx context.Context, i int, ticks uint64, tickRate int, lone bool, 
 		return c.PredictedTick()-first >= ticks
 	}
 	err = netlayer.Run(ctx, s, intent, done)
-	d := time.Since(start)
+	d := metrics.Span(start, time.Now()) // 0 if it never predicted
 	t := c.Telemetry()
 	up, down := t.BytesUp, t.BytesDown
 	if r, ok := net.(*netlayer.Remote); ok {

@@ -3,6 +3,7 @@ package predictbot
 import (
 	"time"
 
+	"github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/predict"
 )
 
@@ -37,22 +38,17 @@ type Player struct {
 }
 
 // HistBucket is one bucket of a published distribution: Count samples at
-// most LE (and above the previous bucket's LE).
+// most LE (and at least the previous bucket's LE); the last LE is the
+// largest sample.
 type HistBucket struct {
 	LE    float64 `json:"le"`
 	Count uint64  `json:"count"`
 }
 
+// buckets lists h's non-empty buckets (metrics.Histogram.Buckets).
 func buckets(h *predict.Histogram) []HistBucket {
 	out := []HistBucket{}
-	for i, c := range h.Counts {
-		if c == 0 {
-			continue
-		}
-		le := 0.0
-		if i > 0 {
-			le = predict.Bound(i)
-		}
+	for le, c := range h.Buckets() {
 		out = append(out, HistBucket{LE: le, Count: c})
 	}
 	return out
@@ -69,17 +65,17 @@ type Report struct {
 }
 
 // summarise turns a client's telemetry over d of play into its summary;
-// up and down are the bytes it sent and received.
+// up and down are the bytes it sent and received. Over no play (d 0: it
+// failed before it predicted), the per-second figures are 0.
 func summarise(id int, t predict.Telemetry, d time.Duration, up, down uint64) Player {
-	s := max(d.Seconds(), 1e-9)
 	return Player{
 		ID: id, Ticks: t.Ticks, InputsSent: t.InputsSent, InputsAcked: t.InputsAcked,
-		Corrections: t.Corrections, CorrectionsPerS: float64(t.Corrections) / s, CorrectionsByCause: t.ByCause,
+		Corrections: t.Corrections, CorrectionsPerS: metrics.PerSecond(t.Corrections, d), CorrectionsByCause: t.ByCause,
 		HardSnaps: t.HardSnaps, MeanError: t.CorrectionError.Mean(), P99Error: t.CorrectionError.Quantile(0.99),
 		ReplayDepthP99:  t.ReplayDepth.Quantile(0.99),
 		InputToAckP50MS: t.InputToAck.Quantile(0.5), InputToAckP99MS: t.InputToAck.Quantile(0.99),
 		ProvisionalSpawns: t.ProvisionalSpawns, ProvisionalMapped: t.ProvisionalMapped, ProvisionalDiscarded: t.ProvisionalDiscarded,
-		BytesUpPerS: float64(up) / s, BytesDownPerS: float64(down) / s,
+		BytesUpPerS: metrics.PerSecond(up, d), BytesDownPerS: metrics.PerSecond(down, d),
 		ParityChecks: t.ParityChecks, RTTMS: float64(t.RTT) / float64(time.Millisecond), ServerTickLag: t.ServerTickLag,
 		CorrectionErrorHist: buckets(&t.CorrectionError), ReplayDepthHist: buckets(&t.ReplayDepth),
 	}

@@ -11,6 +11,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/tickwire/tickwire/metrics"
 )
 
 // Stats is a snapshot of the relay's figures. Counters only grow over the
@@ -51,12 +53,7 @@ type Stats struct {
 // Histogram is a cumulative histogram in seconds: Counts[i] observations
 // were at most Bounds[i]; Count and Sum are over every observation (the
 // +Inf bucket is Count).
-type Histogram struct {
-	Bounds []float64
-	Counts []uint64
-	Count  uint64
-	Sum    float64
-}
+type Histogram = metrics.Cumulative
 
 // Source supplies the snapshot a scrape exposes. It is called from HTTP
 // handler goroutines and must be safe for concurrent use.

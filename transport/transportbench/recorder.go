@@ -75,13 +75,3 @@ func (r *recorder) snapshot(s series) received {
 	}
 	return received{}
 }
-
-// percentile returns the q-quantile (0..1) of sorted by the nearest-rank
-// method; zero for no samples.
-func percentile(sorted []time.Duration, q float64) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	i := int(q*float64(len(sorted))+0.999999999) - 1
-	return sorted[min(max(i, 0), len(sorted)-1)]
-}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"slices"
 	"time"
+
+	"github.com/tickwire/tickwire/metrics"
 )
 
 // SeriesResult holds the figures of one series of messages.
@@ -129,8 +131,8 @@ func measure(ctx context.Context, p Peer, w Workload, o Options, seed uint64, d 
 		}
 		res.Series = append(res.Series, SeriesResult{
 			Name: name, Sent: e.sentCount(s), Delivered: len(lat), Duplicates: got.duplicates,
-			P50Ms: ms(percentile(lat, 0.5)), P99Ms: ms(percentile(lat, 0.99)), P999Ms: ms(percentile(lat, 0.999)),
-			MaxMs: ms(percentile(lat, 1)), GoodputBps: float64(atEnd[s].bytes) / (sendEnd - e.firstSentAt(s)).Seconds(),
+			P50Ms: ms(metrics.Quantile(lat, 0.5)), P99Ms: ms(metrics.Quantile(lat, 0.99)), P999Ms: ms(metrics.Quantile(lat, 0.999)),
+			MaxMs: ms(metrics.Quantile(lat, 1)), GoodputBps: metrics.PerSecond(atEnd[s].bytes, sendEnd-e.firstSentAt(s)),
 		})
 		delivered += len(lat)
 	}

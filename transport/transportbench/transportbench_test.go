@@ -22,21 +22,6 @@ func TestHeaderRoundTrip(t *testing.T) {
 	}
 }
 
-func TestPercentile(t *testing.T) {
-	var s []time.Duration
-	for i := 1; i <= 1000; i++ {
-		s = append(s, time.Duration(i))
-	}
-	for q, want := range map[float64]time.Duration{0.5: 500, 0.99: 990, 0.999: 999, 1: 1000, 0: 1} {
-		if got := percentile(s, q); got != want {
-			t.Errorf("percentile(%v) = %v, want %v", q, got, want)
-		}
-	}
-	if percentile(nil, 0.5) != 0 {
-		t.Error("percentile of nothing is not 0")
-	}
-}
-
 func TestWorkloads(t *testing.T) {
 	for i, w := range Workloads() {
 		if want := "W" + string(rune('1'+i)); w.Name != want || w.drive == nil || w.Conns == 0 {
