@@ -74,12 +74,22 @@ func BenchmarkServerTick(b *testing.B) {
 
 // BenchmarkReconcile measures a client's reconciliation per snapshot
 // (rebuild from the delta, restore the anchor, replay the unacknowledged
-// inputs) at 150 ms RTT and 60 Hz, about nine ticks of replay, in a
-// 16-player match of the reference game.
+// inputs) at 60 Hz in a 16-player match of the reference game, at the
+// round trips that make a replay about 10 and about 30 ticks deep (the
+// replay-depth metric is the measured mean).
 func BenchmarkReconcile(b *testing.B) {
+	for _, tc := range []struct {
+		name  string
+		delay time.Duration
+	}{{"depth10", 75 * time.Millisecond}, {"depth30", 230 * time.Millisecond}} {
+		b.Run(tc.name, func(b *testing.B) { benchReconcile(b, tc.delay) })
+	}
+}
+
+func benchReconcile(b *testing.B, delay time.Duration) {
 	room := newSimRoom(predict.ServerConfig{}, actiongame.New(action.Config{}, seed))
 	const players = 16
-	imp := impairment{delay: 75 * time.Millisecond}
+	imp := impairment{delay: delay}
 	var sessions []*predict.Session
 	var intents []predict.IntentFunc
 	for p := 1; p <= players; p++ {

@@ -18,6 +18,7 @@ type ClientConfig struct {
 	MaxPending          int           // unacknowledged inputs kept; 512
 	ProvisionalTimeout  time.Duration // an acknowledged predicted spawn with no spawn event is discarded after; 1 s
 	MaxCatchUp          int           // ticks predicted by one Update; 8
+	EffectMemory        int           // side effects remembered for exactly-once; DefaultEffectMemory
 }
 
 func (c ClientConfig) withDefaults(tickRate int) ClientConfig {
@@ -34,6 +35,7 @@ func (c ClientConfig) withDefaults(tickRate int) ClientConfig {
 	c.MaxPending = orInt(c.MaxPending, 512)
 	c.ProvisionalTimeout = orDur(c.ProvisionalTimeout, time.Second)
 	c.MaxCatchUp = orInt(c.MaxCatchUp, 8)
+	c.EffectMemory = orInt(c.EffectMemory, DefaultEffectMemory)
 	return c
 }
 
@@ -84,11 +86,16 @@ type Client struct {
 	cfg      ClientConfig
 	core     *SimulationCore
 	game     Game
+	newGame  func(tickRate int) Game // builds the game on the Hello, if set
 	player   PlayerID
 	tickRate int
 	interval time.Duration
-	clock    clock
-	now      time.Duration
+	// From the Hello: ticks between snapshots, and how far ahead of the
+	// server an input may be scheduled.
+	snapEvery uint64
+	maxAhead  int
+	clock     clock
+	now       time.Duration
 
 	hello    bool
 	anchored bool
@@ -106,8 +113,7 @@ type Client struct {
 	anchorTick     uint64
 	ackedSnap      uint64
 	acked          uint32
-	lateSince      bool // an InputAck flagged late since the last anchor
-	leadAdjust     int  // extra lead ticks from late acks
+	leadAdjust     int // extra lead ticks from late acks
 	lastLate       time.Duration
 	predInteracted uint64 // last predicted tick another player acted on us
 
@@ -140,15 +146,27 @@ type Client struct {
 // NewClient returns a client predicting with g, a Game of the same rules
 // as the server's; its state is replaced by the first full snapshot.
 func NewClient(cfg ClientConfig, g Game) *Client {
-	return &Client{
+	c := &Client{
 		cfg:         cfg,
-		core:        NewSimulationCore(g, Predictive),
 		game:        g,
 		history:     make([]ownRecord, 256),
-		baselines:   make([]baseline, 32),
 		provisional: make(map[EntityID]*provisional),
 		mapped:      make(map[EntityID]EntityID),
 	}
+	if g != nil {
+		c.core = newSimulationCore(g, Predictive, orInt(cfg.EffectMemory, DefaultEffectMemory))
+	}
+	return c
+}
+
+// NewClientFor returns a client whose game newGame builds when the
+// server's Hello arrives, for the tick rate the server runs: a client
+// never has to be told the room's rate, and cannot disagree with it.
+// Game returns nil until then.
+func NewClientFor(cfg ClientConfig, newGame func(tickRate int) Game) *Client {
+	c := NewClient(cfg, nil)
+	c.newGame = newGame
+	return c
 }
 
 // Player is the player the server assigned, 0 before the Hello.
@@ -171,6 +189,10 @@ func (c *Client) Game() Game { return c.game }
 func (c *Client) Telemetry() Telemetry {
 	t := c.stats
 	t.RTT = c.clock.rtt
+	if c.core != nil {
+		t.EffectsDeferred = c.core.ledger.deferred
+		t.EffectsRemembered = c.core.ledger.size()
+	}
 	if c.clock.ready() {
 		t.ServerTickLag = float64(c.predTick) - c.clock.serverTick(c.now)
 	}
@@ -218,11 +240,23 @@ func (c *Client) emit(lane Lane, m appender) {
 
 // targetTick is the tick the prediction should have reached at now: the
 // estimated server tick plus enough lead for an input sent now to arrive
-// before its tick runs.
+// before its tick runs, but never more than the server's MaxAhead less
+// one tick (for the estimate's error): an input scheduled further ahead
+// would be clamped.
 func (c *Client) targetTick(now time.Duration) uint64 {
 	lead := c.clock.rtt/2 + 2*c.clock.rttVar + time.Second/time.Duration(c.cfg.SendRate)
 	ticks := float64(lead)/float64(c.interval) + float64(c.cfg.LeadTicks+c.leadAdjust)
+	ticks = min(ticks, float64(c.maxAhead-1))
 	return uint64(max(c.clock.serverTick(now)+ticks, 0))
+}
+
+// goneTick is the newest tick an input sent now would reach only after
+// the server ran it: the estimated server tick when it arrives, plus one
+// tick of margin and the round trip's deviation (a first input sent at
+// the exact cutoff would be late by the estimate's error).
+func (c *Client) goneTick(now time.Duration) uint64 {
+	arrive := float64(c.clock.rtt/2+c.clock.rttVar) / float64(c.interval)
+	return uint64(max(c.clock.serverTick(now)+arrive+1, 0))
 }
 
 // Update advances the client to now: it pings the server when due,
@@ -248,10 +282,10 @@ func (c *Client) Update(now time.Duration, intent IntentFunc) {
 	target := c.targetTick(c.now)
 	// Ticks an input sent now would reach only after the server ran them
 	// are stepped without one, as the server will.
-	gone := uint64(max(c.clock.serverTick(c.now)+float64(c.clock.rtt/2)/float64(c.interval), 0))
+	gone := c.goneTick(c.now)
 	for n := 0; c.predTick < target && n < c.cfg.MaxCatchUp && len(c.pending) < c.cfg.MaxPending; n++ {
 		if c.predTick < gone {
-			c.step(nil, true)
+			c.step(nil)
 			continue
 		}
 		c.predictOne(intent(c.predTick + 1))
@@ -280,13 +314,13 @@ func (c *Client) predictOne(in Input) {
 	}
 	c.pending = append(c.pending, pendingInput{in: in, created: c.now})
 	c.unsent++
-	c.step(&c.pending[len(c.pending)-1].in, true)
+	c.step(&c.pending[len(c.pending)-1].in)
 	c.stats.Ticks++
 }
 
 // step runs one predicted tick with the player's input (nil: none) and
-// records the player's entity; live is false during a replay.
-func (c *Client) step(in *Input, live bool) {
+// records the player's entity, live or during a replay.
+func (c *Client) step(in *Input) {
 	inputs := c.scratch.input[:0]
 	if in != nil {
 		c.scratch.input[0] = PlayerInput{Player: c.player, Input: in}

@@ -10,10 +10,10 @@ import (
 // action without either is discarded after the timeout.
 func TestProvisionalMappedOrDiscarded(t *testing.T) {
 	c := &Client{player: 1, cfg: ClientConfig{}.withDefaults(60), provisional: map[EntityID]*provisional{}, mapped: map[EntityID]EntityID{},
-		core: &SimulationCore{mode: Predictive, fired: map[firedKey]uint64{}}}
+		core: &SimulationCore{mode: Predictive, ledger: newEffectLedger(64)}}
 	for _, seq := range []uint32{5, 6, 7} {
 		e := Event{Tick: 10, GameEvent: GameEvent{Kind: EventSpawn, Player: 1, ActionSeq: seq, Entity: -EntityID(seq)}}
-		c.core.Fired(&e.GameEvent, e.Tick) // as the predictive core's Step records it
+		c.core.ledger.predicted(&e.GameEvent) // as the predictive core's Step records it
 		c.fire(e, true)
 	}
 	c.serverEvent(&Event{ID: 1, Tick: 10, GameEvent: GameEvent{Kind: EventSpawn, Player: 1, ActionSeq: 5, Entity: 42}}, true)

@@ -21,12 +21,7 @@ func (c *Client) Receive(now time.Duration, msg []byte) error {
 			return err
 		}
 		if !c.hello {
-			c.hello, c.player, c.tickRate = true, h.Player, int(h.TickRate)
-			c.interval = time.Second / time.Duration(h.TickRate)
-			c.clock.interval = c.interval
-			c.cfg = c.cfg.withDefaults(c.tickRate)
-			c.nextPing = c.now
-			c.smooth.dur = c.cfg.CorrectionSmoothing
+			c.join(&h)
 		}
 		return nil
 	case TypePong:
@@ -44,9 +39,14 @@ func (c *Client) Receive(now time.Duration, msg []byte) error {
 		if err := a.Parse(msg); err != nil {
 			return err
 		}
+		if !c.hello {
+			return ErrNotJoined
+		}
 		c.acknowledge(a.Sequence)
+		if a.Clamped {
+			c.stats.InputsClamped++
+		}
 		if a.Late {
-			c.lateSince = true
 			if c.now-c.lastLate > c.interval*4 {
 				c.leadAdjust = min(c.leadAdjust+1, 8)
 			}
@@ -57,6 +57,9 @@ func (c *Client) Receive(now time.Duration, msg []byte) error {
 		var m EventMessage
 		if err := m.Parse(msg); err != nil {
 			return err
+		}
+		if !c.hello {
+			return ErrNotJoined
 		}
 		c.serverEvent(&m.Event, true)
 		return nil
@@ -71,6 +74,24 @@ func (c *Client) Receive(now time.Duration, msg []byte) error {
 		return c.reconcile(m)
 	}
 	return fmt.Errorf("%w: unexpected %v from the server", ErrMalformed, t)
+}
+
+// join takes the room's parameters from its Hello: the tick rate (and so
+// the game's rules, when the client builds its game), the snapshot
+// interval, the baseline window and MaxAhead.
+func (c *Client) join(h *Hello) {
+	c.hello, c.player, c.tickRate = true, h.Player, int(h.TickRate)
+	c.interval = time.Second / time.Duration(h.TickRate)
+	c.snapEvery, c.maxAhead = uint64(h.SnapshotEvery), int(h.MaxAhead)
+	c.baselines = make([]baseline, h.BaselineWindow)
+	c.clock.interval = c.interval
+	c.cfg = c.cfg.withDefaults(c.tickRate)
+	c.nextPing = c.now
+	c.smooth.dur = c.cfg.CorrectionSmoothing
+	if c.newGame != nil {
+		c.game = c.newGame(c.tickRate)
+		c.core = newSimulationCore(c.game, Predictive, c.cfg.EffectMemory)
+	}
 }
 
 // acknowledge measures input-to-ack latency of inputs up to seq.
@@ -118,6 +139,11 @@ func (c *Client) serverEvent(e *Event, reliable bool) {
 	if !c.seen.add(e.ID, reliable) {
 		return
 	}
+	if e.Player == c.player {
+		// An action sequence the server has used is never reused: an
+		// effect's identity stays unique.
+		c.actSeq = max(c.actSeq, e.ActionSeq)
+	}
 	if e.Player == c.player && e.ActionSeq != 0 {
 		switch e.Kind {
 		case EventSpawn:
@@ -126,7 +152,7 @@ func (c *Client) serverEvent(e *Event, reliable bool) {
 			c.resolveProvisional(e.ActionSeq, 0)
 		}
 	}
-	if c.core.Fired(&e.GameEvent, e.Tick) {
+	if !c.core.Heard(e) {
 		c.stats.EffectsDeduped++
 		return
 	}
@@ -172,11 +198,18 @@ func (c *Client) expireProvisional() {
 
 // eventSet remembers which event ids were handled. Events arrive in order
 // on the reliable lane, so every id at or below the newest reliable one is
-// known; only ids seen early in snapshots are kept individually.
+// known; ids seen early in snapshots are kept individually until the
+// reliable lane passes them. An id too far ahead of the reliable lane is
+// not taken from a snapshot at all (its reliable copy will come), so the
+// set is bounded without ever forgetting an id it took.
 type eventSet struct {
 	reliable uint64
 	early    map[uint64]struct{}
 }
+
+// earlyWindow bounds how far ahead of the reliable lane a snapshot's
+// event may be taken.
+const earlyWindow = 1024
 
 // add reports whether id is new, and records it.
 func (s *eventSet) add(id uint64, reliable bool) bool {
@@ -186,18 +219,20 @@ func (s *eventSet) add(id uint64, reliable bool) bool {
 	_, early := s.early[id]
 	if reliable {
 		s.reliable = id
-		delete(s.early, id)
+		for k := range s.early {
+			if k <= id {
+				delete(s.early, k)
+			}
+		}
 		return !early
 	}
-	if early {
+	if early || id-s.reliable > earlyWindow {
 		return false
 	}
 	if s.early == nil {
 		s.early = make(map[uint64]struct{})
 	}
-	if len(s.early) < 4096 {
-		s.early[id] = struct{}{}
-	}
+	s.early[id] = struct{}{}
 	return true
 }
 

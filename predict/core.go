@@ -21,27 +21,6 @@ func (m Mode) String() string {
 	return "authoritative"
 }
 
-// firedKey identifies a side effect across replays: a replayed tick
-// recreates the same event with the same key. Events tied to an action are
-// known by it; the others by their tick.
-type firedKey struct {
-	kind      EventKind
-	typ       uint8
-	player    PlayerID
-	actionSeq uint32
-	target    EntityID
-	tick      uint64
-}
-
-func keyOf(e *GameEvent, tick uint64) firedKey {
-	k := firedKey{kind: e.Kind, typ: e.Type, player: e.Player, actionSeq: e.ActionSeq, target: e.Target}
-	if e.ActionSeq == 0 {
-		k.tick = tick
-		k.target = e.Entity
-	}
-	return k
-}
-
 // SimulationCore steps a Game the same way on the server and on a client:
 // the server's authoritative loop, a client's prediction and replay, and
 // the local server emulation all call Step. Only the Mode differs.
@@ -50,15 +29,23 @@ type SimulationCore struct {
 	game   Game
 	events []GameEvent
 	fresh  []GameEvent
-	fired  map[firedKey]uint64 // Predictive: side effects fired, by the tick they fired at
+	ledger effectLedger // Predictive: the side effects fired
 }
+
+// DefaultEffectMemory is how many side effects a predictive core
+// remembers at most (see effectLedger).
+const DefaultEffectMemory = 4096
 
 // NewSimulationCore wraps g.
 func NewSimulationCore(g Game, mode Mode) *SimulationCore {
+	return newSimulationCore(g, mode, DefaultEffectMemory)
+}
+
+func newSimulationCore(g Game, mode Mode, effects int) *SimulationCore {
 	c := &SimulationCore{mode: mode, game: g}
 	if mode == Predictive {
 		g.SetProvisional(true)
-		c.fired = make(map[firedKey]uint64)
+		c.ledger = newEffectLedger(effects)
 	}
 	return c
 }
@@ -74,49 +61,40 @@ func (c *SimulationCore) Tick() uint64 { return c.game.Tick() }
 
 // Step advances one tick. It returns every event of the tick and, of
 // those, the ones whose side effects should fire now: all of them in
-// Authoritative mode; in Predictive mode those not already fired by an
-// earlier run of the same tick. Both slices are valid until the next Step.
+// Authoritative mode; in Predictive mode the effects of actions not fired
+// before (by an earlier run of the same tick or by the server's event).
+// Both slices are valid until the next Step.
 func (c *SimulationCore) Step(inputs []PlayerInput) (all, fresh []GameEvent) {
 	c.events = c.game.Step(inputs, c.events[:0])
 	if c.mode == Authoritative {
 		return c.events, c.events
 	}
 	c.fresh = c.fresh[:0]
-	t := c.game.Tick()
 	for i := range c.events {
-		k := keyOf(&c.events[i], t)
-		if _, ok := c.fired[k]; !ok {
-			c.fired[k] = t
+		if c.ledger.predicted(&c.events[i]) {
 			c.fresh = append(c.fresh, c.events[i])
 		}
 	}
 	return c.events, c.fresh
 }
 
-// Fired reports whether a predictive core already fired the side effect
-// of e (as the server reports it, at tick), and marks it fired: an
-// authoritative event the client predicted is not played twice.
-func (c *SimulationCore) Fired(e *GameEvent, tick uint64) bool {
-	if c.mode == Authoritative {
-		return false
-	}
-	k := keyOf(e, tick)
-	_, ok := c.fired[k]
-	c.fired[k] = tick
-	return ok
+// Heard reports whether the side effect of a new server event should fire
+// now: always in Authoritative mode; in Predictive mode unless the
+// prediction already fired it.
+func (c *SimulationCore) Heard(e *Event) bool {
+	return c.mode == Authoritative || c.ledger.heard(e)
 }
 
-// Restore replaces the game state with an authoritative snapshot. A
-// predictive core forgets the side effects of ticks older than keep: they
-// will never be replayed again.
-func (c *SimulationCore) Restore(snapshot []byte, keep uint64) error {
-	if err := c.game.Restore(snapshot); err != nil {
-		return err
+// Restore replaces the game state with an authoritative snapshot.
+func (c *SimulationCore) Restore(snapshot []byte) error { return c.game.Restore(snapshot) }
+
+// Settle lets a predictive core forget the side effects that can no
+// longer come back: the anchor is at tick anchor, the reliable lane
+// delivered every server event up to id reliable, and the actions of
+// player me from sequence pendingFrom on (0: none) are in inputs the
+// server has not confirmed yet.
+func (c *SimulationCore) Settle(anchor, reliable uint64, me PlayerID, pendingFrom uint32) {
+	if c.mode == Predictive {
+		c.ledger.settle(anchor, reliable, me, pendingFrom)
 	}
-	for k, t := range c.fired {
-		if t < keep {
-			delete(c.fired, k)
-		}
-	}
-	return nil
 }

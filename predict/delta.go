@@ -117,7 +117,8 @@ func appendXORPatch(dst, base, cur []byte) []byte {
 }
 
 // applyXORPatch appends base patched by p to dst; ok is false if p does
-// not fit base.
+// not fit base or is not the one patch appendXORPatch writes (a byte
+// marked changed with an XOR of zero, or no byte changed).
 func applyXORPatch(dst, base, p []byte) ([]byte, bool) {
 	n := (len(base) + 7) / 8
 	if len(p) < n {
@@ -130,13 +131,13 @@ func applyXORPatch(dst, base, p []byte) ([]byte, bool) {
 		if mask[k/8]&(1<<(k%8)) == 0 {
 			continue
 		}
-		if len(xs) == 0 {
+		if len(xs) == 0 || xs[0] == 0 {
 			return dst[:start], false
 		}
 		dst[start+k] ^= xs[0]
 		xs = xs[1:]
 	}
-	if len(xs) != 0 || (len(base)%8 != 0 && mask[n-1]>>(len(base)%8) != 0) {
+	if len(xs) != 0 || len(p) == n || (len(base)%8 != 0 && mask[n-1]>>(len(base)%8) != 0) {
 		return dst[:start], false
 	}
 	return dst, true

@@ -47,27 +47,44 @@ func TestDeltaProperty(t *testing.T) {
 	}
 }
 
-// FuzzApplyDelta: a hostile delta never panics and never makes the client
-// allocate beyond a multiple of what it received.
+// FuzzApplyDelta: a hostile delta snapshot, decoded and applied to a
+// baseline, never panics, never makes the client allocate beyond a
+// multiple of what it received, and when it is accepted the server's
+// encoder, diffing the baseline and the result, writes back exactly the
+// bytes received: a patch has one accepted form (no XOR of zero, no
+// record "changed" to itself). Seeded from the encoder's deltas.
 func FuzzApplyDelta(f *testing.F) {
-	f.Add([]byte{1, 2, 3}, []byte{0x01, 0xff})
-	f.Fuzz(func(t *testing.T, ids, patch []byte) {
-		base := []Record{{ID: 1, Data: make([]byte, 12)}, {ID: 3, Data: make([]byte, 12)}}
-		var removed []EntityID
-		var changed []Record
-		for _, b := range ids {
-			if b%2 == 0 {
-				removed = append(removed, EntityID(b%8))
-			} else {
-				changed = append(changed, Record{ID: EntityID(b % 8), Data: patch})
-			}
+	rng := rand.New(rand.NewPCG(3, 4))
+	base := randomRecords(rng)
+	for range 8 {
+		removed, changed, _ := diffRecords(base, randomRecords(rng), nil, nil, nil)
+		b, _ := (&SnapshotMessage{ServerTick: 9, BaselineTick: 8, Header: []byte{1}, Removed: removed, Records: changed}).Append(nil)
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var m SnapshotMessage
+		if m.Parse(b) != nil || m.BaselineTick == 0 {
+			return
 		}
-		out, arena, err := applyDelta(base, removed, changed, nil, nil)
-		if cap(arena) > 2*8*len(patch)*len(changed)+64 { // 8 bytes of record per patch byte, rounded up by append
-			t.Fatalf("arena of %d bytes for %d received", cap(arena), len(patch)*len(changed))
+		received := 0
+		for _, r := range m.Records {
+			received += len(r.Data)
 		}
-		if err == nil && len(out) > len(base)+len(changed) {
+		out, arena, err := applyDelta(base, m.Removed, m.Records, nil, nil)
+		if cap(arena) > 2*8*received+64 { // 8 bytes of record per patch byte, rounded up by append
+			t.Fatalf("arena of %d bytes for %d received", cap(arena), received)
+		}
+		if err != nil {
+			return
+		}
+		if len(out) > len(base)+len(m.Records) {
 			t.Fatal("more records than base and changes")
+		}
+		again := m
+		again.Removed, again.Records, _ = diffRecords(base, out, nil, nil, nil)
+		enc, err := again.Append(nil)
+		if err != nil || !bytes.Equal(enc, b) {
+			t.Fatalf("accepted delta % x\nre-encodes to   % x (%v)", b, enc, err)
 		}
 	})
 }

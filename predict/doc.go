@@ -13,6 +13,27 @@
 // its spawns take provisional negative ids and an event whose side effect
 // already fired is not fired again when a replay recreates it.
 //
+// # Side effects exactly once
+//
+// An effect's identity is the action that caused it (player and action
+// sequence, which name the originating input) and what happened (kind,
+// type, target), never a tick: a cast predicted at tick 100 and applied
+// by the server at 112 is one effect. The predictive core remembers every
+// effect it fired (predicted or heard from the server) until nothing can
+// bring it back: a heard effect until the anchor passes its tick; a
+// predicted one until the server has ended its action (its EventRejected,
+// or the EventDespawn of what it spawned, delivered on the reliable lane
+// after every earlier event of the action) and the anchor passes that end;
+// and nothing of an action whose input the server has not confirmed. A
+// full memory (EffectMemory) stops effects from firing from the prediction
+// (the server's events fire them) instead of forgetting any. Effects no
+// action caused (a respawn) fire from the server's events, deduplicated by
+// id. Every action a server takes is answered: applied (the game's events),
+// refused by the game with its reason, or refused by the server
+// (EventRejected of TypeRefused: late under LateReject, over the rate,
+// queue full, invalid). TestEffectsExactlyOnceUnderLossBursts,
+// TestLossySweep and FuzzClientReceive prove it.
+//
 // # The authoritative loop (Server)
 //
 //	Receive(now, player, msg)      validate the whole InputMessage, queue its inputs by intended tick
@@ -22,14 +43,18 @@
 //	  InputAck per applied input   LaneSequenced
 //	  EventMessage per event       LaneReliable, monotonic ids, with the originating input sequence
 //	  SnapshotMessage per client   LaneUnreliable; delta against the client's acknowledged baseline,
-//	                               full when it holds none or every FullEvery ticks
+//	                               full when it holds none or every FullEvery ticks; with interest
+//	                               management only the client's own entities, those near it (with
+//	                               hysteresis) and those on a line of fire to it, within a
+//	                               per-client budget (interest.go)
 //	Ready / Advance                the encoded messages out
 //
 // # The client (Client)
 //
 //	Update(now, intent)   ping; predict each tick due (one numbered input per tick, applied at once);
 //	                      send every unacknowledged input in one InputMessage at SendRate
-//	Receive(now, msg)     Hello, Pong (clock offset and RTT), InputAck (ack latency, late flag),
+//	Receive(now, msg)     Hello (tick rate, snapshot interval, baseline window, MaxAhead),
+//	                      Pong (clock offset and RTT), InputAck (ack latency, late and clamped flags),
 //	                      EventMessage (dedupe, provisional ids), SnapshotMessage (reconcile)
 //	reconcile             stale? → rebuild delta → parity check → restore anchor → replay
 //	                      unacknowledged inputs → correction: cause, magnitude, snap or blend
@@ -38,8 +63,14 @@
 //
 // The client predicts ahead of the server by the estimated one-way
 // delay, twice the RTT deviation, one send interval and LeadTicks, so an
-// input reaches the server before its intended tick runs; ticks an input
-// could no longer reach are stepped without one, as the server will.
+// input reaches the server before its intended tick runs, but never by
+// more than the server's MaxAhead less one tick; ticks an input sent now
+// could no longer reach (one-way delay, the deviation and one tick of
+// margin) are stepped without one, as the server will. The client keeps as
+// many delta baselines as the server (both rings indexed by snapshot
+// number); a delta against one it lacks makes it acknowledge none, which
+// asks the server for a full snapshot. TestParitySweep proves a lone
+// lossless client is never corrected at 20–128 Hz and 20–600 ms RTT.
 //
 // # Messages
 //
@@ -58,17 +89,19 @@
 //	       | [move x i8 | move y i8 | yaw u16 | pitch i16]   absent with flag 4
 //	       | action count uvarint | action × count
 //	action: id u8 | sequence uvarint | started at client tick uvarint | params (uvarint length, bytes)
+//	acked snapshot 0: the client holds no baseline, the server sends a full snapshot
 //
 //	InputAck 0x31 (server → client, sequenced)
-//	+------+--------+----------------+----------------+----------------+---------+
-//	| 0x31 | player | sequence uvar  | applied tick   | server time µs | late u8 |
-//	+------+--------+----------------+----------------+----------------+---------+
+//	+------+--------+----------------+----------------+----------------+------------------------+
+//	| 0x31 | player | sequence uvar  | applied tick   | server time µs | flags u8 (1 late,      |
+//	|      |   u8   |                | uvarint        | uvarint        | 2 clamped to MaxAhead) |
+//	+------+--------+----------------+----------------+----------------+------------------------+
 //
 //	SnapshotMessage 0x32 (server → client, unreliable)
-//	+------+-------------+----------------+----------------+-----------+-----------------+
-//	| 0x32 | server tick | server time µs | baseline tick  | late tick | interacted tick |
-//	|      |   uvarint   |    uvarint     | uvarint (0 full)| uvarint  |    uvarint      |
-//	+------+-------------+----------------+----------------+-----------+-----------------+
+//	+------+-------------+----------------+----------------+-----------+--------------+-----------------+
+//	| 0x32 | server tick | server time µs | baseline tick  | late tick | clamped tick | interacted tick |
+//	|      |   uvarint   |    uvarint     | uvarint (0 full)| uvarint  |   uvarint    |    uvarint      |
+//	+------+-------------+----------------+----------------+-----------+--------------+-----------------+
 //	| acked: count, (player u8, sequence uvarint)… | events: count, event… | header bytes |
 //	| removed: count, id varint… | records: count, (id varint, data bytes)…               |
 //	+-----------------------------------------------------------------------------------+
@@ -79,10 +112,13 @@
 //	event: id uvarint | tick uvarint | kind u8 | type u8 | player u8 | input sequence uvarint
 //	       | action sequence uvarint | entity varint | target varint | value varint
 //
-//	Hello 0xC00060: player u8 | tick rate u16 | server tick uvarint | server time µs uvarint
+//	Hello 0xC00060: player u8 | tick rate u16 | snapshot every uvarint | baseline window uvarint
+//	                | max ahead uvarint | server tick uvarint | server time µs uvarint
 //	Ping  0xC00061: client time µs uvarint
 //	Pong  0xC00062: client time µs uvarint | server time µs uvarint | server tick uvarint
 //
-// Decoders never panic and size every allocation from the bytes received;
-// FuzzDecoders checks them, TestGoldenBytes pins the layouts.
+// Decoders never panic, size every allocation from the bytes received and
+// accept one encoding per message (what decodes re-encodes to the same
+// bytes); FuzzDecoders and FuzzApplyDelta check them, TestGoldenBytes pins
+// the layouts.
 package predict

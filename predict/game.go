@@ -51,10 +51,27 @@ const (
 	// client's provisional entity to the authoritative one.
 	EventSpawn
 	// EventRejected: the action ActionSeq of Player was refused; Value is
-	// the game's reason.
+	// the reason (the game's, or predict's with Type TypeRefused). Every
+	// action a server takes ends with an EventRejected or the EventDespawn
+	// of what it spawned: that is how a client knows the action's effects
+	// are complete.
 	EventRejected
 	// EventDespawn: Entity left the game.
 	EventDespawn
+)
+
+// TypeRefused is the Type of the EventRejected events predict itself
+// publishes for actions the server will never apply; a Game's own event
+// types start at 1. Their Value is one of the Refused reasons.
+const TypeRefused uint8 = 0
+
+// Reasons an action was refused by the server (Value of an EventRejected
+// of TypeRefused).
+const (
+	RefusedLate      int32 = 1 + iota // its input arrived after its tick under LateReject
+	RefusedRate                       // its input exceeded the input rate
+	RefusedQueueFull                  // its input overflowed the queue
+	RefusedInvalid                    // its input failed the game's ValidateInput
 )
 
 // GameEvent is a discrete result of a tick. Target, when set, is an entity

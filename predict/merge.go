@@ -2,8 +2,10 @@ package predict
 
 // mergeDue returns the input applied at a tick when n inputs of a client
 // fall due at once (at(n-1) on time, the others late): the newest one's
-// movement and view, every input's actions in sequence order, and a jump
-// if any of them asked for one. The server applies late inputs so, and a
+// movement, every input's actions in sequence order, a jump if any of
+// them asked for one, and the view of the first input that carried an
+// action (an action is aimed by the input it came in, not by a later
+// one), else the newest one's. The server applies late inputs so, and a
 // client replays its own late inputs the same way.
 func mergeDue(n int, at func(i int) *Input) Input {
 	in := *at(n - 1)
@@ -11,10 +13,14 @@ func mergeDue(n int, at func(i int) *Input) Input {
 		return in
 	}
 	var actions []Action
-	for i := range n - 1 {
-		in.Jump = in.Jump || at(i).Jump
-		actions = append(actions, at(i).Actions...)
+	for i := range n {
+		x := at(i)
+		in.Jump = in.Jump || x.Jump
+		if len(x.Actions) > 0 && len(actions) == 0 {
+			in.Yaw, in.Pitch = x.Yaw, x.Pitch
+		}
+		actions = append(actions, x.Actions...)
 	}
-	in.Actions = append(actions, in.Actions...)
+	in.Actions = actions
 	return in
 }

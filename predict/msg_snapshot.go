@@ -21,14 +21,15 @@ type AckedInput struct {
 // included (the seed's transientColliders are projectile entities here).
 //
 //	type 0x32 | server tick uvarint | server time µs uvarint | baseline tick uvarint
-//	| late tick uvarint | interacted tick uvarint
+//	| late tick uvarint | clamped tick uvarint | interacted tick uvarint
 //	| acked inputs: count uvarint, each player u8 | sequence uvarint
 //	| events: count uvarint, each event (see EventMessage)
 //	| header bytes | removed: count uvarint, each id varint
 //	| records: count uvarint, each id varint | data bytes
 //
 // LateTick is the last tick at which an input of the receiver was applied
-// late (or dropped as late), and InteractedTick the last tick an event of another player
+// late (or dropped as late), ClampedTick the last tick an input of the
+// receiver clamped to MaxAhead was applied at, and InteractedTick the last tick an event of another player
 // targeted the receiver's entity: with them a client tells a correction
 // caused by its own late input from one caused by another player.
 type SnapshotMessage struct {
@@ -36,6 +37,7 @@ type SnapshotMessage struct {
 	ServerTimeUs   uint64
 	BaselineTick   uint64
 	LateTick       uint64
+	ClampedTick    uint64
 	InteractedTick uint64
 	Acked          []AckedInput
 	Events         []Event
@@ -48,7 +50,7 @@ type SnapshotMessage struct {
 func (m *SnapshotMessage) Append(dst []byte) ([]byte, error) {
 	var b wire.Builder
 	newBuilder(&b, dst, TypeSnapshot).Uvarint(m.ServerTick).Uvarint(m.ServerTimeUs).Uvarint(m.BaselineTick).
-		Uvarint(m.LateTick).Uvarint(m.InteractedTick)
+		Uvarint(m.LateTick).Uvarint(m.ClampedTick).Uvarint(m.InteractedTick)
 	b.ArrayHeader(uint32(len(m.Acked)))
 	for _, a := range m.Acked {
 		b.Elem().U8(uint8(a.Player)).Uvarint(uint64(a.Sequence))
@@ -77,11 +79,17 @@ func (m *SnapshotMessage) Parse(b []byte) error {
 		return err
 	}
 	m.ServerTick, m.ServerTimeUs, m.BaselineTick = r.Uvarint(), r.Uvarint(), r.Uvarint()
-	m.LateTick, m.InteractedTick = r.Uvarint(), r.Uvarint()
+	m.LateTick, m.ClampedTick, m.InteractedTick = r.Uvarint(), r.Uvarint(), r.Uvarint()
+	if r.Err() == nil && (m.LateTick > m.ServerTick || m.ClampedTick > m.ServerTick || m.InteractedTick > m.ServerTick) {
+		return fmt.Errorf("%w: snapshot of tick %d names a later tick", ErrMalformed, m.ServerTick)
+	}
 	m.Acked = m.Acked[:0]
 	for range r.ArrayHeader() {
 		p, seq := PlayerID(r.U8()), r.Uvarint()
-		m.Acked = append(m.Acked, AckedInput{Player: p, Sequence: uint32(min(seq, 1<<32-1))})
+		if seq > 1<<32-1 {
+			return fmt.Errorf("%w: acked sequence %d", ErrMalformed, seq)
+		}
+		m.Acked = append(m.Acked, AckedInput{Player: p, Sequence: uint32(seq)})
 	}
 	m.Events = m.Events[:0]
 	for range r.ArrayHeader() {

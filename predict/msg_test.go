@@ -29,20 +29,20 @@ var samples = []struct {
 		{Sequence: 102, ClientTick: 503, IntendedTick: 503, TimestampMs: 8383, Yaw: 0x4010, Jump: true}, // same view: flag 4
 	}}, func() message { return &InputMessage{} },
 		"3003f40303" + "64ea0700bc8201037fa6004038ff01" + "0107f50301aa" + "01020020 00 000010400000" + "00" + "01020022 05" + "00"},
-	{"InputAck", &InputAck{Player: 3, Sequence: 100, AppliedTick: 502, ServerTimeUs: 8_366_000, Late: true},
-		func() message { return &InputAck{} }, "310364f603b0cffe0301"},
-	{"SnapshotMessage", &SnapshotMessage{ServerTick: 501, ServerTimeUs: 8_350_000, BaselineTick: 499, LateTick: 501, InteractedTick: 480,
+	{"InputAck", &InputAck{Player: 3, Sequence: 100, AppliedTick: 502, ServerTimeUs: 8_366_000, Late: true, Clamped: true},
+		func() message { return &InputAck{} }, "310364f603b0cffe0303"},
+	{"SnapshotMessage", &SnapshotMessage{ServerTick: 501, ServerTimeUs: 8_350_000, BaselineTick: 499, LateTick: 501, ClampedTick: 500, InteractedTick: 480,
 		Acked:   []AckedInput{{Player: 1, Sequence: 99}, {Player: 3, Sequence: 100}},
 		Events:  []Event{{ID: 9, Tick: 501, InputSeq: 100, GameEvent: GameEvent{Kind: EventSpawn, Type: 1, Player: 3, ActionSeq: 7, Entity: 42}}},
 		Header:  []byte{1, 2, 3},
 		Removed: []EntityID{-7, 40},
 		Records: []Record{{ID: 42, Data: []byte{9, 9}}},
 	}, func() message { return &SnapshotMessage{} },
-		"32f503b0d2fd03f303f503e003" + "02016303 64" + "0109f503010103640754 0000" + "03010203" + "020d50" + "01540209 09"},
+		"32f503b0d2fd03f303f503f403e003" + "02016303 64" + "0109f503010103640754 0000" + "03010203" + "020d50" + "01540209 09"},
 	{"EventMessage", &EventMessage{Event{ID: 10, Tick: 502, InputSeq: 0, GameEvent: GameEvent{Kind: EventOther, Type: 3, Player: 3, ActionSeq: 7, Entity: 42, Target: 5, Value: 21}}},
 		func() message { return &EventMessage{} }, "80500af6030003030007540a2a"},
-	{"Hello", &Hello{Player: 2, TickRate: 60, ServerTick: 1000, ServerTimeUs: 16_666_666},
-		func() message { return &Hello{} }, "c0006002 3c00e807aaa0f907"},
+	{"Hello", &Hello{Player: 2, TickRate: 60, SnapshotEvery: 2, BaselineWindow: 64, MaxAhead: 30, ServerTick: 1000, ServerTimeUs: 16_666_666},
+		func() message { return &Hello{} }, "c0006002 3c00 02 40 1e e807aaa0f907"},
 	{"Ping", &Ping{ClientTimeUs: 123456}, func() message { return &Ping{} }, "c00061c0c407"},
 	{"Pong", &Pong{ClientTimeUs: 123456, ServerTimeUs: 654321, ServerTick: 39}, func() message { return &Pong{} }, "c00062c0c407f1f72727"},
 }
@@ -72,8 +72,9 @@ func TestGoldenBytes(t *testing.T) {
 }
 
 // FuzzDecoders feeds arbitrary bytes to every decoder: none may panic, an
-// error must be ErrMalformed, and what decodes must re-encode to a message
-// that decodes to the same value.
+// error must be ErrMalformed, and what decodes must re-encode to exactly
+// the bytes received (every message has one accepted encoding, so a
+// decoder cannot be made to accept what the encoder would never write).
 func FuzzDecoders(f *testing.F) {
 	for _, s := range samples {
 		b, _ := s.msg.Append(nil)
@@ -95,38 +96,9 @@ func FuzzDecoders(f *testing.F) {
 			if err != nil {
 				t.Fatalf("%s: re-encode: %v", s.name, err)
 			}
-			m2 := s.fresh()
-			if err := m2.Parse(again); err != nil || !reflect.DeepEqual(normalise(m), normalise(m2)) {
-				t.Fatalf("%s: re-decode %v\n%+v\n%+v", s.name, err, m, m2)
+			if !bytes.Equal(again, b) {
+				t.Fatalf("%s: accepted % x, re-encodes to % x", s.name, b, again)
 			}
 		}
 	})
-}
-
-// normalise makes empty and nil slices compare equal.
-func normalise(m message) message {
-	switch v := m.(type) {
-	case *InputMessage:
-		c := *v
-		c.Inputs = append([]Input{}, v.Inputs...)
-		for i := range c.Inputs {
-			c.Inputs[i].Actions = append([]Action{}, c.Inputs[i].Actions...)
-			for j := range c.Inputs[i].Actions {
-				c.Inputs[i].Actions[j].Params = append([]byte{}, c.Inputs[i].Actions[j].Params...)
-			}
-		}
-		return &c
-	case *SnapshotMessage:
-		c := *v
-		c.Acked = append([]AckedInput{}, v.Acked...)
-		c.Events = append([]Event{}, v.Events...)
-		c.Header = append([]byte{}, v.Header...)
-		c.Removed = append([]EntityID{}, v.Removed...)
-		c.Records = append([]Record{}, v.Records...)
-		for i := range c.Records {
-			c.Records[i].Data = append([]byte{}, c.Records[i].Data...)
-		}
-		return &c
-	}
-	return m
 }

@@ -1,6 +1,7 @@
 package predict_test
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -63,7 +64,22 @@ func runSim(t testing.TB, players int, imp impairment, d time.Duration, cfg pred
 
 // runSimRules is runSim with the game's rules.
 func runSimRules(t testing.TB, players int, imp impairment, d time.Duration, cfg predict.ServerConfig, rules action.Config) []*predict.Client {
+	return playSim(t, players, imp, d, cfg, rules).clients
+}
+
+// simRun is a finished simulated match: the room, its clients and the
+// effects each client played.
+type simRun struct {
+	room    *simRoom
+	clients []*predict.Client
+	effects [][]predict.Event
+}
+
+// playSim plays players bots for d of virtual time over simulated links
+// with imp each way, collecting every effect the clients play.
+func playSim(t testing.TB, players int, imp impairment, d time.Duration, cfg predict.ServerConfig, rules action.Config) *simRun {
 	room := newSimRoom(cfg, actiongame.New(rules, seed))
+	run := &simRun{room: room, effects: make([][]predict.Event, players)}
 	var sessions []*predict.Session
 	var intents []predict.IntentFunc
 	for p := 1; p <= players; p++ {
@@ -74,19 +90,17 @@ func runSimRules(t testing.TB, players int, imp impairment, d time.Duration, cfg
 		c := predict.NewClient(predict.ClientConfig{}, actiongame.New(rules, 0))
 		sessions = append(sessions, &predict.Session{Client: c, Net: conn})
 		intents = append(intents, botIntent(c, uint64(100+p)))
+		run.clients = append(run.clients, c)
 	}
 	for now := time.Duration(0); now < d; now += 2 * time.Millisecond {
 		for i, s := range sessions {
 			if err := s.Step(now, intents[i]); err != nil {
 				t.Fatal(err)
 			}
+			run.effects[i] = append(run.effects[i], s.Client.Effects()...)
 		}
 	}
-	var out []*predict.Client
-	for _, s := range sessions {
-		out = append(out, s.Client)
-	}
-	return out
+	return run
 }
 
 // TestLoneClientOverLatencyNoCorrections: without loss, a lone client is
@@ -185,5 +199,48 @@ func TestEffectsFireOnce(t *testing.T) {
 	}
 	if tel := c.Telemetry(); tel.EffectsDeduped == 0 {
 		t.Fatal("no server event was recognised as predicted")
+	}
+}
+
+// TestMissingBaselineAsksForFull: a delta against a baseline the client
+// does not hold is not silently dropped: the client acknowledges no
+// snapshot in its next InputMessage, and the server's next snapshot to it
+// is full.
+func TestMissingBaselineAsksForFull(t *testing.T) {
+	local := predict.NewLocalServer(predict.ServerConfig{}, actiongame.New(action.Config{}, seed))
+	net, _ := local.Connect(0, 1)
+	c := predict.NewClient(predict.ClientConfig{}, actiongame.New(action.Config{}, 0))
+	intent := botIntent(c, 5)
+	forged, asked, full := false, false, false
+	for now := time.Duration(0); now < 6*time.Second && !full; now += 4 * time.Millisecond {
+		net.Poll(now, func(m []byte) {
+			if typ, _ := predict.TypeOf(m); typ == predict.TypeSnapshot && forged && asked {
+				var s predict.SnapshotMessage
+				if s.Parse(m) == nil && s.BaselineTick == 0 {
+					full = true
+				}
+			}
+			c.Receive(now, m)
+		})
+		if !forged && c.Predicting() && c.AnchorTick() > 200 {
+			// A delta against tick 1, long gone from the client's window.
+			d, _ := (&predict.SnapshotMessage{ServerTick: c.AnchorTick() + 1, BaselineTick: 1}).Append(nil)
+			if err := c.Receive(now, d); !errors.Is(err, predict.ErrNoBaseline) {
+				t.Fatalf("delta against a missing baseline: %v", err)
+			}
+			forged = true
+		}
+		c.Update(now, intent)
+		for _, m := range c.Ready() {
+			var in predict.InputMessage
+			if forged && in.Parse(m.Data) == nil && in.AckedSnap == 0 {
+				asked = true
+			}
+			net.Send(now, m.Lane, m.Data)
+		}
+		c.Advance()
+	}
+	if !forged || !asked || !full || c.Telemetry().SnapsNoBase != 1 {
+		t.Fatalf("forged %v, asked for a full snapshot %v, got one %v, %d without baseline", forged, asked, full, c.Telemetry().SnapsNoBase)
 	}
 }

@@ -2,6 +2,7 @@ package predict
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 )
 
@@ -45,8 +46,17 @@ func (c *Client) reconcile(m *SnapshotMessage) error {
 	predicted := c.history[t%uint64(len(c.history))]
 
 	prevAnchor := c.anchorTick
-	if err := c.core.Restore(snap, prevAnchor); err != nil {
+	if err := c.core.Restore(snap); err != nil {
+		c.refuseSnapshot(t)
 		return err
+	}
+	if c.game.Tick() != t {
+		// The snapshot's state is not of the tick it claims: the game
+		// state is now unusable, so wait for the next snapshot (a full
+		// one) and adopt it.
+		c.refuseSnapshot(t)
+		c.anchored, c.predTick = false, c.anchorTick
+		return fmt.Errorf("%w: snapshot of tick %d holds the state of tick %d", ErrMalformed, t, c.game.Tick())
 	}
 	c.anchorTick, c.acked = t, acked
 	c.interp.push(t, c.game, c.player)
@@ -60,9 +70,11 @@ func (c *Client) reconcile(m *SnapshotMessage) error {
 		}
 	}
 	c.dropAcked(acked)
+	c.core.Settle(t, c.seen.reliable, c.player, c.firstPendingAction())
 	c.stats.Snapshots++
-	if !c.anchored || t >= c.predTick {
-		// Nothing predicted beyond the anchor: adopt it.
+	if !c.anchored || t >= c.predTick || c.predTick-t >= uint64(len(c.history)) {
+		// Nothing predicted beyond the anchor (or more than the client
+		// keeps a record of): adopt it.
 		c.anchored = true
 		c.predTick = t
 		c.pending = c.pending[:0]
@@ -70,13 +82,12 @@ func (c *Client) reconcile(m *SnapshotMessage) error {
 		h := &c.history[t%uint64(len(c.history))]
 		h.tick = t
 		h.data, _ = c.game.AppendRecord(h.data[:0], own)
-		c.lateSince = false
 		return nil
 	}
+	oldInteracted := c.predInteracted
 	depth, late := c.replay(t)
 	c.stats.ReplayDepth.Observe(float64(depth))
-	cause := c.explain(m, prevAnchor, late > 0)
-	c.lateSince = false
+	cause := c.explain(m, prevAnchor, late > 0, oldInteracted)
 
 	after := c.history[c.predTick%uint64(len(c.history))].data
 	if bytes.Equal(beforeRec, after) {
@@ -100,31 +111,61 @@ func (c *Client) reconcile(m *SnapshotMessage) error {
 	return nil
 }
 
-// explain names the cause of a correction found by the snapshot after
-// prev: an input of the client's applied late (as the snapshot, an
-// InputAck or the replay shows), else another player acting on the
-// client's entity (in the authoritative world or in the prediction).
-func (c *Client) explain(m *SnapshotMessage, prev uint64, lateReplayed bool) Cause {
-	if c.lateSince || lateReplayed || m.LateTick > prev {
+// explain names the cause of a correction found by the snapshot m of
+// tick t, the previous anchor being prev. The present the client showed
+// was predicted from prev; the one it shows now is replayed from t. They
+// can only differ by what happened after prev, so only a cause in that
+// window explains it, never one older:
+//
+//   - an input of the client's applied late, or dropped as late, at a tick
+//     in (prev, t] (the snapshot's LateTick), or one the replay has just
+//     merged late;
+//   - an input the server clamped to MaxAhead, applied in (prev, t];
+//   - another player (or the world) acting on the client's entity: in the
+//     authoritative world in (prev, t] (InteractedTick), in the old
+//     prediction after prev, or in the replay after t.
+func (c *Client) explain(m *SnapshotMessage, prev uint64, lateReplayed bool, oldInteracted uint64) Cause {
+	switch {
+	case lateReplayed || m.LateTick > prev:
 		return CauseLateInput
-	}
-	if m.InteractedTick > prev || c.predInteracted > prev {
+	case m.ClampedTick > prev:
+		return CauseClampedInput
+	case m.InteractedTick > prev || oldInteracted > prev || c.predInteracted > m.ServerTick:
 		return CauseInteraction
 	}
 	return CauseUnexplained
 }
 
+// refuseSnapshot forgets the baseline a refused snapshot of tick t left
+// and asks the server for a full snapshot.
+func (c *Client) refuseSnapshot(t uint64) {
+	if b := c.baselineSlot(t); b.tick == t {
+		b.tick = 0
+	}
+	c.ackedSnap = 0
+}
+
+// baselineSlot is where the snapshot of tick t is kept: the ring is
+// indexed by snapshot number, as the server's is, so the client holds
+// every baseline the server may still use whatever the interval.
+func (c *Client) baselineSlot(t uint64) *baseline {
+	return &c.baselines[(t/c.snapEvery)%uint64(len(c.baselines))]
+}
+
 // rebuild returns the full snapshot m stands for, keeping it as a
-// baseline.
+// baseline. A delta against a baseline the client does not hold (it lost
+// that snapshot's rebuild, or never had it) is not silently dropped: the
+// client acknowledges no snapshot, which asks the server for a full one.
 func (c *Client) rebuild(m *SnapshotMessage) ([]byte, []Record, error) {
-	b := &c.baselines[m.ServerTick%uint64(len(c.baselines))]
+	b := c.baselineSlot(m.ServerTick)
 	var err error
 	if m.BaselineTick == 0 {
 		b.snap = c.game.Assemble(b.snap[:0], m.Header, m.Records)
 	} else {
-		base := &c.baselines[m.BaselineTick%uint64(len(c.baselines))]
+		base := c.baselineSlot(m.BaselineTick)
 		if base.tick != m.BaselineTick || base == b {
 			c.stats.SnapsNoBase++
+			c.ackedSnap = 0
 			return nil, nil, ErrNoBaseline
 		}
 		c.scratch.recs, c.scratch.patch, err = applyDelta(base.recs, m.Removed, m.Records, c.scratch.recs[:0], c.scratch.patch)
@@ -158,6 +199,17 @@ func findRecord(recs []Record, id EntityID) []byte {
 		}
 	}
 	return nil
+}
+
+// firstPendingAction is the sequence of the first action in an input the
+// server has not confirmed, 0 if there is none.
+func (c *Client) firstPendingAction() uint32 {
+	for _, p := range c.pending {
+		if len(p.in.Actions) > 0 {
+			return p.in.Actions[0].Sequence
+		}
+	}
+	return 0
 }
 
 // dropAcked forgets the inputs the anchor includes and starts the
@@ -195,19 +247,19 @@ func (c *Client) replay(t uint64) (depth, late int) {
 	}
 	if i > 0 {
 		in := mergeDue(i, func(k int) *Input { return &c.pending[k].in })
-		c.step(&in, false)
+		c.step(&in)
 		depth = i
 	} else {
-		c.step(nil, false)
+		c.step(nil)
 	}
 	for tick := t + 2; tick <= end; tick++ {
 		if i < len(c.pending) && c.pending[i].in.ClientTick == tick {
-			c.step(&c.pending[i].in, false)
+			c.step(&c.pending[i].in)
 			depth++
 			i++
 			continue
 		}
-		c.step(nil, false)
+		c.step(nil)
 	}
 	return depth, late
 }

@@ -30,12 +30,17 @@ type ServerStats struct {
 	FullSnapshots  uint64
 	DeltaSnapshots uint64
 	SnapshotBytes  uint64
+	// SnapshotBytesWorld is what the same snapshots would have taken
+	// without interest management (every entity, deltas against the same
+	// baselines); counted only when it is on.
+	SnapshotBytesWorld uint64
 }
 
 // queued is an accepted input waiting for its tick.
 type queued struct {
-	in   Input
-	tick uint64 // intended tick after clamping
+	in      Input
+	tick    uint64 // intended tick after clamping
+	clamped bool   // scheduled beyond MaxAhead and brought back to it
 }
 
 type client struct {
@@ -44,6 +49,8 @@ type client struct {
 	appliedSeq  uint32
 	appliedTick uint64
 	lateTick    uint64        // last tick an input was applied late or dropped
+	clampTick   uint64        // last tick an input clamped to MaxAhead was applied
+	clamped     bool          // the input applied this tick was clamped
 	actionSeq   uint32        // newest action sequence accepted
 	tokens      time.Duration // rate budget, in units of one input's share of a second
 	refilled    time.Duration
@@ -51,6 +58,9 @@ type client struct {
 	lastFull    uint64
 	interacted  uint64
 	applied     *Input         // the input applied this tick, if any
+	interest    []EntityID     // interest management: the entities sent in the last snapshot
+	spare       []EntityID     // the next set, built beside it
+	sent        []sentSet      // ... and in each kept snapshot, by snapshot number
 	origin      []actionOrigin // the input sequence each of its actions came in
 }
 
@@ -90,18 +100,28 @@ type Server struct {
 	nextEvID uint64
 	stats    ServerStats
 
-	inputs  []PlayerInput
-	tickEvs []Event
-	history []historic // ring, History entries
-	out     []Outgoing
-	arena   []byte
-	scratch struct {
+	inputs   []PlayerInput
+	tickEvs  []Event
+	refusals []Event    // actions refused since the last tick, published with it
+	history  []historic // ring, History entries
+	out      []Outgoing
+	arena    []byte
+	scratch  struct {
 		in   InputMessage
 		snap SnapshotMessage
 		recs []Record
 	}
 	deltas  []delta // this tick's, by baseline
 	patches []byte  // their patched records
+
+	// Interest management, per snapshot: every entity's view, a client's
+	// records, its baseline's, its delta.
+	views      []EntityView
+	candidates []candidate
+	filtered   []Record
+	baseRecs   []Record
+	own        delta
+	world      []byte // a snapshot as it would be without interest management, measured
 }
 
 // NewServer returns a room running g (at its current tick) under cfg.
@@ -163,7 +183,8 @@ func (s *Server) Join(now time.Duration, p PlayerID) error {
 	c := &client{id: p, refilled: s.now, tokens: time.Duration(s.cfg.MaxInputRate) * time.Second}
 	i, _ := slices.BinarySearchFunc(s.clients, p, func(c *client, p PlayerID) int { return int(c.id) - int(p) })
 	s.clients = slices.Insert(s.clients, i, c)
-	h := Hello{Player: p, TickRate: uint16(s.cfg.TickRate), ServerTick: s.game.Tick(), ServerTimeUs: s.timeUs()}
+	h := Hello{Player: p, TickRate: uint16(s.cfg.TickRate), SnapshotEvery: uint16(s.cfg.SnapshotEvery),
+		BaselineWindow: uint16(s.cfg.History), MaxAhead: uint16(s.cfg.MaxAhead), ServerTick: s.game.Tick(), ServerTimeUs: s.timeUs()}
 	s.emit(p, LaneReliable, &h)
 	return nil
 }
@@ -266,13 +287,21 @@ func (s *Server) step() {
 	all, _ := s.core.Step(s.inputs)
 	s.stats.Ticks++
 	s.tickEvs = s.tickEvs[:0]
+	for _, r := range s.refusals {
+		r.ID, r.Tick = s.nextEvID, t
+		s.nextEvID++
+		s.stats.Events++
+		s.tickEvs = append(s.tickEvs, r)
+	}
+	clear(s.refusals)
+	s.refusals = s.refusals[:0]
 	for i := range all {
 		s.tickEvs = append(s.tickEvs, s.publish(&all[i], t))
 	}
 	for _, c := range s.clients {
 		if c.applied != nil {
 			s.emit(c.id, LaneSequenced, &InputAck{Player: c.id, Sequence: c.applied.Sequence, AppliedTick: t,
-				ServerTimeUs: s.timeUs(), Late: c.applied.IntendedTick < t})
+				ServerTimeUs: s.timeUs(), Late: c.applied.IntendedTick < t, Clamped: c.clamped})
 			c.applied = nil
 		}
 	}
@@ -306,11 +335,18 @@ func (s *Server) take(c *client, t uint64) *Input {
 	if due[0].tick < t {
 		c.lateTick = t
 	}
-	if last := due[n-1]; last.tick < t && s.cfg.Late == LateReject {
-		s.stats.InputsDropped += uint64(n)
-		return nil
-	} else if s.cfg.Late == LateReject {
-		s.stats.InputsDropped += uint64(n - 1)
+	if s.cfg.Late == LateReject {
+		keep := n
+		if due[n-1].tick < t {
+			keep = n + 1 // all of them are late
+		}
+		for _, q := range due[:keep-1] {
+			s.refuse(c, &q.in, RefusedLate)
+		}
+		s.stats.InputsDropped += uint64(keep - 1)
+		if keep > n {
+			return nil
+		}
 		due = due[n-1:]
 	}
 	in := mergeDue(len(due), func(i int) *Input { return &due[i].in })
@@ -322,7 +358,11 @@ func (s *Server) take(c *client, t uint64) *Input {
 	}
 	s.stats.InputsApplied += uint64(len(due))
 	c.origin = c.origin[:0]
+	c.clamped = false
 	for _, q := range due {
+		if q.clamped {
+			c.clamped, c.clampTick = true, t
+		}
 		for _, a := range q.in.Actions {
 			c.origin = append(c.origin, actionOrigin{action: a.Sequence, input: q.in.Sequence})
 		}

@@ -25,7 +25,10 @@ func (s *Server) receiveInputs(c *client, msg []byte) error {
 	if m.Player != c.id {
 		return fmt.Errorf("%w: player %d sent inputs as %d", ErrRejected, c.id, m.Player)
 	}
-	if m.AckedSnap > c.ackedSnap && m.AckedSnap <= s.game.Tick() {
+	switch {
+	case m.AckedSnap == 0:
+		c.ackedSnap = 0 // the client holds no baseline: send it a full snapshot
+	case m.AckedSnap > c.ackedSnap && m.AckedSnap <= s.game.Tick():
 		c.ackedSnap = m.AckedSnap
 	}
 	s.refill(c)
@@ -35,14 +38,15 @@ func (s *Server) receiveInputs(c *client, msg []byte) error {
 		if in.Sequence <= c.appliedSeq || c.queued(in.Sequence) {
 			continue
 		}
-		if err := s.validate(c, in); err != nil {
+		if reason, err := s.validate(c, in); err != nil {
 			s.stats.InputsRejected++
+			s.refuse(c, in, reason)
 			continue
 		}
 		c.tokens -= time.Second
-		tick := in.IntendedTick
+		tick, clamped := in.IntendedTick, false
 		if tick > horizon {
-			tick = horizon
+			tick, clamped = horizon, true
 			s.stats.InputsClamped++
 		}
 		for _, a := range in.Actions {
@@ -51,24 +55,45 @@ func (s *Server) receiveInputs(c *client, msg []byte) error {
 		kept := *in
 		kept.Actions = cloneActions(in.Actions)
 		j, _ := slices.BinarySearchFunc(c.queue, in.Sequence, func(q queued, seq uint32) int { return int(q.in.Sequence) - int(seq) })
-		c.queue = slices.Insert(c.queue, j, queued{in: kept, tick: tick})
+		c.queue = slices.Insert(c.queue, j, queued{in: kept, tick: tick, clamped: clamped})
 	}
 	return nil
 }
 
-func (s *Server) validate(c *client, in *Input) error {
-	switch {
-	case c.tokens < time.Second:
-		return fmt.Errorf("%w: over the input rate", ErrRejected)
-	case len(c.queue) >= s.cfg.MaxQueued:
-		return fmt.Errorf("%w: input queue full", ErrRejected)
-	}
+// validate checks an input before it is queued; a refused input's reason
+// is one of the Refused values, 0 for a repeated action (which is not
+// answered: it is not a new action).
+func (s *Server) validate(c *client, in *Input) (int32, error) {
 	for _, a := range in.Actions {
 		if a.Sequence <= c.actionSeq {
-			return fmt.Errorf("%w: action sequence %d repeated", ErrRejected, a.Sequence)
+			return 0, fmt.Errorf("%w: action sequence %d repeated", ErrRejected, a.Sequence)
 		}
 	}
-	return s.game.ValidateInput(in)
+	switch {
+	case c.tokens < time.Second:
+		return RefusedRate, fmt.Errorf("%w: over the input rate", ErrRejected)
+	case len(c.queue) >= s.cfg.MaxQueued:
+		return RefusedQueueFull, fmt.Errorf("%w: input queue full", ErrRejected)
+	}
+	if err := s.game.ValidateInput(in); err != nil {
+		return RefusedInvalid, err
+	}
+	return 0, nil
+}
+
+// refuse answers every action of an input the server will never apply
+// with an EventRejected naming the reason (published at the next tick),
+// and remembers the actions' sequences so no later copy of the input is
+// applied after its refusal.
+func (s *Server) refuse(c *client, in *Input, reason int32) {
+	if reason == 0 {
+		return
+	}
+	for _, a := range in.Actions {
+		c.actionSeq = max(c.actionSeq, a.Sequence)
+		s.refusals = append(s.refusals, Event{InputSeq: in.Sequence, GameEvent: GameEvent{
+			Kind: EventRejected, Type: TypeRefused, Player: c.id, ActionSeq: a.Sequence, Value: reason}})
+	}
 }
 
 // refill adds the rate budget earned since the last refill: MaxInputRate

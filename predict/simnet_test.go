@@ -12,6 +12,17 @@ import (
 type impairment struct {
 	delay, jitter time.Duration
 	loss          float64
+	// burst: every burstEvery, everything sent for burst is lost (the
+	// reliable lane retransmits after it).
+	burst, burstEvery time.Duration
+}
+
+// lost reports whether a message sent at now is lost.
+func (l *link) lost(now time.Duration) bool {
+	if l.imp.burstEvery > 0 && (now+l.phase)%l.imp.burstEvery < l.imp.burst {
+		return true
+	}
+	return l.rng.Float64() < l.imp.loss
 }
 
 type packet struct {
@@ -34,6 +45,7 @@ type link struct {
 	lastReliable time.Duration
 	lastSeq      uint64
 	bytes        uint64
+	phase        time.Duration // offsets the bursts of the two directions
 }
 
 func (l *link) send(now time.Duration, lane predict.Lane, data []byte) {
@@ -42,11 +54,13 @@ func (l *link) send(now time.Duration, lane predict.Lane, data []byte) {
 	if l.imp.jitter > 0 {
 		at += time.Duration(l.rng.Int64N(int64(l.imp.jitter)))
 	}
-	lost := l.rng.Float64() < l.imp.loss
+	lost := l.lost(now)
 	switch lane {
 	case predict.LaneReliable:
-		for ; lost; lost = l.rng.Float64() < l.imp.loss {
-			at += 2*l.imp.delay + 20*time.Millisecond // retransmission timeout
+		for sent := now; lost; lost = l.lost(sent) {
+			rto := 2*l.imp.delay + 20*time.Millisecond // retransmission timeout
+			at += rto
+			sent += rto
 		}
 		at = max(at, l.lastReliable)
 		l.lastReliable = at
@@ -89,20 +103,22 @@ func (l *link) due(now time.Duration) []packet {
 // simRoom is a Server and its clients over simulated links, in virtual
 // time.
 type simRoom struct {
-	srv  *predict.Server
-	up   map[predict.PlayerID]*link
-	down map[predict.PlayerID]*link
-	at   time.Duration
+	srv    *predict.Server
+	events map[predict.PlayerID][]predict.Event // every event the server sent each player
+	up     map[predict.PlayerID]*link
+	down   map[predict.PlayerID]*link
+	at     time.Duration
 }
 
 func newSimRoom(cfg predict.ServerConfig, g predict.Game) *simRoom {
-	return &simRoom{srv: predict.NewServer(cfg, g), up: map[predict.PlayerID]*link{}, down: map[predict.PlayerID]*link{}}
+	return &simRoom{srv: predict.NewServer(cfg, g), up: map[predict.PlayerID]*link{}, down: map[predict.PlayerID]*link{},
+		events: map[predict.PlayerID][]predict.Event{}}
 }
 
 // connect joins player p over a path with imp in each direction.
 func (r *simRoom) connect(now time.Duration, p predict.PlayerID, imp impairment, seed uint64) (*simConn, error) {
 	r.up[p] = &link{imp: imp, rng: rand.New(rand.NewPCG(seed, 1))}
-	r.down[p] = &link{imp: imp, rng: rand.New(rand.NewPCG(seed, 2))}
+	r.down[p] = &link{imp: imp, rng: rand.New(rand.NewPCG(seed, 2)), phase: imp.burstEvery / 2}
 	if err := r.srv.Join(now, p); err != nil {
 		return nil, err
 	}
@@ -129,6 +145,12 @@ func (r *simRoom) pump(now time.Duration) {
 	}
 	r.srv.Tick(now)
 	for _, m := range r.srv.Ready().Messages {
+		if typ, _ := predict.TypeOf(m.Data); typ == predict.TypeEvent {
+			var e predict.EventMessage
+			if e.Parse(m.Data) == nil {
+				r.events[m.To] = append(r.events[m.To], e.Event)
+			}
+		}
 		if d := r.down[m.To]; d != nil {
 			d.send(now, m.Lane, m.Data)
 		}

@@ -5,7 +5,8 @@ import "time"
 // Cause explains a correction.
 type Cause uint8
 
-// Causes, in the order a correction is classified.
+// Causes. A correction is classified late input, clamped input,
+// interaction, else unexplained.
 const (
 	// CauseLateInput: one of the client's own inputs reached the server
 	// after its intended tick (lost and retransmitted, or delayed) and was
@@ -20,6 +21,11 @@ const (
 	// CauseUnexplained: none of the above; with a deterministic game this
 	// is a bug.
 	CauseUnexplained
+	// CauseClampedInput: one of the client's inputs was scheduled beyond
+	// the server's MaxAhead, and the server applied it earlier than
+	// predicted (it says so in the InputAck and the snapshot). Classified
+	// after a late input, before an interaction.
+	CauseClampedInput
 	NumCauses
 )
 
@@ -27,6 +33,8 @@ func (c Cause) String() string {
 	switch c {
 	case CauseLateInput:
 		return "late_input"
+	case CauseClampedInput:
+		return "clamped_input"
 	case CauseInteraction:
 		return "interaction"
 	case CauseUnexplained:
@@ -53,6 +61,7 @@ type Telemetry struct {
 	ParityChecks  uint64 // anchors compared with the prediction of the same tick
 	ParityFails   uint64 // ... that differed (each is also a correction)
 	Extrapolated  uint64 // views drawn beyond the newest snapshot
+	InputsClamped uint64 // inputs the server clamped to its MaxAhead (InputAck flag)
 
 	CorrectionError Histogram // positional error at each correction
 	ReplayDepth     Histogram
@@ -63,6 +72,8 @@ type Telemetry struct {
 	ProvisionalDiscarded uint64
 	EffectsFired         uint64 // side effects handed to the game once
 	EffectsDeduped       uint64 // server events already played from the prediction
+	EffectsDeferred      uint64 // predicted effects left to the server's event (effect memory full)
+	EffectsRemembered    int    // effects remembered now, at most EffectMemory
 
 	BytesUp, BytesDown uint64
 }

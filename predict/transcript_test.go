@@ -126,6 +126,9 @@ func describe(t *testing.T, srv *predict.Server, quiet bool) string {
 			if a.Late {
 				late = " late"
 			}
+			if a.Clamped {
+				late += " clamped"
+			}
 			fmt.Fprintf(&out, "%sInputAck seq=%d applied=%d%s\n", prefix, a.Sequence, a.AppliedTick, late)
 		case predict.TypeEvent:
 			var e predict.EventMessage
@@ -134,8 +137,12 @@ func describe(t *testing.T, srv *predict.Server, quiet bool) string {
 				continue // the same event goes to every player: print it once
 			}
 			events[e.ID] = true
+			kind := action.EventKind(e.Type).String()
+			if e.Type == predict.TypeRefused {
+				kind = "refused"
+			}
 			fmt.Fprintf(&out, "tick %d -> all Event #%d %s player=%d input=%d action=%d entity=%d target=%d value=%d\n",
-				srv.ServerTick(), e.ID, action.EventKind(e.Type), e.Player, e.InputSeq, e.ActionSeq, e.Entity, e.Target, e.Value)
+				srv.ServerTick(), e.ID, kind, e.Player, e.InputSeq, e.ActionSeq, e.Entity, e.Target, e.Value)
 		case predict.TypeSnapshot:
 			var s predict.SnapshotMessage
 			if err := s.Parse(m.Data); err != nil {
@@ -145,8 +152,8 @@ func describe(t *testing.T, srv *predict.Server, quiet bool) string {
 			if s.BaselineTick != 0 {
 				kind = fmt.Sprintf("delta base=%d", s.BaselineTick)
 			}
-			fmt.Fprintf(&out, "%sSnapshot %s acked=%v late=%d interacted=%d removed=%v records=%d bytes=%d\n", prefix, kind,
-				s.Acked, s.LateTick, s.InteractedTick, s.Removed, len(s.Records), len(m.Data))
+			fmt.Fprintf(&out, "%sSnapshot %s acked=%v late=%d clamped=%d interacted=%d removed=%v records=%d bytes=%d\n", prefix, kind,
+				s.Acked, s.LateTick, s.ClampedTick, s.InteractedTick, s.Removed, len(s.Records), len(m.Data))
 		}
 	}
 	srv.Advance()

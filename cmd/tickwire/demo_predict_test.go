@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -31,13 +32,16 @@ func TestSplitMode(t *testing.T) {
 
 func TestDemoPredictFlags(t *testing.T) {
 	f, err := parseDemoPredictFlags(nil, io.Discard)
-	if err != nil || f.players != 4 || f.ticks != 900 || f.tps != 60 || f.loss != 0.02 || f.local {
+	if err != nil || f.players != 4 || f.ticks != 900 || f.tps != 60 || f.loss != 0.02 || f.local || f.arena != 48 || f.interest != 24 {
 		t.Fatalf("defaults %+v, %v", f, err)
+	}
+	if f, _ := parseDemoPredictFlags([]string{"--players", "64"}, io.Discard); f.arena != 96 {
+		t.Fatalf("64 players on a %d-unit arena, want 96 (the density of 16 on 48)", f.arena)
 	}
 	if f, _ := parseDemoPredictFlags([]string{"--local", "--players", "3"}, io.Discard); f.players != 1 {
 		t.Fatalf("--local plays one bot, not %d", f.players)
 	}
-	for _, bad := range [][]string{{"--players", "0"}, {"--loss", "2"}, {"--ticks", "0"}, {"x"}} {
+	for _, bad := range [][]string{{"--players", "0"}, {"--loss", "2"}, {"--ticks", "0"}, {"x"}, {"--arena", "-1"}, {"--interest", "-1"}} {
 		if _, err := parseDemoPredictFlags(bad, io.Discard); !errors.Is(err, errUsage) {
 			t.Errorf("%v: %v, want a usage error", bad, err)
 		}
@@ -91,36 +95,47 @@ func TestDemoPredictEndToEnd(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
 	}
-	checkPredictJSON(t, out, 2)
+	r := checkPredictJSON(t, out, 2)
+	if i := r.Interest; i == nil || i.SnapshotBytesPerClientS <= 0 || i.WithoutInterestPerClientS < i.SnapshotBytesPerClientS {
+		t.Fatalf("interest figures %+v", r.Interest)
+	}
 }
 
-// TestBotPredictAgainstServer runs "tickwire bot --mode predict" against a
-// server hosting the prediction model, and a join a lockstep-only server
-// refuses.
+// TestBotPredictAgainstServer runs "tickwire bot --mode predict" against
+// servers hosting the prediction model at 20, 30 and 128 Hz: the bots
+// take the tick rate (and the game's rules) from the server, with no
+// --tps, and parity holds; and a join a lockstep-only server refuses.
 func TestBotPredictAgainstServer(t *testing.T) {
-	scfg := server.Config{TickRate: 60, Models: []room.Model{predictionModel(0)}, DefaultModel: room.Prediction}
-	tcfg, err := scfg.Transport()
-	if err != nil {
-		t.Fatal(err)
+	for _, tps := range []int{20, 30, 128} {
+		scfg := server.Config{TickRate: tps, Models: []room.Model{predictionModel(0)}, DefaultModel: room.Prediction}
+		tcfg, err := scfg.Transport()
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := startLocalRelay(t.Context(), tcfg, scfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := runCmd(t, "bot", "--mode", "predict", "--server", d.addr.String(), "--room", "r1",
+			"--players", "2", "--ticks", strconv.Itoa(tps*3/2), "--insecure", "--json")
+		d.stop()
+		if code != 0 {
+			t.Fatalf("%d Hz: exit %d: %s\n%s", tps, code, errOut, out)
+		}
+		r := checkPredictJSON(t, out, 2)
+		for _, p := range r.Players {
+			if p.Ticks < uint64(tps) {
+				t.Fatalf("%d Hz: player %d predicted %d ticks", tps, p.ID, p.Ticks)
+			}
+		}
 	}
-	d, err := startLocalRelay(t.Context(), tcfg, scfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.stop()
-	code, out, errOut := runCmd(t, "bot", "--mode", "predict", "--server", d.addr.String(), "--room", "r1",
-		"--players", "2", "--ticks", "90", "--insecure", "--json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
-	}
-	checkPredictJSON(t, out, 2)
 
 	lockstepOnly, err := startLocalRelay(t.Context(), lanes.TransportConfig(), server.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lockstepOnly.stop()
-	code, out, _ = runCmd(t, "bot", "--mode", "predict", "--server", lockstepOnly.addr.String(), "--room", "r1",
+	code, out, _ := runCmd(t, "bot", "--mode", "predict", "--server", lockstepOnly.addr.String(), "--room", "r1",
 		"--players", "1", "--ticks", "30", "--insecure", "--json")
 	if code != 1 || !strings.Contains(out, "refused") || !strings.Contains(out, `"parity_ok":false`) {
 		t.Fatalf("a lockstep-only server: exit %d, %s", code, out)

@@ -6,16 +6,15 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"math"
 	"time"
 
 	"github.com/tickwire/tickwire/predict"
-	"github.com/tickwire/tickwire/predict/actiongame"
 	"github.com/tickwire/tickwire/predict/netlayer"
 	"github.com/tickwire/tickwire/predict/predictbot"
 	"github.com/tickwire/tickwire/predict/predictserver"
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/room"
-	"github.com/tickwire/tickwire/sim/action"
 )
 
 // predictMode is client prediction with server reconciliation (packages
@@ -35,11 +34,11 @@ func (m *predictMode) serverModels(hostOptions) ([]room.Model, error) {
 	return []room.Model{m.file.model()}, nil
 }
 
-// predictionGame is the game of prediction rooms and clients: the
-// reference action game at the room's tick rate, so server and clients
-// share its rules.
-func predictionGame(tickRate int, seed uint64) predict.Game {
-	return actiongame.New(action.Config{TickRate: tickRate}, seed)
+// predictionGame is the game of prediction rooms and clients
+// (predictbot.Game): the reference action game at the room's tick rate on
+// an arena of the given side (0: 48 units).
+func predictionGame(tickRate, arena int, seed uint64) predict.Game {
+	return predictbot.Game(tickRate, arena, seed)
 }
 
 // predictionFile is the [relay.prediction] table: the prediction
@@ -53,6 +52,13 @@ type predictionFile struct {
 	MaxAhead      int    `toml:"max_ahead"`      // ticks an input may be scheduled ahead; 0.5 s
 	MaxInputRate  int    `toml:"max_input_rate"` // inputs per second per client; 2 × tick rate
 	LateInputs    string `toml:"late_inputs"`    // "apply_next" (default) or "reject"
+	// ArenaSize is the side of the reference game's arena in units (48);
+	// clients must play the same (bot --mode predict plays 48).
+	ArenaSize int `toml:"arena_size"`
+	// InterestRadius turns interest management on: each client receives
+	// the entities within this many units of its avatar (with hysteresis),
+	// those on a line of fire to it and its own; 0 sends every entity.
+	InterestRadius float64 `toml:"interest_radius"`
 }
 
 func (p *predictionFile) check() error {
@@ -66,10 +72,14 @@ func (p *predictionFile) check() error {
 		{"relay.prediction.full_every", p.FullEvery, 1 << 20},
 		{"relay.prediction.max_ahead", p.MaxAhead, 1 << 16},
 		{"relay.prediction.max_input_rate", p.MaxInputRate, 1 << 20},
+		{"relay.prediction.arena_size", p.ArenaSize, 4096},
 	} {
 		if c.v < 0 || c.v > c.max {
 			return fmt.Errorf("%s: %d is outside 0..%d", c.key, c.v, c.max)
 		}
+	}
+	if p.InterestRadius < 0 || p.InterestRadius > 1e6 {
+		return fmt.Errorf("relay.prediction.interest_radius: %g is outside 0..1e6", p.InterestRadius)
 	}
 	switch p.LateInputs {
 	case "", "apply_next", "reject":
@@ -82,11 +92,11 @@ func (p *predictionFile) check() error {
 func (p predictionFile) model() room.Model {
 	cfg := predictserver.Config{MaxRoomSize: p.MaxRoomSize, Server: predict.ServerConfig{
 		TickRate: p.TickRate, SnapshotEvery: p.SnapshotEvery, FullEvery: p.FullEvery,
-		MaxAhead: p.MaxAhead, MaxInputRate: p.MaxInputRate}}
+		MaxAhead: p.MaxAhead, MaxInputRate: p.MaxInputRate, Interest: predict.InterestConfig{Radius: p.InterestRadius}}}
 	if p.LateInputs == "reject" {
 		cfg.Server.Late = predict.LateReject
 	}
-	return predictionModelOf(cfg)
+	return predictionModelOf(cfg, p.ArenaSize)
 }
 
 // predictionModel is the prediction network model with default settings,
@@ -95,12 +105,13 @@ func predictionModel(tickRate int) room.Model {
 	return predictionFile{TickRate: tickRate}.model()
 }
 
-// predictionModelOf completes cfg with the reference game.
-func predictionModelOf(cfg predictserver.Config) room.Model {
+// predictionModelOf completes cfg with the reference game on an arena
+// of the given side (0: the default).
+func predictionModelOf(cfg predictserver.Config, arena int) room.Model {
 	cfg.NewGame = func(name string, tickRate int) predict.Game {
 		h := fnv.New64a()
 		h.Write([]byte(name))
-		return predictionGame(tickRate, h.Sum64())
+		return predictionGame(tickRate, arena, h.Sum64())
 	}
 	return predictserver.Model(cfg)
 }
@@ -108,7 +119,9 @@ func predictionModelOf(cfg predictserver.Config) room.Model {
 // demoPredictFlags are the options of "tickwire demo --mode predict".
 type demoPredictFlags struct {
 	demoCommon
-	local bool
+	local    bool
+	arena    int
+	interest float64
 }
 
 func parseDemoPredictFlags(args []string, stderr io.Writer) (demoPredictFlags, error) {
@@ -116,13 +129,34 @@ func parseDemoPredictFlags(args []string, stderr io.Writer) (demoPredictFlags, e
 	fs := f.flagSet(demoSpec{name: "demo --mode predict", tps: 60, latency: 50 * time.Millisecond, loss: 0.02,
 		ticks: "ticks each bot predicts", seed: "seed of the network impairment", json: "print one JSON object"}, stderr)
 	fs.BoolVar(&f.local, "local", false, "one player against the room in this process, through the loopback layer (no sockets)")
+	fs.IntVar(&f.arena, "arena", 0, "side of the arena in units (default: 48, larger beyond 16 players to keep the density)")
+	fs.Float64Var(&f.interest, "interest", 24, "interest radius in units: each bot receives the entities near it, on a line of fire to it and its own (0: every entity)")
 	err := f.parse(fs, args, 255, func() error {
 		if f.local {
 			f.players = 1
 		}
+		switch {
+		case f.arena < 0 || f.arena > 4096:
+			return fmt.Errorf("%w: --arena must be 0..4096", errUsage)
+		case f.interest < 0:
+			return fmt.Errorf("%w: --interest must be at least 0", errUsage)
+		case f.arena == 0:
+			f.arena = arenaFor(f.players)
+		}
 		return nil
 	})
 	return f, err
+}
+
+// arenaFor is the arena side for players: the game's 48 units up to 16
+// players, then growing with the square root of the players (the same
+// density: 96 units at 64 players), so interest management has a map to
+// matter on.
+func arenaFor(players int) int {
+	if players <= 16 {
+		return 48
+	}
+	return int(math.Round(48 * math.Sqrt(float64(players)/16)))
 }
 
 // demo plays a prediction room in one process: bots over real loopback
@@ -135,21 +169,27 @@ func (*predictMode) demo(ctx context.Context, args []string, stdout, stderr io.W
 		return err
 	}
 	var open func(ctx context.Context, i int) (predict.Network, error)
+	var model room.Model
 	if f.local {
 		open = func(ctx context.Context, _ int) (predict.Network, error) {
 			return netlayer.Open(ctx, netlayer.Options{Local: true, Server: predict.ServerConfig{TickRate: f.tps},
-				NewGame: func() predict.Game { return predictionGame(f.tps, f.seed) }})
+				NewGame: func() predict.Game { return predictionGame(f.tps, f.arena, f.seed) }})
 		}
 	} else {
+		model = predictionFile{TickRate: f.tps, MaxRoomSize: f.players, ArenaSize: f.arena, InterestRadius: f.interest}.model()
 		d, err := startDemoServer(ctx, &f.demoCommon,
-			server.Config{TickRate: f.tps, Models: []room.Model{predictionModel(f.tps)}, DefaultModel: room.Prediction})
+			server.Config{TickRate: f.tps, Models: []room.Model{model}, DefaultModel: room.Prediction})
 		if err != nil {
 			return err
 		}
 		defer d.stop()
 		open = predictbot.Remote("demo", f.players, d.dial)
 	}
-	r := predictbot.Play(ctx, f.players, f.ticks, f.tps, f.local, open)
+	start := time.Now()
+	r := predictbot.Play(ctx, f.players, f.ticks, f.arena, f.local, open)
+	if model.Metrics != nil && f.interest > 0 {
+		r.Interest = predictbot.InterestFigures(model.Metrics(), f.interest, f.arena, f.players, time.Since(start))
+	}
 	return printReport(stdout, predictReport{&r}, f.json, func(w io.Writer) {
 		if f.local {
 			fmt.Fprintf(w, "tickwire demo --mode predict --local: 1 bot, %d ticks at %d tps, loopback layer\n", f.ticks, f.tps)
@@ -162,14 +202,12 @@ func (*predictMode) demo(ctx context.Context, args []string, stdout, stderr io.W
 // botPredictFlags are the options of "tickwire bot --mode predict".
 type botPredictFlags struct {
 	botCommon
-	tps int
 }
 
 func parseBotPredictFlags(args []string, stderr io.Writer) (botPredictFlags, error) {
 	var f botPredictFlags
 	fs := f.flagSet(botSpec{name: "bot --mode predict", server: "server address, host:port (required)",
 		ticks: "ticks each bot predicts (required)"}, stderr)
-	fs.IntVar(&f.tps, "tps", 0, "the room's tick rate, for the game's rules (default: the one the server reports)")
 	err := f.parse(fs, args, 255, nil)
 	return f, err
 }
@@ -189,7 +227,7 @@ func (*predictMode) bot(ctx context.Context, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
-	r := predictbot.Play(ctx, f.players, f.ticks, f.tps, false, predictbot.Remote(f.room, f.roomSize, dial))
+	r := predictbot.Play(ctx, f.players, f.ticks, 0, false, predictbot.Remote(f.room, f.roomSize, dial))
 	return printReport(stdout, predictReport{&r}, f.json, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire bot --mode predict: %d bots in room %q of %d, %d ticks, server %s\n", f.players, f.room, f.roomSize, f.ticks, f.server)
 	})
@@ -210,11 +248,16 @@ func (r predictReport) table(w io.Writer) {
 		fmt.Fprintf(w, "%4d %6d %6d %6d %6d %7.2f %5d %8.3f %8.3f %6.0f %6.1fms %6.1fms %4d/%-4d %8.0f %8.0f\n", p.ID, p.Ticks,
 			p.InputsSent, p.InputsAcked, p.Corrections, p.CorrectionsPerS, p.HardSnaps, p.MeanError, p.P99Error, p.ReplayDepthP99,
 			p.InputToAckP50MS, p.InputToAckP99MS, p.ProvisionalMapped, p.ProvisionalDiscarded, p.BytesUpPerS, p.BytesDownPerS)
-		fmt.Fprintf(w, "     corrections: %d late input, %d interaction, %d unexplained\n",
-			p.CorrectionsByCause[0], p.CorrectionsByCause[1], p.CorrectionsByCause[2])
+		fmt.Fprintf(w, "     corrections: %d late input, %d clamped input, %d interaction, %d unexplained\n",
+			p.CorrectionsByCause[predict.CauseLateInput], p.CorrectionsByCause[predict.CauseClampedInput],
+			p.CorrectionsByCause[predict.CauseInteraction], p.CorrectionsByCause[predict.CauseUnexplained])
 		if p.Error != "" {
 			fmt.Fprintf(w, "     stopped: %s\n", p.Error)
 		}
+	}
+	if i := r.Interest; i != nil {
+		fmt.Fprintf(w, "interest management (radius %g on a %d-unit arena): snapshots %.0f B/client/s, %.0f without it\n",
+			i.Radius, i.Arena, i.SnapshotBytesPerClientS, i.WithoutInterestPerClientS)
 	}
 	fmt.Fprintf(w, "parity: %s\n", yesNo(r.ParityOK, "yes: every correction explained"))
 }

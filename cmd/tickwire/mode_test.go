@@ -62,7 +62,6 @@ func TestModesAreDistinct(t *testing.T) {
 // the default run, as "bot --mode NAME" arguments after --server and
 // --room; a new mode plays the default.
 var modeBotArgs = map[string][]string{
-	"predict":   {"--players", "2", "--ticks", "30", "--tps", "30"}, // the rooms' rate: serve's --tps
 	"statesync": {"--players", "2", "--ticks", "40"},
 }
 

@@ -15,6 +15,11 @@ import (
 // ActionCast is the action id of a cast.
 const ActionCast uint8 = 1
 
+// ReasonMerged is the Value of the rejection a cast gets when it is not
+// the first of its tick: late inputs merged into one tick may carry
+// several casts, and the game casts once per tick.
+const ReasonMerged int32 = 16
+
 // Game is an action.World as a predict.Game.
 type Game struct {
 	W      *action.World
@@ -65,6 +70,19 @@ func (g *Game) Step(inputs []predict.PlayerInput, ev []predict.GameEvent) []pred
 		g.inputs = append(g.inputs, action.PlayerInput{Player: action.PlayerID(pi.Player), Input: Input(pi.Input)})
 	}
 	g.events = g.W.Step(g.inputs, g.events[:0])
+	for _, pi := range inputs {
+		first := true
+		for _, act := range pi.Input.Actions {
+			if act.ID != ActionCast {
+				continue
+			}
+			if !first {
+				g.events = append(g.events, action.Event{Kind: action.EventCastRejected, Player: action.PlayerID(pi.Player),
+					ActionSeq: act.Sequence, Value: int16(ReasonMerged)})
+			}
+			first = false
+		}
+	}
 	for _, e := range g.events {
 		ge := predict.GameEvent{Type: uint8(e.Kind), Player: predict.PlayerID(e.Player), ActionSeq: e.ActionSeq,
 			Entity: predict.EntityID(e.Entity), Target: predict.EntityID(e.Target), Value: int32(e.Value)}

@@ -31,19 +31,24 @@ func (e *JoinError) Error() string {
 func (e *JoinError) Unwrap() error { return ErrJoinRefused }
 
 // Remote is a predict.Network over a transport connection. A reader
-// goroutine queues what arrives; Poll hands it over.
+// goroutine queues what arrives; Poll hands it over. The queue holds at
+// most MaxQueued messages: past that the reader waits for a Poll (the
+// transport's own flow control takes over) rather than drop a message.
 type Remote struct {
 	conn   *transport.Conn
 	player predict.PlayerID
-	tick   int
 
-	mu     sync.Mutex
-	queue  [][]byte
-	err    error
-	notify chan struct{}
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	mu      sync.Mutex
+	queue   [][]byte
+	err     error
+	notify  chan struct{}
+	drained chan struct{}
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
 }
+
+// MaxQueued is how many received messages a Remote holds for Poll.
+const MaxQueued = 4096
 
 // Join joins room (of roomSize players) over conn as a prediction client
 // and returns the connection once seated. On failure conn is closed.
@@ -79,7 +84,8 @@ func Join(ctx context.Context, conn *transport.Conn, roomName string, roomSize i
 				return nil, fmt.Errorf("netlayer: seated in a %q room", m.NetworkModel)
 			}
 			rctx, cancel := context.WithCancel(context.Background())
-			r := &Remote{conn: conn, player: predict.PlayerID(m.Player), tick: int(m.TickRate), notify: make(chan struct{}, 1), cancel: cancel}
+			r := &Remote{conn: conn, player: predict.PlayerID(m.Player), notify: make(chan struct{}, 1),
+				drained: make(chan struct{}, 1), cancel: cancel}
 			r.wg.Go(func() { r.read(rctx) })
 			return r, nil
 		}
@@ -92,14 +98,24 @@ func (r *Remote) Player() predict.PlayerID { return r.player }
 // Conn is the underlying connection (for its statistics).
 func (r *Remote) Conn() *transport.Conn { return r.conn }
 
-// read queues every message until the connection ends.
+// read queues every message until the connection ends, waiting for a
+// Poll while the queue is full.
 func (r *Remote) read(ctx context.Context) {
 	for {
 		m, err := r.conn.Receive(ctx)
 		r.mu.Lock()
+		for err == nil && len(r.queue) >= MaxQueued {
+			r.mu.Unlock()
+			select {
+			case <-r.drained:
+			case <-ctx.Done():
+				return
+			}
+			r.mu.Lock()
+		}
 		if err != nil {
 			r.err = err
-		} else if len(r.queue) < 4096 {
+		} else {
 			r.queue = append(r.queue, m.Data)
 		}
 		r.mu.Unlock()
@@ -132,6 +148,10 @@ func (r *Remote) Poll(_ time.Duration, deliver func([]byte)) error {
 	q, err := r.queue, r.err
 	r.queue = nil
 	r.mu.Unlock()
+	select {
+	case r.drained <- struct{}{}:
+	default:
+	}
 	for _, m := range q {
 		deliver(m)
 	}

@@ -14,15 +14,17 @@ import (
 )
 
 // Play plays n prediction bots, each over the network layer open
-// returns for it, for ticks predicted ticks, and summarises them. tickRate
-// is the room's (it sets the game's rules).
-func Play(ctx context.Context, n int, ticks uint64, tickRate int, lone bool, open func(ctx context.Context, i int) (predict.Network, error)) Report {
+// returns for it, for ticks predicted ticks, and summarises them. Each
+// bot's game takes the room's tick rate (and so its rules) from the
+// server's Hello; arena is the side of its arena (0: the default), which
+// the server's game must share.
+func Play(ctx context.Context, n int, ticks uint64, arena int, lone bool, open func(ctx context.Context, i int) (predict.Network, error)) Report {
 	type result struct {
 		p  Player
 		ok bool
 	}
 	results := botpool.Play(n, func(i int) result {
-		p, ok := playOne(ctx, i, ticks, tickRate, lone, open)
+		p, ok := playOne(ctx, i, ticks, arena, lone, open)
 		return result{p, ok}
 	})
 	rep := Report{NetworkModel: "prediction", Players: make([]Player, n), ParityOK: true}
@@ -42,18 +44,17 @@ func Remote(room string, size int, dial botpool.Dial) func(ctx context.Context, 
 	}
 }
 
-func playOne(ctx context.Context, i int, ticks uint64, tickRate int, lone bool, open func(ctx context.Context, i int) (predict.Network, error)) (Player, bool) {
+func playOne(ctx context.Context, i int, ticks uint64, arena int, lone bool, open func(ctx context.Context, i int) (predict.Network, error)) (Player, bool) {
 	net, err := open(ctx, i)
 	if err != nil {
 		return Player{ID: i + 1, Error: err.Error()}, false
 	}
 	defer net.Close()
-	g := actiongame.New(action.Config{TickRate: tickRate}, 0)
-	c := predict.NewClient(predict.ClientConfig{}, g)
+	c := predict.NewClientFor(predict.ClientConfig{}, func(tickRate int) predict.Game { return Game(tickRate, arena, 0) })
 	s := &predict.Session{Client: c, Net: net}
 	bot := action.NewBot(uint64(i)*7919 + 1)
 	intent := func(uint64) predict.Input {
-		return actiongame.Intent(bot.Input(g.W, action.PlayerID(c.Player())))
+		return actiongame.Intent(bot.Input(c.Game().(*actiongame.Game).W, action.PlayerID(c.Player())))
 	}
 	var start time.Time
 	var first uint64
@@ -80,4 +81,11 @@ func playOne(ctx context.Context, i int, ticks uint64, tickRate int, lone bool, 
 		return p, false
 	}
 	return p, parityHolds(t, lone)
+}
+
+// Game is the game of prediction rooms and of these bots: the reference
+// action game at the room's tick rate on an arena of the given side (0:
+// the game's default, 48 units), so server and clients share its rules.
+func Game(tickRate, arena int, seed uint64) predict.Game {
+	return actiongame.New(action.Config{TickRate: tickRate, ArenaSize: arena, MaxPlayers: 255}, seed)
 }

@@ -3,24 +3,26 @@ package predictbot_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/tickwire/tickwire/predict"
-	"github.com/tickwire/tickwire/predict/actiongame"
 	"github.com/tickwire/tickwire/predict/netlayer"
 	"github.com/tickwire/tickwire/predict/predictbot"
-	"github.com/tickwire/tickwire/sim/action"
 )
 
-// TestLoneBotOnTheLoopback: one bot against the room in this process,
+// TestLoneBotOnTheLoopback: one bot against the room in this process
+// (the same game, predictbot.Game),
 // through the loopback layer, predicts 60 ticks with parity (a lone
 // client without loss is never corrected) and reports them.
 func TestLoneBotOnTheLoopback(t *testing.T) {
 	const tps = 60
 	open := func(ctx context.Context, _ int) (predict.Network, error) {
 		return netlayer.Open(ctx, netlayer.Options{Local: true, Server: predict.ServerConfig{TickRate: tps},
-			NewGame: func() predict.Game { return actiongame.New(action.Config{TickRate: tps}, 1) }})
+			NewGame: func() predict.Game { return predictbot.Game(tps, 0, 1) }})
 	}
-	r := predictbot.Play(t.Context(), 1, 60, tps, true, open)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	r := predictbot.Play(ctx, 1, 60, 0, true, open)
 	if !r.ParityOK || len(r.Players) != 1 || r.NetworkModel != "prediction" {
 		t.Fatalf("report %+v", r)
 	}

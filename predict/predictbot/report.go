@@ -5,31 +5,32 @@ import (
 
 	"github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/predict"
+	"github.com/tickwire/tickwire/server/admin"
 )
 
 // Player is one prediction client's summary (bot and demo --json).
 type Player struct {
-	ID                   int       `json:"id"`
-	Ticks                uint64    `json:"ticks"`
-	InputsSent           uint64    `json:"inputs_sent"`
-	InputsAcked          uint64    `json:"inputs_acked"`
-	Corrections          uint64    `json:"corrections"`
-	CorrectionsPerS      float64   `json:"corrections_per_s"`
-	CorrectionsByCause   [3]uint64 `json:"corrections_by_cause"` // late input, interaction, unexplained
-	HardSnaps            uint64    `json:"hard_snaps"`
-	MeanError            float64   `json:"mean_error"`
-	P99Error             float64   `json:"p99_error"`
-	ReplayDepthP99       float64   `json:"replay_depth_p99"`
-	InputToAckP50MS      float64   `json:"input_to_ack_p50_ms"`
-	InputToAckP99MS      float64   `json:"input_to_ack_p99_ms"`
-	ProvisionalSpawns    uint64    `json:"provisional_spawns"`
-	ProvisionalMapped    uint64    `json:"provisional_mapped"`
-	ProvisionalDiscarded uint64    `json:"provisional_discarded"`
-	BytesUpPerS          float64   `json:"bytes_up_per_s"`
-	BytesDownPerS        float64   `json:"bytes_down_per_s"`
-	ParityChecks         uint64    `json:"parity_checks"`
-	RTTMS                float64   `json:"rtt_ms"`
-	ServerTickLag        float64   `json:"server_tick_lag"` // predicted tick minus estimated server tick, at the end
+	ID                   int                       `json:"id"`
+	Ticks                uint64                    `json:"ticks"`
+	InputsSent           uint64                    `json:"inputs_sent"`
+	InputsAcked          uint64                    `json:"inputs_acked"`
+	Corrections          uint64                    `json:"corrections"`
+	CorrectionsPerS      float64                   `json:"corrections_per_s"`
+	CorrectionsByCause   [predict.NumCauses]uint64 `json:"corrections_by_cause"` // late input, interaction, unexplained, clamped input
+	HardSnaps            uint64                    `json:"hard_snaps"`
+	MeanError            float64                   `json:"mean_error"`
+	P99Error             float64                   `json:"p99_error"`
+	ReplayDepthP99       float64                   `json:"replay_depth_p99"`
+	InputToAckP50MS      float64                   `json:"input_to_ack_p50_ms"`
+	InputToAckP99MS      float64                   `json:"input_to_ack_p99_ms"`
+	ProvisionalSpawns    uint64                    `json:"provisional_spawns"`
+	ProvisionalMapped    uint64                    `json:"provisional_mapped"`
+	ProvisionalDiscarded uint64                    `json:"provisional_discarded"`
+	BytesUpPerS          float64                   `json:"bytes_up_per_s"`
+	BytesDownPerS        float64                   `json:"bytes_down_per_s"`
+	ParityChecks         uint64                    `json:"parity_checks"`
+	RTTMS                float64                   `json:"rtt_ms"`
+	ServerTickLag        float64                   `json:"server_tick_lag"` // predicted tick minus estimated server tick, at the end
 	// The two distributions: positional error at each correction (world
 	// units) and inputs replayed per snapshot, as non-empty buckets.
 	CorrectionErrorHist []HistBucket `json:"correction_error_hist"`
@@ -62,6 +63,35 @@ type Report struct {
 	NetworkModel string   `json:"network_model"`
 	Players      []Player `json:"players"`
 	ParityOK     bool     `json:"parity_ok"`
+	// Interest is the server's view of interest management (demo only,
+	// when it is on).
+	Interest *Interest `json:"interest,omitempty"`
+}
+
+// Interest compares the snapshot bytes the server sent each client
+// with interest management to what the same snapshots would have taken
+// without it (every entity, deltas against the same baselines).
+type Interest struct {
+	Radius                    float64 `json:"radius"`
+	Arena                     int     `json:"arena"`
+	SnapshotBytesPerClientS   float64 `json:"snapshot_bytes_per_client_s"`
+	WithoutInterestPerClientS float64 `json:"without_interest_bytes_per_client_s"`
+}
+
+// InterestFigures reads the prediction model's byte counters (its
+// Metrics) after a demo of players over d.
+func InterestFigures(ms []admin.Metric, radius float64, arena, players int, d time.Duration) *Interest {
+	r := &Interest{Radius: radius, Arena: arena}
+	per := float64(players) * max(d.Seconds(), 1e-3)
+	for _, m := range ms {
+		switch m.Name {
+		case "tickwire_prediction_snapshot_bytes_total":
+			r.SnapshotBytesPerClientS = m.Value / per
+		case "tickwire_prediction_world_snapshot_bytes_total":
+			r.WithoutInterestPerClientS = m.Value / per
+		}
+	}
+	return r
 }
 
 // summarise turns a client's telemetry over d of play into its summary;

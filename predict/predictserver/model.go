@@ -31,7 +31,7 @@ type Config struct {
 // counters are the model's figures, cumulative over all its rooms.
 type counters struct {
 	rooms, ticks, slipped, applied, late, dropped, clamped, rejected atomic.Uint64
-	refused, events, full, delta, snapBytes, tickNanos               atomic.Uint64
+	refused, events, full, delta, snapBytes, worldBytes, tickNanos   atomic.Uint64
 }
 
 // Model returns the prediction network model.
@@ -52,6 +52,7 @@ func Model(cfg Config) room.Model {
 			}
 			sc := cfg.Server
 			sc.TickRate = p.TickRate
+			sc.MaxPlayers = max(sc.MaxPlayers, len(p.Seats))
 			return &predictionRoom{p: p, cfg: sc, game: cfg.NewGame(p.Name, p.TickRate), cs: cs}, nil
 		},
 		Metrics: cs.metrics,
@@ -70,6 +71,7 @@ func (cs *counters) add(d predict.ServerStats, prev *predict.ServerStats) {
 	cs.full.Add(d.FullSnapshots - prev.FullSnapshots)
 	cs.delta.Add(d.DeltaSnapshots - prev.DeltaSnapshots)
 	cs.snapBytes.Add(d.SnapshotBytes - prev.SnapshotBytes)
+	cs.worldBytes.Add(d.SnapshotBytesWorld - prev.SnapshotBytesWorld)
 	*prev = d
 }
 
@@ -97,6 +99,7 @@ func (cs *counters) metrics() []admin.Metric {
 		c("events_total", "Game events published.", &cs.events),
 		snaps("full", &cs.full), snaps("delta", &cs.delta),
 		c("snapshot_bytes_total", "Bytes of snapshots sent.", &cs.snapBytes),
+		c("world_snapshot_bytes_total", "Bytes the snapshots sent would have taken without interest management (counted when it is on).", &cs.worldBytes),
 		{Name: "tickwire_prediction_tick_seconds_total", Help: "Time spent running ticks and encoding their messages.",
 			Counter: true, Value: float64(cs.tickNanos.Load()) / 1e9},
 	}

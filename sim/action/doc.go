@@ -25,7 +25,8 @@
 //	Step(inputs, events)
 //	  respawn      dead players count down, respawn at an RNG point
 //	  movement     players in id order: input (or held intent), accelerate, X then Y against colliders, jump/gravity
-//	  projectiles  in id order: fly, expire or strike a collider, first hit damages (RNG), deaths
+//	  projectiles  in cast order (owner, action sequence): fly, expire or strike a collider,
+//	               first hit damages (RNG), deaths; ended projectiles removed after all flew
 //	  actions      casts in player id order: dead / cooldown / mana checks, spawn
 //	  regeneration cooldowns count down, mana refills
 //

@@ -19,7 +19,9 @@ const (
 	EventHit
 	// EventDeath: player entity Target died; Player scored the kill.
 	EventDeath
-	// EventDespawn: projectile Entity expired or struck a collider.
+	// EventDespawn: projectile Entity expired, struck a collider or hit a
+	// player (after the EventHit): the last event of every spawned
+	// projectile.
 	EventDespawn
 	// EventRespawn: Player's entity Target came back.
 	EventRespawn
@@ -161,20 +163,37 @@ func approach(v, target, step Fixed) Fixed {
 }
 
 // fly moves every projectile, expires it, and resolves its first hit.
+//
+// Projectiles act in cast order, (owner, action sequence), never in id
+// order: a predicting client's own projectiles have provisional negative
+// ids and sort before everyone's, the server's do not, and both must draw
+// the same damage from the RNG in the same order. Projectiles that end
+// are marked and removed only once every projectile has flown, so no
+// projectile ever sees a stale copy of an entity (a target already hit
+// and killed this tick is hit again by nobody).
 func (w *World) fly(ev []Event) []Event {
-	keep := w.entities[:0]
+	order := w.flying[:0]
 	for i := range w.entities {
-		e := w.entities[i]
-		if e.Kind == KindProjectile {
-			var gone bool
-			if ev, gone = w.flyOne(&e, ev); gone {
-				continue
-			}
+		if w.entities[i].Kind == KindProjectile {
+			order = append(order, int32(i))
 		}
-		keep = append(keep, e)
 	}
-	clear(w.entities[len(keep):])
-	w.entities = keep
+	slices.SortFunc(order, func(a, b int32) int {
+		x, y := &w.entities[a], &w.entities[b]
+		return cmp.Or(cmp.Compare(x.Owner, y.Owner), cmp.Compare(x.ActionSeq, y.ActionSeq), cmp.Compare(x.ID, y.ID))
+	})
+	w.flying = order
+	ended := false
+	for _, i := range order {
+		var gone bool
+		if ev, gone = w.flyOne(&w.entities[i], ev); gone {
+			w.entities[i].Kind = kindEnded
+			ended = true
+		}
+	}
+	if ended {
+		w.entities = slices.DeleteFunc(w.entities, func(e Entity) bool { return e.Kind == kindEnded })
+	}
 	return ev
 }
 
@@ -203,7 +222,7 @@ func (w *World) flyOne(e *Entity, ev []Event) ([]Event, bool) {
 			t.Respawn = uint16(min(w.r.RespawnTicks, 65535))
 			ev = append(ev, Event{Kind: EventDeath, Player: e.Owner, Entity: e.ID, Target: t.ID, ActionSeq: e.ActionSeq})
 		}
-		return ev, true
+		return append(ev, Event{Kind: EventDespawn, Player: e.Owner, Entity: e.ID, ActionSeq: e.ActionSeq}), true
 	}
 	return ev, false
 }

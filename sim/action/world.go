@@ -23,6 +23,9 @@ type Kind uint8
 const (
 	KindPlayer Kind = 1 + iota
 	KindProjectile
+	// kindEnded marks a projectile that ended during the tick being
+	// stepped; it never outlives the step.
+	kindEnded Kind = 0
 )
 
 func (k Kind) String() string {
@@ -104,6 +107,7 @@ type World struct {
 
 	provisional bool
 	scratch     []byte
+	flying      []int32 // the projectiles of the tick being stepped, in cast order
 }
 
 // New returns a world with no players at tick 0.
