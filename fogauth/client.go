@@ -15,7 +15,7 @@ type ClientCounters struct {
 	BytesReceived   uint64 // StateUpdate bytes applied
 	Malformed       uint64 // messages that failed to decode
 	OrdersSent      uint64
-	Rejections      uint64
+	Rejections      uint64 // orders refused: the sum of the Rejections' counts
 	LastRejection   Rejection
 	Stale           uint64 // StateUpdates older than one applied: ignored
 	World           WorldStats
@@ -37,6 +37,7 @@ type Client struct {
 	pkts    [][]byte
 	buf     []byte
 	c       ClientCounters
+	rejects []Rejection // received, not yet taken (at most maxRejectionLog)
 
 	end        MatchEnd
 	ended      bool
@@ -113,12 +114,27 @@ func (c *Client) Receive(data []byte) error {
 			c.c.Malformed++
 			return err
 		}
-		c.c.Rejections++
+		c.c.Rejections += uint64(r.Count)
 		c.c.LastRejection = r
+		if len(c.rejects) < maxRejectionLog {
+			c.rejects = append(c.rejects, r)
+		}
 		return nil
 	}
 	c.c.Malformed++
 	return fmt.Errorf("%w: 0x%02x", ErrMessageType, data[0])
+}
+
+// maxRejectionLog bounds the Rejections kept for TakeRejections; later
+// ones are only counted until they are taken.
+const maxRejectionLog = 1024
+
+// TakeRejections appends to dst the Rejections received since the last
+// call (at most the first 1,024 of them) and forgets them.
+func (c *Client) TakeRejections(dst []Rejection) []Rejection {
+	dst = append(dst, c.rejects...)
+	c.rejects = c.rejects[:0]
+	return dst
 }
 
 // SubmitOrder queues an order for the next Flush. The server validates and
@@ -140,8 +156,8 @@ func (c *Client) PollTick() (protocol.TickOrders, bool) {
 }
 
 // Flush returns what to send: orders, the queued orders in the native TLV
-// codec for the reliable-ordered channel (nil without orders), and ack, an
-// Ack for the unreliable channel (nil when there is nothing to
+// codec for the reliable-ordered lane (nil without orders), and ack, an
+// Ack for the unreliable-sequenced lane (nil when there is nothing to
 // acknowledge). An Ack names every StateUpdate applied during the last
 // AckRedundancy flushes, so a lost Ack costs nothing unless that many are
 // lost in a row (and then only a resend: the server keeps sending what it

@@ -24,7 +24,9 @@ type Config struct {
 	// 0 means 200.
 	MaxEntitiesPerUpdate int
 	// StalenessBonus is the priority an entity with a pending delta gains
-	// per tick it waits, on top of its tier's base. 0 means 3.
+	// per tick it waits, on top of its tier's base, at most
+	// MaxStalenessBonus. 0 means 3; NoStalenessBonus (any negative value)
+	// means none.
 	StalenessBonus int
 	// MaxMessageSize is the largest StateUpdate in bytes; a tick needing
 	// more sends several. It must fit one datagram of the transport.
@@ -45,6 +47,15 @@ type Config struct {
 	// the cost differs.
 	AlwaysRecomputeFog bool
 }
+
+// NoStalenessBonus as Config.StalenessBonus turns the staleness bonus off
+// (the configuration key's 0).
+const NoStalenessBonus = -1
+
+// MaxStalenessBonus bounds Config.StalenessBonus. Priorities saturate, so
+// no value overflows them; beyond this, waiting would outweigh every tier
+// within a tick anyway.
+const MaxStalenessBonus = 1 << 16
 
 // WithDefaults returns c with zero fields set to their defaults.
 func (c Config) WithDefaults() Config {
@@ -73,8 +84,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: bandwidth_per_client_kbps %d (at least 1)", ErrConfig, c.BandwidthPerClientKbps)
 	case c.MaxEntitiesPerUpdate < 1 || c.MaxEntitiesPerUpdate > 65535:
 		return fmt.Errorf("%w: max_entities_per_update %d (1..65535)", ErrConfig, c.MaxEntitiesPerUpdate)
-	case c.StalenessBonus < 0:
-		return fmt.Errorf("%w: priority_staleness_bonus %d (at least 0)", ErrConfig, c.StalenessBonus)
+	case c.StalenessBonus > MaxStalenessBonus:
+		return fmt.Errorf("%w: priority_staleness_bonus %d (0..%d)", ErrConfig, c.StalenessBonus, MaxStalenessBonus)
 	case c.MaxMessageSize < HeaderSize+EnterSize+MaxUpdateSize:
 		return fmt.Errorf("%w: max message size %d (at least %d)", ErrConfig, c.MaxMessageSize, HeaderSize+EnterSize+MaxUpdateSize)
 	case c.BudgetBytes() < HeaderSize+EnterSize+MaxUpdateSize:

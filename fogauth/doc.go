@@ -2,6 +2,44 @@
 // maphack-proof mode: the server runs the simulation and each client
 // receives only the entities its player can see.
 //
+// # Non-interference
+//
+// What a player cannot see never changes a byte it receives: the bytes
+// sent to a client (StateUpdates, Rejections, the MatchEnd built by
+// MatchEnd) are a function of its own messages and of what its player
+// sees, tick by tick: the entities in its visible cells and its own
+// (their state, a target only if visible too), and its own credits. By
+// construction:
+//
+//   - orders are validated against the player's knowledge, the entities
+//     its fog listed at the last Publish that its client acknowledged
+//     holding, and the cells its fog saw (sim.ValidateKnown): an
+//     id it does not see is answered like an id no entity has, a Build
+//     must be on a seen cell and checks the player's own state first;
+//     unit lists lose the units it does not see before the simulation
+//     gets them, so the simulation's own verdict (ApplyTickReport) differs
+//     only through what the player sees;
+//   - entities are named on each client's wire by aliases (see aliases):
+//     dense, in the order the client first saw them, so no id counts
+//     hidden production; deltas go out in alias order;
+//   - a field naming another entity (the target) carries it only while
+//     the recipient sees it, otherwise none;
+//   - the simulation lets a unit keep or acquire a target only in a cell
+//     its player sees (sim.SetTargetFilter), so its visible behaviour
+//     never traces a hidden entity;
+//   - the simulation's RNG seed is the room's secret (New), apart from the
+//     public map seed of MatchStart;
+//   - Rejections are grouped per client and tick, at most four; a
+//     spectator's Orders are refused unread.
+//
+// TestNonInterference (and FuzzNonInterference) prove it on twin rooms
+// that differ in hidden state; TestTargetsStayInVision proves the
+// simulation's side. Not hidden: the tick timing (a tick that overran is
+// late for everyone), and, inside the simulation, what the game rules
+// make visible (a unit shot from the dark loses health; the RNG is one
+// stream, so hidden draws shift visible rolls, unpredictable without the
+// seed).
+//
 // The package is pure: Room is the server side of one game and Client the
 // client side, both driven by explicit inputs (messages, and for Room the
 // relay clock as a duration) with no clock reads, goroutines or sockets.
@@ -11,13 +49,15 @@
 // # One tick of a Room
 //
 //	Step(Orders, Ack, Done) ... until the tick is due (later orders wait for the next)
-//	Simulate: ValidateOrder each order ─ rejected? Rejection (tick, reason), reliable
-//	          ApplyTick(valid) on the sim.Sim made by sim.New, as single player does
+//	Simulate: aliases → ids; ValidateKnown each order against its player's knowledge
+//	          ApplyTickReport(valid) on the sim.Sim made by sim.New, as single player does
+//	          Rejections: per client, grouped by (reason, kind) with counts, ≤ 4, reliable
 //	Publish:  fog per player: sight sources hash as last tick? re-list entities
 //	          in the seen cells : recompute the cells (RadiusFogProvider)
 //	          per client: visible set (spectators: union, or the full map)
 //	            ─ diff against what the client ACKNOWLEDGED: Enter / Update / Leave
-//	            ─ all fit the budget? send in ID order : priority accumulator
+//	              (targets it does not see as none; new entities get aliases)
+//	            ─ all fit the budget? send in alias order : priority accumulator
 //	            ─ pack into StateUpdates of ≤ MaxMessageSize, remember them
 //	EndTick:  next deadline; ticks already missed are skipped and counted
 //
@@ -33,6 +73,9 @@
 //
 // Server → client, unreliable: the seed's StateUpdate. The client applies
 // StateUpdates in tick order and drops one older than a tick it applied.
+//
+// Entity ids on the wire (entity id, target, an Ack's first entity, ids
+// in Orders) are the recipient's aliases, never the simulation's ids.
 //
 //	StateUpdate (13-byte header + deltas)
 //	0  1  type 0x20
@@ -61,14 +104,25 @@
 // that needs more sends several, each self-contained. A tick with nothing
 // to send still sends one empty StateUpdate, so the client sees time pass.
 //
-// Control messages: Orders and Rejection reliable-ordered, Ack unreliable
-// (each names a StateUpdate in several consecutive Acks):
+// Control messages: Orders and Rejection reliable-ordered (Orders lane),
+// Ack unreliable-sequenced (Control lane; each names a StateUpdate in
+// several consecutive Acks), StateUpdates unreliable (State lane: lost,
+// reordered or duplicated, the client drops one older than a tick it
+// applied):
 //
-//	Orders                      Ack (3 + 12·n bytes)        Rejection (11 bytes)
-//	0 1 type 0x21               0 1  type 0x22              0 1 type 0x23
-//	1 . one packet of the       1 2  n u16                  1 8 tick u64
-//	    native TLV order codec  3 12·n (tick u64,           9 1 reason u8
+//	Orders                      Ack (3 + 12·n bytes)        Rejection (13 bytes)
+//	0 1 type 0x21               0 1  type 0x22              0  1 type 0x23
+//	1 . one packet of the       1 2  n u16                  1  8 tick u64
+//	    native TLV order codec  3 12·n (tick u64,           9  1 reason u8
 //	    (package protocol)             first entity u32)    10 1 order kind u8
+//	                                                        11 2 count u16
+//
+// Any number of Orders packets may carry the same tick stamp (orders are
+// for the next tick, whatever the stamp). Every order sent is applied or
+// counted in a Rejection: a client's refusals of a tick are grouped by
+// (reason, kind), the first three groups sent one by one and the rest
+// counted in one RejectMany; a spectator's Orders packet counts once as
+// RejectSpectator, an undecodable one once as RejectMalformed.
 //
 //	MatchStart (16 bytes)         MatchEnd (33 bytes)             Done (1 byte)
 //	0 1 type 0x24                 0  1 type 0x25                  0 1 type 0x26
@@ -82,7 +136,11 @@
 // An Ack names each StateUpdate the client applied, in the order it
 // applied them, by its tick and the entity of its first delta (unique
 // within a tick; StateUpdates without deltas are not acknowledged). A
-// rejection reason is a sim.OrderValidity, or RejectRate, RejectSpectator or RejectFinished.
+// rejection reason is a sim.OrderValidity, or RejectRate, RejectSpectator,
+// RejectFinished, RejectMalformed or RejectMany. MatchStart's map seed
+// is public (the map is); the simulation's seed is never sent. A
+// MatchEnd's two timing fields are zero for players (the room's timing
+// depends on the whole map; fogserver fills them for spectators).
 //
 // # Client side
 //

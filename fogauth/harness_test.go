@@ -1,6 +1,7 @@
 package fogauth
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"testing"
@@ -13,22 +14,28 @@ import (
 )
 
 // A harness runs a Room and its Clients over a simulated network in virtual
-// time: StateUpdates travel unreliable-sequenced (lost with probability
-// loss, delayed by latency plus up to jitter, an older one never delivered
-// after a newer one), everything else reliable-ordered (a lost
-// transmission arrives one rto later, still in order).
+// time: StateUpdates and Acks travel unreliable (lost with probability
+// loss, delayed by latency plus up to jitter; with reorder an older
+// StateUpdate may arrive after a newer one, otherwise it is dropped then;
+// each duplicated with probability dup), everything else reliable-ordered
+// (a lost transmission arrives one rto later, still in order).
 type harness struct {
 	t       testing.TB
 	room    *Room
 	now     time.Duration
 	rng     sim.SplitMix64
 	loss    uint64 // per mille
+	dup     uint64 // per mille
+	reorder bool
 	latency time.Duration
 	jitter  time.Duration
 	clients []*hclient
 	history []truthAt
 	// check, if set, sees every StateUpdate the room sends, as it is sent.
 	check func(c *hclient, data []byte)
+	// onPlay, if set, runs each time a client gets its turn to play,
+	// before its bot.
+	onPlay func(c *hclient)
 }
 
 const rto = 200 * time.Millisecond
@@ -105,6 +112,8 @@ func (h *harness) delay() time.Duration {
 
 func (h *harness) lost() bool { return h.loss > 0 && h.rng.Intn(1000) < h.loss }
 
+func (h *harness) duplicated() bool { return h.dup > 0 && h.rng.Intn(1000) < h.dup }
+
 func insert(q []netMsg, m netMsg) []netMsg {
 	i := len(q)
 	for i > 0 && q[i-1].at > m.at {
@@ -141,6 +150,9 @@ func (h *harness) send() {
 			continue
 		}
 		c.down = insert(c.down, netMsg{at: h.now + h.delay(), seq: c.seq, data: data})
+		if h.duplicated() {
+			c.down = insert(c.down, netMsg{at: h.now + h.delay() + h.delay(), seq: c.seq, data: data})
+		}
 	}
 	h.room.Advance()
 }
@@ -162,7 +174,7 @@ func (h *harness) deliverDown(c *hclient, force bool) {
 			break
 		}
 		n++
-		if !m.reliable {
+		if !m.reliable && !h.reorder {
 			if m.seq < c.lastSeq {
 				continue // sequenced: older than one delivered
 			}
@@ -178,6 +190,9 @@ func (h *harness) deliverDown(c *hclient, force bool) {
 // play lets a client's bot decide on a new tick and queues the client's
 // acks and orders.
 func (h *harness) play(c *hclient) {
+	if h.onPlay != nil {
+		h.onPlay(c)
+	}
 	w := c.cl.World()
 	if c.bot != nil && w.Tick() > c.botTick && !h.room.Finished() {
 		c.botTick = w.Tick()
@@ -195,6 +210,9 @@ func (h *harness) play(c *hclient) {
 	}
 	if ack != nil && !h.lost() {
 		c.up = insert(c.up, netMsg{at: h.now + h.delay(), data: slices.Clone(ack)})
+		if h.duplicated() {
+			c.up = insert(c.up, netMsg{at: h.now + h.delay() + h.delay(), data: slices.Clone(ack)})
+		}
 	}
 	for _, m := range msgs {
 		at := max(h.now+h.delay(), c.relUp)
@@ -248,12 +266,11 @@ func (h *harness) runTicks(n int) {
 	}
 }
 
-// truthAt is the server's truth at one tick: every entity, and what each
-// client saw.
+// truthAt is the server's truth at one tick: what each client saw, as
+// its wire names it (Room.View).
 type truthAt struct {
 	tick uint64
-	ents []sim.EntityState
-	vis  map[ClientID][]protocol.EntityID
+	vis  map[ClientID][]sim.EntityState
 }
 
 const historyTicks = 256
@@ -268,12 +285,12 @@ func (h *harness) trackStale() {
 		h.history = make([]truthAt, historyTicks)
 	}
 	at := &h.history[tick%historyTicks]
-	at.tick, at.ents = tick, append(at.ents[:0], h.room.Sim().Entities()...)
+	at.tick = tick
 	if at.vis == nil {
-		at.vis = map[ClientID][]protocol.EntityID{}
+		at.vis = map[ClientID][]sim.EntityState{}
 	}
 	for _, c := range h.clients {
-		at.vis[c.id] = append(at.vis[c.id][:0], h.room.Visible(c.id)...)
+		at.vis[c.id] = h.room.View(c.id, at.vis[c.id][:0])
 	}
 	for _, c := range h.clients {
 		w := c.cl.World()
@@ -281,10 +298,10 @@ func (h *harness) trackStale() {
 		if past.tick != w.Tick() || w.Tick() == 0 {
 			continue
 		}
-		for _, id := range past.vis[c.id] {
-			i, _ := slices.BinarySearchFunc(past.ents, id, func(e sim.EntityState, id protocol.EntityID) int { return int(int64(e.ID) - int64(id)) })
+		for _, truth := range past.vis[c.id] {
+			id := truth.ID
 			e, ok := w.Entity(id)
-			if ok && e.EntityState == past.ents[i] {
+			if ok && e.EntityState == truth {
 				delete(c.staleSince, id)
 				continue
 			}
@@ -296,7 +313,7 @@ func (h *harness) trackStale() {
 			c.maxStale = max(c.maxStale, tick-since)
 		}
 		for id := range c.staleSince {
-			if _, ok := slices.BinarySearch(past.vis[c.id], id); !ok {
+			if _, ok := slices.BinarySearchFunc(past.vis[c.id], id, byID); !ok {
 				delete(c.staleSince, id) // out of sight: nothing to be stale about
 			}
 		}
@@ -328,23 +345,24 @@ func (h *harness) finish(limit int) int {
 }
 
 // inconsistency compares a client's partial world with the server's truth
-// for what it sees, entity by entity and field by field.
+// for what it sees (as its wire names it), entity by entity and field by
+// field.
 func (h *harness) inconsistency(c *hclient) error {
-	s := h.room.Sim()
-	vis := h.room.Visible(c.id)
+	vis := h.room.View(c.id, nil)
 	w := c.cl.World()
 	if w.Len() != len(vis) {
 		return fmt.Errorf("client %d holds %d entities, sees %d", c.id, w.Len(), len(vis))
 	}
-	for _, id := range vis {
-		truth, _ := s.EntityState(id)
-		e, ok := w.Entity(id)
+	for _, truth := range vis {
+		e, ok := w.Entity(truth.ID)
 		if !ok {
-			return fmt.Errorf("client %d lacks visible entity %d", c.id, id)
+			return fmt.Errorf("client %d lacks visible entity %d", c.id, truth.ID)
 		}
 		if e.EntityState != truth {
-			return fmt.Errorf("client %d entity %d: %+v, truth %+v", c.id, id, e.EntityState, truth)
+			return fmt.Errorf("client %d entity %d: %+v, truth %+v", c.id, truth.ID, e.EntityState, truth)
 		}
 	}
 	return nil
 }
+
+func byID(e sim.EntityState, id protocol.EntityID) int { return cmp.Compare(e.ID, id) }

@@ -67,6 +67,12 @@ const (
 	RejectSpectator RejectReason = 0x81
 	// RejectFinished: the match is over.
 	RejectFinished RejectReason = 0x82
+	// RejectMalformed: an Orders packet that did not decode (its orders,
+	// however many, are lost; Count is the packets).
+	RejectMalformed RejectReason = 0x83
+	// RejectMany: orders of the tick refused for reasons beyond the first
+	// few (kind 0; Count is the orders).
+	RejectMany RejectReason = 0x84
 )
 
 func (r RejectReason) String() string {
@@ -77,25 +83,33 @@ func (r RejectReason) String() string {
 		return "spectator"
 	case RejectFinished:
 		return "match over"
+	case RejectMalformed:
+		return "malformed orders"
+	case RejectMany:
+		return "other refusals"
 	}
 	return sim.OrderValidity(r).String()
 }
 
 // RejectionSize is the size of a Rejection message.
-const RejectionSize = 11
+const RejectionSize = 13
 
-// Rejection tells a client that one of its orders was refused at Tick.
+// Rejection tells a client that Count of its orders of one kind were
+// refused for one reason at Tick (a client's refusals of a tick are
+// grouped, at most four Rejections a tick).
 type Rejection struct {
 	Tick   uint64
 	Reason RejectReason
 	Kind   protocol.OrderKind
+	Count  uint16
 }
 
 // AppendRejection appends r.
 func AppendRejection(b []byte, r Rejection) []byte {
 	b = append(b, TypeRejection)
 	b = binary.LittleEndian.AppendUint64(b, r.Tick)
-	return append(b, byte(r.Reason), byte(r.Kind))
+	b = append(b, byte(r.Reason), byte(r.Kind))
+	return binary.LittleEndian.AppendUint16(b, r.Count)
 }
 
 // ParseRejection decodes a Rejection.
@@ -106,7 +120,8 @@ func ParseRejection(b []byte) (Rejection, error) {
 	if b[0] != TypeRejection {
 		return Rejection{}, fmt.Errorf("%w: 0x%02x", ErrMessageType, b[0])
 	}
-	return Rejection{Tick: binary.LittleEndian.Uint64(b[1:]), Reason: RejectReason(b[9]), Kind: protocol.OrderKind(b[10])}, nil
+	return Rejection{Tick: binary.LittleEndian.Uint64(b[1:]), Reason: RejectReason(b[9]), Kind: protocol.OrderKind(b[10]),
+		Count: binary.LittleEndian.Uint16(b[11:])}, nil
 }
 
 // AppendOrders appends an Orders message: the type byte and one packet of
@@ -174,7 +189,8 @@ func ParseMatchStart(b []byte) (MatchStart, error) {
 // for the StateUpdate that delivered it to this client (network transit
 // excluded; see ClientStats.MaxStaleTicks), and
 // the last two fields are the room's server tick time and cost excluding
-// the simulation, 99th percentiles in microseconds.
+// the simulation, 99th percentiles in microseconds, for spectators only:
+// a player's are zero (how long ticks take depends on the whole map).
 type MatchEnd struct {
 	Tick          uint64
 	Entities      uint32

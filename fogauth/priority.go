@@ -1,6 +1,9 @@
 package fogauth
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/sim"
 )
@@ -169,26 +172,37 @@ func tierOf(e *sim.EntityState, player protocol.PlayerID, g *nearGrid) Tier {
 // and packs them into StateUpdates.
 type selector struct {
 	budget, maxCount, maxMsg int
-	bonus                    uint32
+	bonus                    uint64
 	order                    []int32 // indices into view.pend, in send order
 	keys                     []uint64
+	slot                     []int32 // index into view.pend by alias, while planning
 }
 
 // plan fills s.order with the deltas to send, in order; it reports whether
 // the budget was saturated (something had to wait). Without saturation
-// every delta is sent in ID order and no priority is computed.
+// every delta is sent in alias order and no priority is computed. Only
+// aliases order deltas, never simulation ids (whose order tells which
+// entity was created first).
 func (s *selector) plan(v *view, ents []sim.EntityState, tick uint64, k *classifier) bool {
 	s.order = s.order[:0]
-	if s.fits(v.pend) {
-		for i := range v.pend {
+	pend := v.pend
+	if s.fits(pend) {
+		for i := range pend {
 			s.order = append(s.order, int32(i))
+		}
+		byAlias := func(i, j int32) int { return cmp.Compare(pend[i].alias, pend[j].alias) }
+		if !slices.IsSortedFunc(s.order, byAlias) {
+			slices.SortFunc(s.order, byAlias)
 		}
 		return false
 	}
-	// Keys: accumulated priority above, ^index below, so the largest key
-	// is the most urgent delta, ties going to the lower entity ID (pend
-	// is in ID order).
+	// Keys: accumulated priority above, ^alias below, so the largest key
+	// is the most urgent delta, ties going to the lower alias; slot finds
+	// the delta of an alias.
 	s.keys = s.keys[:0]
+	if n := len(v.names.sims) + 1; len(s.slot) < n {
+		s.slot = make([]int32, n+n/4)
+	}
 	g := k.grid()
 	for i := range v.pend {
 		p := &v.pend[i]
@@ -197,11 +211,17 @@ func (s *selector) plan(v *view, ents []sim.EntityState, tick uint64, k *classif
 		if p.kind != DeltaLeave {
 			p.tier = tierOf(&ents[p.ent], k.player, g)
 		}
-		e.accum += TierBase[p.tier] + uint32(tick-e.lastSent)*s.bonus
-		s.keys = append(s.keys, uint64(e.accum)<<32|uint64(^uint32(i)))
+		e.accum = addPriority(e.accum, uint64(TierBase[p.tier])+min(tick-e.lastSent, 1<<32)*s.bonus)
+		s.keys = append(s.keys, uint64(e.accum)<<32|uint64(^uint32(p.alias)))
+		s.slot[p.alias] = int32(i)
 	}
 	s.takeTop(v.pend)
 	return true
+}
+
+// addPriority is a+b, saturating at the largest priority.
+func addPriority(a uint32, b uint64) uint32 {
+	return uint32(min(uint64(a)+b, 1<<32-1))
 }
 
 // fits reports whether every delta of pend fits the budget.
@@ -239,7 +259,7 @@ func (s *selector) takeTop(pend []pending) {
 	}
 	used, room := 0, 0
 	for len(h) > 0 && len(s.order) < s.maxCount {
-		idx := int32(^uint32(h[0]))
+		idx := s.slot[^uint32(h[0])]
 		u, r := s.add(used, room, int(pend[idx].size))
 		if u > s.budget {
 			return

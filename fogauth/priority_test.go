@@ -13,7 +13,10 @@ import (
 // TestStarvationBound saturates every client's budget (8 KiB/s: about a
 // dozen deltas per tick against hundreds pending, a full-map spectator
 // included) for 900 ticks and bounds the longest wait of each tier. The
-// seed claims the lowest tier is updated within 300 ticks.
+// seed claims the lowest tier is updated within 300 ticks. Waits are
+// measured on the deltas sent and, every tick, on those still pending: a
+// delta starved for ever would never be sent, so only the second shows
+// it.
 func TestStarvationBound(t *testing.T) {
 	h := scenarioHarness(t, Config{BandwidthPerClientKbps: 8, FullMapSpectators: true}, 4, 40, 3)
 	h.loss = 20
@@ -21,7 +24,15 @@ func TestStarvationBound(t *testing.T) {
 		h.join(ClientID(p), protocol.PlayerID(p), true)
 	}
 	h.join(99, 0, false)
-	h.runTicks(900)
+	var pendingWait uint64
+	for range 900 {
+		h.runTicks(1)
+		pendingWait = max(pendingWait, maxPendingWait(h.room))
+	}
+	t.Logf("longest wait of a delta still pending: %d ticks", pendingWait)
+	if pendingWait > 300 {
+		t.Errorf("a delta has been pending for %d ticks (bound 300)", pendingWait)
+	}
 	st := h.room.Stats()
 	if st.Saturated < 900 {
 		t.Fatalf("only %d saturated client-ticks: the budget is not the bottleneck", st.Saturated)
@@ -41,6 +52,58 @@ func TestStarvationBound(t *testing.T) {
 		cs, _ := h.room.ClientStats(c.id)
 		if max := uint64(h.room.Config().BudgetBytes()) * (h.room.Tick()); cs.BytesSent > max {
 			t.Errorf("client %d: %d bytes, budget allows %d", c.id, cs.BytesSent, max)
+		}
+	}
+}
+
+// maxPendingWait is the longest any client's delta left unsent at the
+// last tick has waited: ticks since its entity was last sent or up to
+// date.
+func maxPendingWait(r *Room) uint64 {
+	var w uint64
+	for _, c := range r.clients {
+		for _, p := range c.view.pend {
+			if e := &c.view.entries[p.entry]; e.lastSent != r.Tick() {
+				w = max(w, r.Tick()-e.lastSent)
+			}
+		}
+	}
+	return w
+}
+
+// TestStalenessBonusSettings: a bonus of 0 is honoured (the configuration
+// key's 0 is NoStalenessBonus), the largest allowed one never overflows
+// a priority, and both still deliver every delta in a saturated match.
+func TestStalenessBonusSettings(t *testing.T) {
+	if got := addPriority(1<<32-10, 1<<40); got != 1<<32-1 {
+		t.Fatalf("addPriority saturates at %d", got)
+	}
+	if err := (Config{StalenessBonus: MaxStalenessBonus + 1}).Validate(); err == nil {
+		t.Fatal("a bonus over the bound was accepted")
+	}
+	for _, bonus := range []int{NoStalenessBonus, MaxStalenessBonus} {
+		h := scenarioHarness(t, Config{BandwidthPerClientKbps: 8, StalenessBonus: bonus}, 2, 40, 3)
+		if want := uint64(max(bonus, 0)); h.room.sel.bonus != want {
+			t.Fatalf("bonus %d: the selector adds %d per tick", bonus, h.room.sel.bonus)
+		}
+		for p := 1; p <= 2; p++ {
+			h.join(ClientID(p), protocol.PlayerID(p), true)
+		}
+		var wait uint64
+		for range 600 {
+			h.runTicks(1)
+			wait = max(wait, maxPendingWait(h.room))
+			for _, c := range h.room.clients {
+				for _, e := range c.view.entries {
+					if e.accum == 1<<32-1 {
+						t.Fatalf("bonus %d: a priority reached its ceiling", bonus)
+					}
+				}
+			}
+		}
+		t.Logf("bonus %d: longest pending wait %d ticks", bonus, wait)
+		if wait > 300 {
+			t.Errorf("bonus %d: a delta waited %d ticks", bonus, wait)
 		}
 	}
 }
@@ -124,7 +187,7 @@ func TestNearGridMatchesBruteForce(t *testing.T) {
 
 // TestTakeTopMatchesSort checks the selection against brute force over
 // random inputs: the keys sorted in descending order (ties of accumulated
-// priority broken by the lower index, as the keys encode), taken while
+// priority broken by the lower alias, as the keys encode), taken while
 // they fit the budget and the count limit.
 func TestTakeTopMatchesSort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
@@ -132,10 +195,13 @@ func TestTakeTopMatchesSort(t *testing.T) {
 		n := rng.IntN(500)
 		pend := make([]pending, n)
 		s := selector{budget: 1 + rng.IntN(3000), maxCount: 1 + rng.IntN(600), maxMsg: HeaderSize + 20 + rng.IntN(1200)}
-		for i := range pend {
+		s.slot = make([]int32, n+1)
+		for i, a := range rng.Perm(n) {
 			pend[i].size = int32(1 + rng.IntN(40))
+			pend[i].alias = protocol.EntityID(a + 1)
+			s.slot[a+1] = int32(i)
 			accum := uint32(rng.IntN(1 + rng.IntN(2000))) // many ties when small
-			s.keys = append(s.keys, uint64(accum)<<32|uint64(^uint32(i)))
+			s.keys = append(s.keys, uint64(accum)<<32|uint64(^uint32(a+1)))
 		}
 		want := slices.Clone(s.keys)
 		slices.SortFunc(want, func(a, b uint64) int { return cmp.Compare(b, a) })
@@ -145,7 +211,7 @@ func TestTakeTopMatchesSort(t *testing.T) {
 			if len(wantOrder) == s.maxCount {
 				break
 			}
-			idx := int32(^uint32(k))
+			idx := s.slot[^uint32(k)]
 			u, r := s.add(used, room, int(pend[idx].size))
 			if u > s.budget {
 				break

@@ -160,7 +160,7 @@ func (r *Room) serialize(c *viewer, ents []sim.EntityState, saturated bool) {
 		c.stats.BytesSent += uint64(len(r.arena) - start)
 		c.stats.StateUpdates++
 		if count > 0 {
-			id := PartID{Tick: r.tick, First: c.items[firstItem].Entity.ID}
+			id := PartID{Tick: r.tick, First: v.entries[c.hints[firstItem]].alias}
 			c.parts = append(c.parts, sentPart{id: id, start: firstItem, end: len(c.items)})
 		}
 		start = -1
@@ -187,15 +187,19 @@ func (r *Room) serialize(c *viewer, ents []sim.EntityState, saturated bool) {
 		}
 		c.hints = append(c.hints, p.entry)
 		d := &c.items[len(c.items)-1]
+		id, target := d.Entity.ID, d.Entity.Target
+		v.toWire(d, p.alias) // written under the client's names, kept under the simulation's
 		if d.Kind == DeltaEnter {
-			enter := Delta{Kind: DeltaEnter, Entity: d.Entity}
-			r.arena = AppendDelta(r.arena, &enter)
+			kind, mask := d.Kind, d.Mask
+			d.Mask = 0
+			r.arena = AppendDelta(r.arena, d)
 			count++
-			if d.Mask != 0 {
-				upd := Delta{Kind: DeltaUpdate, Mask: d.Mask, Entity: d.Entity}
-				r.arena = AppendDelta(r.arena, &upd)
+			if mask != 0 {
+				d.Kind, d.Mask = DeltaUpdate, mask
+				r.arena = AppendDelta(r.arena, d)
 				count++
 			}
+			d.Kind, d.Mask = kind, mask
 			c.stats.Enters++
 		} else {
 			r.arena = AppendDelta(r.arena, d)
@@ -206,6 +210,7 @@ func (r *Room) serialize(c *viewer, ents []sim.EntityState, saturated bool) {
 				c.stats.Leaves++
 			}
 		}
+		d.Entity.ID, d.Entity.Target = id, target
 		e := &v.entries[p.entry]
 		if saturated && d.Kind != DeltaLeave {
 			r.recordWait(p.tier, r.tick-e.lastSent)
@@ -214,4 +219,14 @@ func (r *Room) serialize(c *viewer, ents []sim.EntityState, saturated bool) {
 		e.flight, e.flightTick = *d, r.tick
 	}
 	closePart()
+}
+
+// toWire names d's entities as this client's wire does: the entity by its
+// alias, and the entity it names (already filtered to one the client
+// sees) by that one's.
+func (v *view) toWire(d *Delta, alias protocol.EntityID) {
+	d.Entity.ID = alias
+	if d.Entity.Target != 0 {
+		d.Entity.Target = v.names.lookup(d.Entity.Target)
+	}
 }

@@ -20,8 +20,8 @@ var (
 type ClientID uint32
 
 // Envelope is one message to send to a client: a Rejection on the
-// reliable-ordered channel, or a StateUpdate on the unreliable-sequenced
-// one.
+// reliable-ordered lane, or a StateUpdate on the unreliable lane (which
+// may lose, reorder and duplicate; see Client.Receive).
 type Envelope struct {
 	To       ClientID
 	Reliable bool
@@ -60,6 +60,7 @@ type Room struct {
 	sim      *sim.Sim
 	fog      sim.FogProvider
 	batch    sim.BatchFogProvider // fog, when it can skip cells and list in one pass
+	cells    cellFog              // fog, for the cells a player sees
 	interval time.Duration
 	next     time.Duration // deadline of the next tick
 	tick     uint64        // tick of the StateUpdates being sent
@@ -67,6 +68,7 @@ type Room struct {
 
 	clients []*viewer
 	queue   []queuedOrder
+	done    []bool // per player (index = PlayerID): sent Done, or gave up
 
 	// Fog state per player (index = PlayerID).
 	sightHash []uint64
@@ -78,19 +80,25 @@ type Room struct {
 	specVis []protocol.EntityID
 	slots   []int32 // index in the simulation's entities by entity ID (indexEntities)
 	valid   []protocol.TimestampedOrder
+	givers  []*viewer // the client of each valid order
 	ackBuf  []PartID
 	grid    nearGrid
 	sel     selector
 
-	out   []envelopeRec
-	arena []byte
-	ready []Envelope
-	stats Stats
-	waits waits
+	out     []envelopeRec
+	arena   []byte
+	ready   []Envelope
+	endView []sim.EntityState // scratch of MatchEnd
+	stats   Stats
+	waits   waits
 }
 
-// New starts a room at tick 0 for the map, rules and game seed, with its
-// first tick due one interval after now.
+// New starts a room at tick 0 for the map, rules and simulation seed, with
+// its first tick due one interval after now. The simulation seed is
+// secret: clients never simulate, nothing sends it, and a client that
+// knew it could predict every roll of the simulation's RNG and, by
+// matching the draws behind its own units, count the hidden ones. Draw it
+// from crypto/rand, apart from the public map seed (fogserver does).
 func New(cfg Config, mapData sim.MapData, rules sim.Config, seed uint64, now time.Duration) (*Room, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -102,15 +110,26 @@ func New(cfg Config, mapData sim.MapData, rules sim.Config, seed uint64, now tim
 	}
 	fog := sim.NewRadiusFogProvider(s)
 	r := &Room{
-		cfg: cfg, sim: s, fog: fog, batch: fog,
+		cfg: cfg, sim: s, fog: fog, batch: fog, cells: fog,
 		interval:  cfg.TickInterval(),
 		sightHash: make([]uint64, s.Players()+1),
+		done:      make([]bool, s.Players()+1),
 		fogDone:   make([]bool, s.Players()+1),
 		sel: selector{budget: cfg.BudgetBytes(), maxCount: cfg.MaxEntitiesPerUpdate,
-			maxMsg: cfg.MaxMessageSize, bonus: uint32(cfg.StalenessBonus)},
+			maxMsg: cfg.MaxMessageSize, bonus: uint64(max(cfg.StalenessBonus, 0))},
 	}
 	r.next = now + r.interval
+	s.SetTargetFilter(r.targetSeen)
 	return r, nil
+}
+
+// targetSeen is the simulation's target filter: a unit may keep or
+// acquire only a target in a cell its player saw at the last Publish, so
+// its visible behaviour (facing, chasing, firing) never traces an entity
+// its player cannot see.
+func (r *Room) targetSeen(owner protocol.PlayerID, target *sim.EntityState) bool {
+	x, y := sim.CellOf(target.Pos)
+	return r.cells.CellVisible(owner, x, y)
 }
 
 // Sim is the authoritative simulation. Callers must not change it.
@@ -129,21 +148,39 @@ func (r *Room) NextDeadline() time.Duration { return r.next }
 func (r *Room) Config() Config { return r.cfg }
 
 // Finish stops the simulation: later ticks only keep sending, so every
-// client converges on the final state.
-func (r *Room) Finish() { r.finished = true }
+// client converges on the final state. Orders waiting for the next tick,
+// and any that come later, are refused (RejectFinished) at once: the
+// embedder may end the match before another tick runs.
+func (r *Room) Finish() {
+	r.finished = true
+	for i := range r.queue {
+		q := &r.queue[i]
+		q.from.rejected.add(RejectFinished, q.order.Order.OrderKind())
+	}
+	clear(r.queue)
+	r.queue = r.queue[:0]
+	r.flushRejections(r.tick)
+}
 
-// AllDone reports whether every seated player sent Done.
+// AllDone reports whether every player of the match sent Done, from any
+// of its connections. A player whose connection is gone (in its rejoin
+// window) is not done until it comes back and says so, or its embedder
+// gives its seat up (GiveUp).
 func (r *Room) AllDone() bool {
-	players := 0
-	for _, c := range r.clients {
-		if c.player != 0 {
-			players++
-			if !c.done {
-				return false
-			}
+	for p := 1; p <= r.sim.Players(); p++ {
+		if !r.done[p] {
+			return false
 		}
 	}
-	return players > 0
+	return true
+}
+
+// GiveUp counts player as done: it left for good (its rejoin window
+// passed).
+func (r *Room) GiveUp(player protocol.PlayerID) {
+	if int(player) < len(r.done) {
+		r.done[player] = true
+	}
 }
 
 // Finished reports whether Finish was called.
@@ -214,7 +251,9 @@ func (r *Room) Step(from ClientID, data []byte) error {
 	case TypeOrders:
 		return r.onOrders(c, data[1:])
 	case TypeDone:
-		c.done = true
+		if c.player != 0 {
+			r.done[c.player] = true
+		}
 		return nil
 	case TypeAck:
 		parts, err := ParseAck(data, r.ackBuf)
@@ -231,32 +270,36 @@ func (r *Room) Step(from ClientID, data []byte) error {
 }
 
 // onOrders queues a client's orders for the next tick. The player is the
-// client's, whatever the packet says.
+// client's, whatever the packet says. Every order that is not queued is
+// counted in the next tick's Rejections: a spectator's packet (never
+// decoded), a packet that does not decode, an order over the rate.
 func (r *Room) onOrders(c *viewer, packet []byte) error {
+	if c.player == 0 {
+		c.rejected.add(RejectSpectator, 0)
+		return nil
+	}
 	orders, err := c.decodeOrders(packet)
 	if err != nil {
+		c.rejected.add(RejectMalformed, 0)
 		return err
+	}
+	if r.finished {
+		for _, o := range orders {
+			c.rejected.add(RejectFinished, o.Order.OrderKind())
+		}
+		r.flushRejections(r.tick)
+		return nil
 	}
 	for _, o := range orders {
 		o.Player = c.player
-		switch {
-		case c.player == 0:
-			r.reject(c, Rejection{Tick: r.tick + 1, Reason: RejectSpectator, Kind: o.Order.OrderKind()})
-		case c.ordersThisTick >= r.cfg.MaxOrdersPerTick:
-			r.reject(c, Rejection{Tick: r.tick + 1, Reason: RejectRate, Kind: o.Order.OrderKind()})
-		default:
-			c.ordersThisTick++
-			r.queue = append(r.queue, queuedOrder{from: c, order: o})
+		if c.ordersThisTick >= r.cfg.MaxOrdersPerTick {
+			c.rejected.add(RejectRate, o.Order.OrderKind())
+			continue
 		}
+		c.ordersThisTick++
+		r.queue = append(r.queue, queuedOrder{from: c, order: o})
 	}
 	return nil
-}
-
-func (r *Room) reject(c *viewer, rej Rejection) {
-	start := len(r.arena)
-	r.arena = AppendRejection(r.arena, rej)
-	r.out = append(r.out, envelopeRec{to: c.id, reliable: true, start: start, end: len(r.arena)})
-	r.stats.Rejections++
 }
 
 // Due reports whether a tick is due at now.
@@ -273,37 +316,58 @@ func (r *Room) RunDue(now time.Duration) error {
 	return err
 }
 
-// Simulate validates the queued orders with the simulation's pure
-// ValidateOrder, rejects the invalid ones (tick and reason, on the reliable
-// channel), applies the rest and ticks the simulation; after Finish it does
-// nothing but reject orders.
+// Simulate validates the queued orders against what their player knows
+// (see validate), applies the valid ones and ticks the simulation, then
+// sends each client the Rejections of its refused orders, grouped (see
+// rejections); after Finish it does nothing but refuse orders. An order
+// valid against the player's knowledge that the simulation still refuses
+// (an earlier order of the same tick spent the credits, or built on the
+// cell) is refused with the simulation's reason: both depend only on the
+// player's own state and on what it sees.
 func (r *Room) Simulate() error {
 	r.tick++
-	r.valid = r.valid[:0]
+	r.valid, r.givers = r.valid[:0], r.givers[:0]
 	for i := range r.queue {
 		q := &r.queue[i]
-		v := sim.OrderValidity(RejectFinished)
-		if !r.finished {
-			v = r.sim.ValidateOrder(q.order.Player, q.order.Order)
-		}
-		if v != sim.Valid {
-			r.reject(q.from, Rejection{Tick: r.tick, Reason: RejectReason(v), Kind: q.order.Order.OrderKind()})
+		if r.finished {
+			q.from.rejected.add(RejectFinished, q.order.Order.OrderKind())
 			continue
 		}
-		r.valid = append(r.valid, q.order)
+		kind := q.order.Order.OrderKind()
+		o, v := r.validate(q.from, q.order.Order)
+		if v != sim.Valid {
+			q.from.rejected.add(RejectReason(v), kind)
+			continue
+		}
+		q.order.Order = o
+		r.valid, r.givers = append(r.valid, q.order), append(r.givers, q.from)
+		q.from.stats.OrdersApplied++
 	}
 	clear(r.queue)
 	r.queue = r.queue[:0]
 	for _, c := range r.clients {
 		c.ordersThisTick = 0
 	}
-	if r.finished {
-		return nil
+	var err error
+	if !r.finished {
+		err = r.sim.ApplyTickReport(protocol.TickOrders{Tick: r.sim.Tick(), Orders: r.valid}, r.refused)
+		r.stats.SimTicks++
 	}
-	err := r.sim.ApplyTick(protocol.TickOrders{Tick: r.sim.Tick(), Orders: r.valid})
 	clear(r.valid)
-	r.stats.SimTicks++
+	clear(r.givers)
+	r.flushRejections(r.tick)
 	return err
+}
+
+// refused counts an order the simulation refused against its client.
+func (r *Room) refused(o *protocol.TimestampedOrder, v sim.OrderValidity) {
+	for i := range r.valid {
+		if &r.valid[i] == o {
+			r.givers[i].rejected.add(RejectReason(v), o.Order.OrderKind())
+			r.givers[i].stats.OrdersApplied--
+			return
+		}
+	}
 }
 
 // EndTick schedules the next tick. When now is already past it, the ticks

@@ -16,15 +16,22 @@ import (
 // time. After the last tick the room stops simulating and keeps sending
 // until every client acknowledged its view; then every client's world must
 // equal the server's truth for what its player sees, field by field.
+//
+// The reordered runs also let StateUpdates arrive out of order (jitter of
+// three ticks) and duplicate 5% of StateUpdates and Acks.
 func TestConsistencyUnderLoss(t *testing.T) {
 	for _, seed := range []uint64{7, 8, 9} {
-		t.Run(fmt.Sprint(seed), func(t *testing.T) { consistencyUnderLoss(t, seed) })
+		t.Run(fmt.Sprint(seed), func(t *testing.T) { consistencyUnderLoss(t, seed, false) })
+		t.Run(fmt.Sprint(seed, "/reordered"), func(t *testing.T) { consistencyUnderLoss(t, seed, true) })
 	}
 }
 
-func consistencyUnderLoss(t *testing.T, seed uint64) {
+func consistencyUnderLoss(t *testing.T, seed uint64, reorder bool) {
 	h := scenarioHarness(t, Config{}, 4, 30, seed)
 	h.loss, h.latency, h.jitter = 100, 40*time.Millisecond, 10*time.Millisecond
+	if reorder {
+		h.reorder, h.dup, h.jitter = true, 50, 100*time.Millisecond
+	}
 	for p := 1; p <= 4; p++ {
 		h.join(ClientID(p), protocol.PlayerID(p), true)
 	}
@@ -71,12 +78,20 @@ func checkVisibility(t *testing.T, h *harness) func(c *hclient, data []byte) {
 			t.Fatalf("StateUpdate of %d bytes", len(data))
 		}
 		vis := h.room.Visible(c.id)
+		sees := func(alias protocol.EntityID) bool {
+			_, ok := slices.BinarySearch(vis, h.room.SimID(c.id, alias))
+			return ok
+		}
 		for _, d := range u.Deltas {
 			if d.Kind == DeltaLeave {
 				continue
 			}
-			if _, ok := slices.BinarySearch(vis, d.Entity.ID); !ok {
+			if !sees(d.Entity.ID) {
 				t.Fatalf("tick %d: client %d was sent entity %d it cannot see", u.Tick, c.id, d.Entity.ID)
+			}
+			// Every field naming an entity names one the client sees.
+			if d.Kind == DeltaUpdate && d.Mask&FieldTarget != 0 && d.Entity.Target != 0 && !sees(d.Entity.Target) {
+				t.Fatalf("tick %d: client %d was sent entity %d targeting %d, which it cannot see", u.Tick, c.id, d.Entity.ID, d.Entity.Target)
 			}
 		}
 	}
@@ -182,4 +197,267 @@ func TestSightSkipIsInvisible(t *testing.T) {
 		t.Fatalf("fog skips: %d with the skip, %d without", st.FogSkips, st2.FogSkips)
 	}
 	t.Logf("%d of %d fog updates skipped", st.FogSkips, st.FogSkips+st.FogRecomputes)
+}
+
+// TestUIClientOrdersNeverLost plays a client as a user interface would:
+// orders submitted at random moments, flushes at random moments (often
+// several in one tick, stamped with the same stale tick while
+// StateUpdates are lost), 30% of StateUpdates and Acks lost. Every order
+// must be applied or counted in a Rejection the client read.
+func TestUIClientOrdersNeverLost(t *testing.T) {
+	h := scenarioHarness(t, Config{}, 2, 20, 4)
+	h.loss, h.jitter = 300, 15*time.Millisecond
+	c := h.join(1, 1, false)
+	h.join(2, 2, true)
+	rng := sim.SplitMix64{S: 99}
+	submitted := uint64(0)
+	flushes := 0
+	for h.room.Tick() < 400 {
+		h.now += time.Millisecond
+		h.deliverDown(c, false)
+		if rng.Intn(7) == 0 {
+			c.cl.SubmitOrder(protocol.TimestampedOrder{Order: uiOrder(c.cl.World(), &rng)})
+			submitted++
+		}
+		if rng.Intn(5) == 0 {
+			h.uiFlush(c)
+			flushes++
+		}
+		h.deliverUp(c, false)
+		other := h.clients[1]
+		h.deliverDown(other, false)
+		h.play(other)
+		h.deliverUp(other, false)
+		if h.room.Due(h.now) {
+			if err := h.room.RunDue(h.now); err != nil {
+				t.Fatal(err)
+			}
+			h.send()
+		}
+	}
+	h.uiFlush(c)
+	for range 30 { // everything in flight arrives; the Rejections come back
+		h.deliverUp(c, true)
+		h.now = h.room.NextDeadline()
+		if err := h.room.RunDue(h.now); err != nil {
+			t.Fatal(err)
+		}
+		h.send()
+		h.deliverDown(c, true)
+	}
+	st, _ := h.room.ClientStats(1)
+	rejected := c.cl.Counters().Rejections
+	t.Logf("%d orders in %d flushes: %d applied, %d rejected", submitted, flushes, st.OrdersApplied, rejected)
+	if st.OrdersApplied+rejected != submitted {
+		t.Fatalf("%d orders submitted, %d applied and %d rejected: %d lost without a word",
+			submitted, st.OrdersApplied, rejected, int64(submitted)-int64(st.OrdersApplied+rejected))
+	}
+	if st.OrdersApplied == 0 || rejected == 0 {
+		t.Fatal("the test needs both applied and rejected orders")
+	}
+}
+
+// uiFlush sends what the client has, however many times a tick.
+func (h *harness) uiFlush(c *hclient) {
+	msgs, ack, err := c.cl.Flush()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if ack != nil && !h.lost() {
+		c.up = insert(c.up, netMsg{at: h.now + h.delay(), data: slices.Clone(ack)})
+	}
+	for _, m := range msgs {
+		at := max(h.now+h.delay(), c.relUp)
+		c.relUp = at
+		c.up = insert(c.up, netMsg{at: at, reliable: true, data: slices.Clone(m)})
+	}
+}
+
+// uiOrder is what a user clicks: mostly moves of its own units, sometimes
+// an order naming something it does not hold.
+func uiOrder(w *PartialWorld, rng *sim.SplitMix64) protocol.PlayerOrder {
+	var own []protocol.EntityID
+	for _, e := range w.Entities() {
+		if e.Owner == 1 && e.Category() == sim.CategoryUnit {
+			own = append(own, e.ID)
+		}
+	}
+	pos := sim.CellCenter(int(rng.Intn(20)), int(rng.Intn(20)))
+	if len(own) == 0 || rng.Intn(4) == 0 {
+		return protocol.Move{Units: []protocol.EntityID{protocol.EntityID(1 + rng.Intn(500))}, Target: pos}
+	}
+	return protocol.Move{Units: own[:1+rng.Intn(uint64(len(own)))], Target: pos}
+}
+
+// TestRejectionsBounded: whatever a client sends in one tick, it gets at
+// most four Rejections back, and their counts add up to every order
+// refused. A spectator's packet of 256 orders is one 13-byte Rejection; a
+// player's burst of orders of every kind, over the rate and naming ids it
+// does not see, is at most four.
+func TestRejectionsBounded(t *testing.T) {
+	h := scenarioHarness(t, Config{}, 2, 10, 1)
+	spec := NewClient(0, h.room.Sim().Terrain())
+	player := NewClient(1, h.room.Sim().Terrain())
+	for id, p := range map[ClientID]protocol.PlayerID{1: 1, 9: 0} {
+		if err := h.room.AddClient(id, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 256 {
+		spec.SubmitOrder(protocol.TimestampedOrder{Order: protocol.Idle{}, SubTickTime: uint32(i)})
+	}
+	kinds := []protocol.PlayerOrder{
+		protocol.Idle{}, protocol.Move{Units: []protocol.EntityID{77}}, protocol.Sell{Building: 5},
+		protocol.SetRallyPoint{Building: 3}, protocol.Build{Structure: protocol.StructureType(sim.TypeBarracks)},
+		protocol.Attack{Units: []protocol.EntityID{1}, Target: protocol.Target{Kind: protocol.TargetEntity, Entity: 9}},
+	}
+	for i := range 200 {
+		player.SubmitOrder(protocol.TimestampedOrder{Order: kinds[i%len(kinds)]})
+	}
+	sent := map[ClientID]int{}
+	for id, cl := range map[ClientID]*Client{9: spec, 1: player} {
+		msgs, _, err := cl.Flush()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range msgs {
+			sent[id] += len(m)
+			if err := h.room.Step(id, m); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := h.room.RunDue(h.room.NextDeadline()); err != nil {
+		t.Fatal(err)
+	}
+	got := map[ClientID][]Rejection{}
+	for _, e := range h.room.Ready().Messages {
+		if e.Reliable {
+			r, err := ParseRejection(e.Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[e.To] = append(got[e.To], r)
+		}
+	}
+	h.room.Advance()
+	if r := got[9]; len(r) != 1 || r[0].Reason != RejectSpectator {
+		t.Fatalf("spectator's %d bytes of orders: %+v", sent[9], r)
+	}
+	total := uint64(0)
+	for _, r := range got[1] {
+		total += uint64(r.Count)
+	}
+	st, _ := h.room.ClientStats(1)
+	t.Logf("player: %d bytes of orders, %d Rejections (%d bytes) counting %d orders, %d applied", sent[1], len(got[1]), len(got[1])*RejectionSize, total, st.OrdersApplied)
+	if len(got[1]) > maxRejectionGroups+1 || total+st.OrdersApplied != 200 {
+		t.Fatalf("player: %+v", got[1])
+	}
+}
+
+// TestAllDoneWaitsForGonePlayers: one player's Done does not end the match
+// while the other is gone but may rejoin; it does once that player comes
+// back and says Done, or its seat is given up.
+func TestAllDoneWaitsForGonePlayers(t *testing.T) {
+	for _, back := range []bool{true, false} {
+		h := scenarioHarness(t, Config{}, 2, 5, 1)
+		h.join(1, 1, false)
+		h.join(2, 2, false)
+		h.room.RemoveClient(2) // gone: in its rejoin window
+		if err := h.room.Step(1, []byte{TypeDone}); err != nil {
+			t.Fatal(err)
+		}
+		if h.room.AllDone() {
+			t.Fatal("one player's Done ended the match while the other may rejoin")
+		}
+		if back {
+			h.join(3, 2, false)
+			if err := h.room.Step(3, []byte{TypeDone}); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			h.room.GiveUp(2)
+		}
+		if !h.room.AllDone() {
+			t.Fatalf("rejoined %v: every player done, AllDone false", back)
+		}
+	}
+}
+
+// TestProberInfersNothing: a cheating client probing hidden ids, build
+// cells it cannot see and attacks on targets it does not hold, over a
+// lossy network for a whole match, infers no hidden entity. (Validating
+// against the whole truth instead, it infers some: blocked Builds.)
+func TestProberInfersNothing(t *testing.T) {
+	h := scenarioHarness(t, Config{}, 3, 20, 5)
+	h.loss = 50
+	c := h.join(1, 1, false)
+	for p := 2; p <= 3; p++ {
+		h.join(ClientID(p), protocol.PlayerID(p), true)
+	}
+	pr := NewProber(1, 5)
+	var rej []Rejection
+	var orders []protocol.TimestampedOrder
+	h.onPlay = func(hc *hclient) {
+		if hc != c {
+			return
+		}
+		rej = c.cl.TakeRejections(rej[:0])
+		for _, r := range rej {
+			pr.Observe(r)
+		}
+		if w := c.cl.World(); w.Tick() > c.botTick && !h.room.Finished() {
+			c.botTick = w.Tick()
+			orders = pr.Orders(w, w.Tick(), orders[:0])
+			for _, o := range orders {
+				c.cl.SubmitOrder(o)
+			}
+		}
+	}
+	h.runTicks(400)
+	h.finish(600)
+	for range 3 { // the last Rejections arrive
+		h.runTicks(1)
+		h.onPlay(c)
+	}
+	n := pr.Inferred(c.cl.World())
+	t.Logf("%d probes, %d orders refused, %d inferred", pr.Probes(), c.cl.Counters().Rejections, n)
+	if pr.Probes() < 300 || n != 0 {
+		t.Fatalf("%d probes; %d hidden entities inferred", pr.Probes(), n)
+	}
+}
+
+// TestFinishAnswersQueuedOrders: orders waiting for a tick when the match
+// finishes, and orders that come after, are refused at once (the embedder
+// may send the MatchEnd before another tick runs).
+func TestFinishAnswersQueuedOrders(t *testing.T) {
+	h := scenarioHarness(t, Config{}, 2, 5, 1)
+	cl := NewClient(1, h.room.Sim().Terrain())
+	if err := h.room.AddClient(1, 1); err != nil {
+		t.Fatal(err)
+	}
+	send := func() {
+		cl.SubmitOrder(protocol.TimestampedOrder{Order: protocol.Idle{}})
+		msgs, _, _ := cl.Flush()
+		for _, m := range msgs {
+			if err := h.room.Step(1, m); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	send()
+	h.room.Finish()
+	send()
+	var counted uint16
+	for _, e := range h.room.Ready().Messages {
+		r, err := ParseRejection(e.Data)
+		if err != nil || r.Reason != RejectFinished {
+			t.Fatalf("%+v %v", r, err)
+		}
+		counted += r.Count
+	}
+	h.room.Advance()
+	if counted != 2 {
+		t.Fatalf("%d of 2 orders answered", counted)
+	}
 }

@@ -1,6 +1,9 @@
 package fogauth
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/sim"
@@ -53,6 +56,9 @@ type ClientStats struct {
 	Saturated    uint64 // ticks whose deltas exceeded the budget
 	Stalled      uint64 // ticks without new deltas: too many unacknowledged
 	Pending      int    // deltas pending at the last tick
+	// OrdersApplied counts the client's orders the simulation applied;
+	// every other order it sent was counted in a Rejection.
+	OrdersApplied uint64
 	// MaxStaleTicks is the longest a visible entity's change waited, from
 	// the tick it happened to the tick the StateUpdate that delivered it
 	// (the one acknowledged) was sent: how long the client's copy was
@@ -94,13 +100,65 @@ func (r *Room) Visible(id ClientID) []protocol.EntityID {
 	return r.fog.VisibleEntities(c.player)
 }
 
-// View appends to dst the server's truth of what client id sees, in
-// ascending ID order.
+// View appends to dst the server's truth of what client id sees, as its
+// wire names it: ids are the client's aliases, a target the client does
+// not see is none; in ascending (alias) ID order, as the client's
+// PartialWorld holds it. A client's alias is given when an entity is
+// first listed for it, so View names only what the last Publish listed.
 func (r *Room) View(id ClientID, dst []sim.EntityState) []sim.EntityState {
-	for _, eid := range r.Visible(id) {
-		if e, ok := r.sim.EntityState(eid); ok {
-			dst = append(dst, e)
-		}
+	c := r.client(id)
+	if c == nil {
+		return dst
 	}
+	vis := r.Visible(id)
+	start := len(dst)
+	for _, eid := range vis {
+		e, ok := r.sim.EntityState(eid)
+		al := c.view.names.lookup(eid)
+		if !ok || al == 0 {
+			continue
+		}
+		e.ID = al
+		if t := e.Target; t != 0 {
+			e.Target = 0
+			if _, seen := slices.BinarySearch(vis, t); seen {
+				e.Target = c.view.names.lookup(t)
+			}
+		}
+		dst = append(dst, e)
+	}
+	slices.SortFunc(dst[start:], func(a, b sim.EntityState) int { return cmp.Compare(a.ID, b.ID) })
 	return dst
+}
+
+// Alias is the id client id knows the entity simID by, or 0 if it was
+// never listed for it.
+func (r *Room) Alias(id ClientID, simID protocol.EntityID) protocol.EntityID {
+	if c := r.client(id); c != nil {
+		return c.view.names.lookup(simID)
+	}
+	return 0
+}
+
+// SimID is the simulation id of the entity client id knows as alias, or
+// 0 for an alias it was never given.
+func (r *Room) SimID(id ClientID, alias protocol.EntityID) protocol.EntityID {
+	if c := r.client(id); c != nil {
+		return c.view.names.sim(alias)
+	}
+	return 0
+}
+
+// MatchEnd is the MatchEnd for client id at the current tick: its view
+// (see View) and its MaxStaleTicks. The room's timing fields are left
+// zero: they depend on the whole map (an embedder may fill them for
+// spectators).
+func (r *Room) MatchEnd(id ClientID) (MatchEnd, bool) {
+	st, ok := r.ClientStats(id)
+	if !ok {
+		return MatchEnd{}, false
+	}
+	r.endView = r.View(id, r.endView[:0])
+	return MatchEnd{Tick: r.tick, Entities: uint32(len(r.endView)), ViewHash: ViewHash(r.endView),
+		MaxStaleTicks: uint32(min(st.MaxStaleTicks, 1<<32-1))}, true
 }

@@ -16,13 +16,15 @@ import (
 // file. Regenerate with: go test ./fogauth -run TestTranscripts -rewrite
 //
 // Commands (cells are map cells; an entity stands in the middle of its
-// cell; entity ids follow the order of place commands, from 1):
+// cell; the ids printed and given in orders are the client's: its aliases,
+// numbered from 1 in the order it first sees entities, by position within
+// a tick):
 //
 //	map size=N players=N              a flat, open map
 //	place TYPE owner=P at=X,Y         an entity present at the start
 //	start [kbps=N] [max-entities=N] [msg=N] [full-map]   create the room
 //	join c=ID p=P                     seat a client (p=0: spectator)
-//	order c=ID move units=A,B to=X,Y  the client gives an order (sent with its next flush)
+//	order c=ID move units=A,B to=X,Y  the client gives an order, naming its aliases (sent with its next flush)
 //	tick [n=N] [quiet]                run N ticks; the room's messages wait in the clients' inboxes
 //	deliver c=ID [drop=all|I,J]       hand the client its inbox, dropping messages I, J (0 = first)
 //	flush c=ID                        the client's acknowledgement and orders reach the room
@@ -160,14 +162,14 @@ func (s *script) run(t *testing.T, td *datadriven.TestData) {
 	case "world":
 		id := s.clientArg(t, td)
 		for _, e := range s.cl[id].World().ClientEntities() {
-			fmt.Fprintf(s.out, "%d %s owner=%d cell=%d,%d health=%d/%d anim=%d target=%d\n", e.ID, s.name(e.ID), e.Owner,
+			fmt.Fprintf(s.out, "%d %s owner=%d cell=%d,%d health=%d/%d anim=%d target=%d\n", e.ID, s.name(s.room.SimID(id, e.ID)), e.Owner,
 				e.Pos.X/protocol.CellSize, e.Pos.Y/protocol.CellSize, e.Health, e.HealthMax, e.Anim, e.Target)
 		}
 	case "pending":
 		v := s.room.client(s.clientArg(t, td))
 		for _, p := range v.view.pend {
 			d := p.delta(&v.view, s.room.Sim().Entities())
-			fmt.Fprintf(s.out, "%s %d%s accum=%d\n", kindName(d.Kind), d.Entity.ID, maskNames(d.Mask), v.view.entries[p.entry].accum)
+			fmt.Fprintf(s.out, "%s %d%s accum=%d\n", kindName(d.Kind), p.alias, maskNames(d.Mask), v.view.entries[p.entry].accum)
 		}
 	default:
 		td.Fatalf(t, "unknown command %q", td.Cmd)
@@ -178,7 +180,7 @@ func (s *script) run(t *testing.T, td *datadriven.TestData) {
 func (s *script) describe(e Envelope) {
 	if e.Reliable {
 		r, _ := ParseRejection(e.Data)
-		fmt.Fprintf(s.out, "tick %d -> c%d Rejection: %v order %v\n", r.Tick, e.To, r.Reason, r.Kind)
+		fmt.Fprintf(s.out, "tick %d -> c%d Rejection: %v order %v x%d\n", r.Tick, e.To, r.Reason, r.Kind, r.Count)
 		return
 	}
 	u, err := ParseStateUpdate(e.Data, nil)

@@ -32,6 +32,7 @@ type entry struct {
 	// so that none is padded: 120 bytes, the flight's state last.)
 	flightTick uint64
 	flight     Delta
+	alias      protocol.EntityID // the entity's id on this client's wire (see aliases)
 }
 
 // pending is one entity's delta waiting for the budget: its kind and
@@ -46,6 +47,10 @@ type pending struct {
 	entry int32
 	ent   int32
 	size  int32
+	alias protocol.EntityID // the entity's alias: deltas go out in alias order
+	// hide: the entity's target is one the client does not see, sent as
+	// none (see cursor.filter).
+	hide bool
 }
 
 // delta is p as a Delta, with the entity's current state.
@@ -53,7 +58,11 @@ func (p *pending) delta(v *view, ents []sim.EntityState) Delta {
 	if p.kind == DeltaLeave {
 		return Delta{Kind: DeltaLeave, Entity: sim.EntityState{ID: v.entries[p.entry].acked.ID}}
 	}
-	return Delta{Kind: p.kind, Mask: p.mask, Entity: ents[p.ent]}
+	d := Delta{Kind: p.kind, Mask: p.mask, Entity: ents[p.ent]}
+	if p.hide {
+		d.Entity.Target = 0
+	}
+	return d
 }
 
 // view is a client's visibility state: entries in ascending entity ID,
@@ -61,8 +70,11 @@ func (p *pending) delta(v *view, ents []sim.EntityState) Delta {
 type view struct {
 	entries, spare []entry
 	pend           []pending
-	inFlight       int    // deltas left out of pend because they are in flight
-	maxStale       uint64 // longest a visible entity's change waited for the StateUpdate that delivered it
+	names          aliases
+	fresh          []int32  // scratch: entries first seen this tick
+	seen           []uint64 // scratch: bitset of the visible entity IDs
+	inFlight       int      // deltas left out of pend because they are in flight
+	maxStale       uint64   // longest a visible entity's change waited for the StateUpdate that delivered it
 }
 
 // diff rebuilds v.entries from the visible set and lists in v.pend the
@@ -77,13 +89,28 @@ type view struct {
 // A delta identical to the one sent fewer than resend ticks ago is not
 // listed: that one is in flight, and its acknowledgement is due. It is
 // sent again once resend ticks pass without one.
+//
+// Every field naming another entity (the target) is compared and sent as
+// the client may know it: the entity if visible, otherwise none. Each
+// pending delta carries its entity's alias, which orders the deltas on
+// the wire (see selector.plan).
 func (v *view) diff(visible []protocol.EntityID, ents []sim.EntityState, slots []int32, tick, resend uint64) {
 	v.pend, v.inFlight = v.pend[:0], 0
-	c := cursor{ents: ents, slots: slots, tick: tick, resend: resend}
+	v.seen = markSeen(v.seen, visible)
+	c := cursor{ents: ents, slots: slots, seen: v.seen, tick: tick, resend: resend}
 	if !v.gains(visible) {
 		v.diffInPlace(visible, &c)
-		return
+	} else {
+		v.merge(visible, &c)
 	}
+}
+
+// merge is diff when the visible set holds entities the view has no
+// entry for: the entries are rebuilt, and those first seen are given
+// aliases.
+func (v *view) merge(visible []protocol.EntityID, c *cursor) {
+	ents, slots := c.ents, c.slots
+	v.fresh = v.fresh[:0]
 	old, nw := v.entries, v.spare[:0]
 	i, j := 0, 0
 	for i < len(old) || j < len(visible) {
@@ -97,15 +124,24 @@ func (v *view) diff(visible []protocol.EntityID, ents []sim.EntityState, slots [
 			nw = append(nw, old[i])
 			i++
 		case i == len(old) || visible[j] < old[i].acked.ID:
-			nw = append(nw, entry{acked: sim.EntityState{ID: visible[j]}, lastSent: tick})
+			nw = append(nw, entry{acked: sim.EntityState{ID: visible[j]}, lastSent: c.tick})
+			v.fresh = append(v.fresh, int32(len(nw)-1))
 			j, vis = j+1, true
 		default:
 			nw = append(nw, old[i])
 			i, j, vis = i+1, j+1, true
 		}
-		v.check(nw, len(nw)-1, vis, &c)
+		v.check(nw, len(nw)-1, vis, c)
 	}
 	v.entries, v.spare = nw, old
+	if len(v.fresh) > 0 {
+		v.names.name(nw, v.fresh, ents, slots)
+		for i := range v.pend {
+			if p := &v.pend[i]; p.alias == 0 {
+				p.alias = nw[p.entry].alias // first seen this tick: named just now
+			}
+		}
+	}
 }
 
 // gains reports whether visible holds an entity the view has no entry
@@ -145,11 +181,46 @@ func (v *view) diffInPlace(visible []protocol.EntityID, c *cursor) {
 	v.entries = es[:w]
 }
 
-// cursor finds the entries' current states in the simulation's entities.
+// markSeen makes seen the bitset of the IDs of visible (ascending),
+// reusing its storage.
+func markSeen(seen []uint64, visible []protocol.EntityID) []uint64 {
+	if len(visible) == 0 {
+		return seen[:0]
+	}
+	n := int(visible[len(visible)-1]/64) + 1
+	if cap(seen) < n {
+		seen = make([]uint64, n, n+n/4)
+	}
+	seen = seen[:n]
+	clear(seen)
+	for _, id := range visible {
+		seen[id/64] |= 1 << (id % 64)
+	}
+	return seen
+}
+
+// cursor finds the entries' current states in the simulation's entities,
+// as the client may see them.
 type cursor struct {
 	ents         []sim.EntityState
 	slots        []int32
+	seen         []uint64 // bit id of word id/64: entity id is visible
 	tick, resend uint64
+	hidden       sim.EntityState // scratch of filter
+}
+
+// filter returns e as the client may see it: a target it does not see is
+// none. It reports whether it changed anything.
+func (c *cursor) filter(e *sim.EntityState) (*sim.EntityState, bool) {
+	if e.Target == 0 {
+		return e, false
+	}
+	if w := int(e.Target / 64); w < len(c.seen) && c.seen[w]>>(e.Target%64)&1 != 0 {
+		return e, false
+	}
+	c.hidden = *e
+	c.hidden.Target = 0
+	return &c.hidden, true
 }
 
 // indexEntities makes slots[id] the index in ents of each entity id of
@@ -179,12 +250,14 @@ func (v *view) check(es []entry, i int, vis bool, c *cursor) {
 		mask FieldMask
 		cur  *sim.EntityState
 		ent  = int32(-1)
+		hide bool
 	)
 	if !vis {
 		kind = DeltaLeave
 	} else {
 		k := c.slots[e.acked.ID]
-		cur, ent = &c.ents[k], k
+		ent = k
+		cur, hide = c.filter(&c.ents[k])
 		switch {
 		case !e.present || e.unsure || e.acked.Type != cur.Type || e.acked.HealthMax != cur.HealthMax:
 			kind, mask = DeltaEnter, enterExtra(cur)
@@ -205,7 +278,8 @@ func (v *view) check(es []entry, i int, vis bool, c *cursor) {
 		v.inFlight++
 		return
 	}
-	v.pend = append(v.pend, pending{kind: kind, mask: mask, entry: int32(i), ent: ent, size: int32(itemSize(kind, mask))})
+	v.pend = append(v.pend, pending{kind: kind, mask: mask, entry: int32(i), ent: ent, size: int32(itemSize(kind, mask)),
+		alias: e.alias, hide: hide})
 }
 
 // enterExtra is the mask of the fields an Enter cannot carry that are set
@@ -292,7 +366,7 @@ func (v *view) acknowledge(d *Delta, hint int32, tick uint64) {
 		if !ok {
 			// The entity left the visible set while its Enter was in
 			// flight: the client holds it, so it must learn of the Leave.
-			v.entries = slices.Insert(v.entries, i, entry{lastSent: tick, flight: *d, flightTick: tick})
+			v.entries = slices.Insert(v.entries, i, entry{lastSent: tick, flight: *d, flightTick: tick, alias: v.names.lookup(d.Entity.ID)})
 		}
 		e := &v.entries[i]
 		e.acked = EnterState(&d.Entity)
@@ -323,6 +397,6 @@ func (v *view) forget(d *Delta, hint int32) {
 	case ok:
 		v.entries[i].unsure = true
 	default:
-		v.entries = slices.Insert(v.entries, i, entry{acked: sim.EntityState{ID: d.Entity.ID}, unsure: true})
+		v.entries = slices.Insert(v.entries, i, entry{acked: sim.EntityState{ID: d.Entity.ID}, unsure: true, alias: v.names.lookup(d.Entity.ID)})
 	}
 }

@@ -1,6 +1,8 @@
 package fogauth
 
 import (
+	"errors"
+
 	"github.com/tickwire/tickwire/protocol"
 )
 
@@ -24,7 +26,7 @@ type viewer struct {
 	tail           []protocol.TickOrders // last decoded order group, for continuations
 	orderBuf       []protocol.TimestampedOrder
 	converged      bool
-	done           bool // the client sent Done
+	rejected       rejections // refused orders, told at the next Simulate
 	stats          ClientStats
 }
 
@@ -37,12 +39,13 @@ type sentPart struct {
 func (c *viewer) unacked() int { return len(c.parts) - c.partsHead }
 
 // acknowledge applies an acknowledged StateUpdate to the client's view.
-// The client applies StateUpdates in the order they were sent, skipping
-// lost ones (the channel is sequenced), so a part sent before an
-// acknowledged one will never be applied now, but it may have been,
-// with its acknowledgement lost: what it carried becomes uncertain and is
-// sent again. An unknown part (already dropped, or never sent) is
-// ignored.
+// Parts sent before an acknowledged one are dropped: one of an older tick
+// will never be applied now (the client drops StateUpdates older than a
+// tick it applied), and one of the same tick may still arrive (the State
+// lane reorders) or may have been applied with its acknowledgement lost;
+// either way what it carried becomes uncertain and is sent again, which
+// costs a resend and never a wrong view. An unknown part (already
+// dropped, or never sent) is ignored.
 func (c *viewer) acknowledge(p PartID, tick uint64) {
 	for i := c.partsHead; i < len(c.parts); i++ {
 		if c.parts[i].id != p {
@@ -122,13 +125,18 @@ func (c *viewer) resendTicks() uint64 {
 }
 
 // decodeOrders decodes one Orders packet; a packet continuing the previous
-// one's last tick yields only the orders it adds.
+// one's last tick yields only the orders it adds. The tick a packet is
+// stamped with means nothing to the room (orders are for the next tick),
+// so a packet that does not continue the previous one is decoded on its
+// own: any number of packets may carry the same stamp.
 func (c *viewer) decodeOrders(packet []byte) ([]protocol.TimestampedOrder, error) {
+	res, err := nativeCodec.Decode(nil, packet)
+	cont := errors.Is(err, protocol.ErrBadContinuation) && len(c.tail) == 1
 	skip := 0
-	if len(c.tail) == 1 {
-		skip = len(c.tail[0].Orders)
+	if cont {
+		skip = len(c.tail[0].Orders) // the decoder stores the continued group back into c.tail
+		res, err = nativeCodec.Decode(c.tail, packet)
 	}
-	res, err := nativeCodec.Decode(c.tail, packet)
 	if err != nil {
 		c.tail = c.tail[:0]
 		return nil, err
@@ -136,7 +144,7 @@ func (c *viewer) decodeOrders(packet []byte) ([]protocol.TimestampedOrder, error
 	orders := c.orderBuf[:0]
 	for i := range res {
 		o := res[i].Orders
-		if i == 0 && len(c.tail) == 1 {
+		if i == 0 && cont {
 			o = o[skip:]
 		}
 		orders = append(orders, o...)

@@ -9,12 +9,13 @@ import (
 	"github.com/tickwire/tickwire/sim"
 )
 
-// Message types: the first byte of every fog-authoritative message.
+// Message types: the first byte of every fog-authoritative message, and
+// the lane each travels on (fogserver's lanes).
 const (
-	TypeStateUpdate byte = 0x20 // server → client, unreliable-sequenced
-	TypeOrders      byte = 0x21 // client → server, reliable-ordered
-	TypeAck         byte = 0x22 // client → server, reliable-ordered
-	TypeRejection   byte = 0x23 // server → client, reliable-ordered
+	TypeStateUpdate byte = 0x20 // server → client, State lane: unreliable (may be lost, reordered, duplicated)
+	TypeOrders      byte = 0x21 // client → server, Orders lane: reliable-ordered
+	TypeAck         byte = 0x22 // client → server, Control lane: unreliable-sequenced
+	TypeRejection   byte = 0x23 // server → client, Orders lane: reliable-ordered
 )
 
 // Delta types of a StateUpdate.

@@ -162,9 +162,9 @@ func TestAckAndRejectionRoundTrip(t *testing.T) {
 	if _, err := ParseAck(b[:len(b)-1], nil); !errors.Is(err, ErrTruncated) {
 		t.Fatal(err)
 	}
-	r := Rejection{Tick: 5, Reason: RejectReason(sim.RejectNotOwner), Kind: protocol.KindMove}
+	r := Rejection{Tick: 5, Reason: RejectReason(sim.RejectNotOwner), Kind: protocol.KindMove, Count: 258}
 	rb := AppendRejection(nil, r)
-	if want := unhex(t, "23 0500000000000000 04 01"); !bytes.Equal(rb, want) {
+	if want := unhex(t, "23 0500000000000000 04 01 0201"); !bytes.Equal(rb, want) {
 		t.Fatalf("rejection\n got %x\nwant %x", rb, want)
 	}
 	if back, err := ParseRejection(rb); err != nil || back != r {

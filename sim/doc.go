@@ -84,6 +84,13 @@
 // SightSources. SpatialIndex is the uniform grid behind target acquisition,
 // public for range queries.
 //
+// A fog-authoritative server adds two rules of its own, off by default
+// (the lockstep rules and golden hashes do not change): ValidateKnown
+// validates an order against what its player knows (a Knowledge: the
+// entities and cells it sees) instead of the whole truth, and
+// SetTargetFilter lets units keep or acquire only targets their player
+// sees. ApplyTickReport is ApplyTick telling which orders it refused.
+//
 // # Determinism tooling
 //
 // DualSimVerifier runs two simulations on the same orders and compares

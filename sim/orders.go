@@ -24,13 +24,14 @@ const (
 	RejectInsufficientFund // not enough credits
 	RejectLimit            // the player's structure limit is reached
 	RejectUnsupported      // Custom orders mean nothing to the reference game
+	RejectNotVisible       // a Build position its player cannot see (ValidateKnown only)
 	numValidities
 )
 
 var validityNames = [numValidities]string{
 	"valid", "unknown player", "no units", "too many units", "not owner",
 	"not capable", "invalid target", "out of bounds", "blocked", "too far",
-	"insufficient funds", "limit reached", "unsupported",
+	"insufficient funds", "limit reached", "unsupported", "not visible",
 }
 
 // String describes the verdict.
@@ -47,17 +48,18 @@ func (v OrderValidity) String() string {
 // design asks.
 func (s *Sim) ValidateOrder(player protocol.PlayerID, order protocol.PlayerOrder) OrderValidity {
 	if !debugChecks {
-		return s.validate(player, order)
+		return s.validate(player, order, nil)
 	}
 	before := s.StateHash()
-	v := s.validate(player, order)
+	v := s.validate(player, order, nil)
 	if after := s.StateHash(); after != before {
 		panic("sim: ValidateOrder modified the simulation state (order " + order.OrderKind().String() + ")")
 	}
 	return v
 }
 
-func (s *Sim) validate(player protocol.PlayerID, order protocol.PlayerOrder) OrderValidity {
+// validate is ValidateOrder, or ValidateKnown when k is not nil.
+func (s *Sim) validate(player protocol.PlayerID, order protocol.PlayerOrder, k Knowledge) OrderValidity {
 	if player < 1 || int(player) > s.players {
 		return RejectUnknownPlayer
 	}
@@ -71,11 +73,11 @@ func (s *Sim) validate(player protocol.PlayerID, order protocol.PlayerOrder) Ord
 		if !s.terrain.passableAt(o.Target) {
 			return RejectBlocked
 		}
-		return s.validateUnits(player, o.Units, false)
+		return s.validateUnits(player, o.Units, false, k)
 	case protocol.Attack:
 		switch o.Target.Kind {
 		case protocol.TargetEntity:
-			i, ok := s.aliveSlot(o.Target.Entity)
+			i, ok := s.knownSlot(o.Target.Entity, k)
 			if !ok {
 				return RejectInvalidTarget
 			}
@@ -92,11 +94,11 @@ func (s *Sim) validate(player protocol.PlayerID, order protocol.PlayerOrder) Ord
 		default:
 			return RejectInvalidTarget
 		}
-		return s.validateUnits(player, o.Units, true)
+		return s.validateUnits(player, o.Units, true, k)
 	case protocol.Build:
-		return s.validateBuild(player, o)
+		return s.validateBuild(player, o, k)
 	case protocol.SetRallyPoint:
-		i, ok := s.aliveSlot(o.Building)
+		i, ok := s.knownSlot(o.Building, k)
 		if !ok {
 			return RejectInvalidTarget
 		}
@@ -114,7 +116,7 @@ func (s *Sim) validate(player protocol.PlayerID, order protocol.PlayerOrder) Ord
 		}
 		return Valid
 	case protocol.Sell:
-		i, ok := s.aliveSlot(o.Building)
+		i, ok := s.knownSlot(o.Building, k)
 		if !ok {
 			return RejectInvalidTarget
 		}
@@ -133,13 +135,13 @@ func (s *Sim) validate(player protocol.PlayerID, order protocol.PlayerOrder) Ord
 // validateUnits checks the unit list of a Move or Attack. Ids of entities
 // that no longer exist are skipped (they may have died while the order was
 // in flight); an id of someone else's entity rejects the whole order.
-func (s *Sim) validateUnits(player protocol.PlayerID, ids []protocol.EntityID, armed bool) OrderValidity {
+func (s *Sim) validateUnits(player protocol.PlayerID, ids []protocol.EntityID, armed bool, k Knowledge) OrderValidity {
 	if len(ids) > s.cfg.Limits.MaxUnitsPerOrder {
 		return RejectTooManyUnits
 	}
 	alive := 0
 	for _, id := range ids {
-		i, ok := s.aliveSlot(id)
+		i, ok := s.knownSlot(id, k)
 		if !ok {
 			continue
 		}
@@ -159,19 +161,12 @@ func (s *Sim) validateUnits(player protocol.PlayerID, ids []protocol.EntityID, a
 	return Valid
 }
 
-func (s *Sim) validateBuild(player protocol.PlayerID, o protocol.Build) OrderValidity {
-	t := EntityType(o.Structure)
-	if !validType(t) || !rulesOf(t).Buildable {
-		return RejectNotCapable
+func (s *Sim) validateBuild(player protocol.PlayerID, o protocol.Build, k Knowledge) OrderValidity {
+	if v := s.buildBasics(player, o); v != Valid {
+		return v
 	}
-	if !s.terrain.Contains(o.Pos) {
-		return RejectOutOfBounds
-	}
-	if !s.terrain.passableAt(o.Pos) {
-		return RejectBlocked
-	}
-	if s.credits[player-1] < rulesOf(t).Cost {
-		return RejectInsufficientFund
+	if k != nil {
+		return s.validateBuildKnown(player, o, k)
 	}
 	cx, cy := CellOf(o.Pos)
 	structures, near := 0, false
@@ -196,6 +191,23 @@ func (s *Sim) validateBuild(player protocol.PlayerID, o protocol.Build) OrderVal
 	}
 	if !near {
 		return RejectTooFar
+	}
+	return Valid
+}
+
+// buildBasics checks what a Build needs of the player's own state and
+// the public map: a buildable type, a passable cell on the map, credits.
+func (s *Sim) buildBasics(player protocol.PlayerID, o protocol.Build) OrderValidity {
+	t := EntityType(o.Structure)
+	switch {
+	case !validType(t) || !rulesOf(t).Buildable:
+		return RejectNotCapable
+	case !s.terrain.Contains(o.Pos):
+		return RejectOutOfBounds
+	case !s.terrain.passableAt(o.Pos):
+		return RejectBlocked
+	case s.credits[player-1] < rulesOf(t).Cost:
+		return RejectInsufficientFund
 	}
 	return Valid
 }

@@ -70,6 +70,9 @@ type Sim struct {
 	buildings []int32 // per owner: structures
 	husks     []protocol.WorldPos
 	hasher    stateHasher
+
+	// A rule of the match set by its embedder, never snapshotted.
+	filter TargetFilter
 }
 
 // New starts a match at tick 0 from the map, the rules and the game seed.
@@ -250,14 +253,19 @@ func (s *Sim) slotOf(id protocol.EntityID) (int, bool) {
 // time, then player), ignoring invalid ones, and then advances the
 // simulation by one tick. t.Tick must equal Tick(); otherwise nothing
 // happens and the error wraps ErrTickSequence.
-func (s *Sim) ApplyTick(t protocol.TickOrders) error {
+func (s *Sim) ApplyTick(t protocol.TickOrders) error { return s.applyTick(t, nil) }
+
+func (s *Sim) applyTick(t protocol.TickOrders, refused OrderRefused) error {
 	if t.Tick != s.tick {
 		return fmt.Errorf("%w: got tick %d, want %d", ErrTickSequence, t.Tick, s.tick)
 	}
 	s.chrono = t.Chronological(s.chrono)
 	for _, o := range s.chrono {
-		if s.ValidateOrder(o.Player, o.Order) == Valid {
+		switch v := s.ValidateOrder(o.Player, o.Order); {
+		case v == Valid:
 			s.apply(o.Player, o.Order)
+		case refused != nil:
+			refused(o, v)
 		}
 	}
 	clear(s.chrono) // keep no pointers into the caller's orders

@@ -91,7 +91,7 @@ func (s *Sim) fight(i int) bool {
 	}
 	j := -1
 	if e.Target != 0 {
-		if k, ok := s.aliveSlot(e.Target); ok && (b.mode == modeAttack || dist2(e.Pos, s.states[k].Pos) <= sq(r.Sight)) {
+		if k, ok := s.aliveSlot(e.Target); ok && (b.mode == modeAttack || dist2(e.Pos, s.states[k].Pos) <= sq(r.Sight)) && s.sees(e.Owner, k) {
 			j = k
 		} else {
 			e.Target = 0
@@ -130,19 +130,20 @@ func (s *Sim) fight(i int) bool {
 }
 
 // acquire returns the slot of the nearest living enemy within reach of
-// entity i (ties go to the lower ID), or -1. Entities destroyed earlier in
-// the tick are still indexed, so a hit on one falls back to a full check.
+// entity i (ties go to the lower ID) that its owner sees (see
+// SetTargetFilter), or -1. Entities destroyed earlier in the tick are
+// still indexed, so a hit on one falls back to a full check.
 func (s *Sim) acquire(i int, reach protocol.SimCoord) int {
 	e := &s.states[i]
 	j := s.index.nearestOther(e.Pos, reach, e.Owner)
-	if j < 0 || s.states[j].Health > 0 {
+	if j < 0 || (s.states[j].Health > 0 && s.sees(e.Owner, j)) {
 		return j
 	}
 	s.query = s.index.Query(e.Pos, reach, s.query)
 	best, bestD := -1, int64(0)
 	for _, k := range s.query {
 		c := &s.states[k]
-		if c.Owner == e.Owner || c.Health == 0 {
+		if c.Owner == e.Owner || c.Health == 0 || !s.sees(e.Owner, int(k)) {
 			continue
 		}
 		d := dist2(e.Pos, c.Pos)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tickwire/tickwire/fogauth"
 	"github.com/tickwire/tickwire/fogauth/fogserver"
 )
 
@@ -45,6 +46,24 @@ func TestConfigSpectators(t *testing.T) {
 	m := fogserver.Model(fogOf(t, f).file.config(f.tps))
 	if m.MaxSpectators != 2 || !m.Rejoin || !fogOf(t, f).file.config(f.tps).Room.FullMapSpectators {
 		t.Fatalf("fog model: %d spectators, rejoin %v, full map %v", m.MaxSpectators, m.Rejoin, fogOf(t, f).file.config(f.tps).Room.FullMapSpectators)
+	}
+}
+
+// TestConfigStalenessBonus: priority_staleness_bonus = 0 means no bonus
+// (not the default 3); unset keeps the default.
+func TestConfigStalenessBonus(t *testing.T) {
+	for body, want := range map[string]int{
+		"[relay.fogauth]\npriority_staleness_bonus = 0\n": fogauth.NoStalenessBonus,
+		"[relay.fogauth]\npriority_staleness_bonus = 7\n": 7,
+		"[relay.fogauth]\nmax_spectators = 1\n":           0,
+	} {
+		f, err := parseServeFlags([]string{"--config", writeConfig(t, body)}, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fogOf(t, f).file.config(f.tps).Room.StalenessBonus; got != want {
+			t.Errorf("%q: StalenessBonus %d, want %d", body, got, want)
+		}
 	}
 }
 

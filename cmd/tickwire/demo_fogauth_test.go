@@ -98,6 +98,36 @@ func TestFogBotReconnects(t *testing.T) {
 	stop()
 }
 
+// TestFogBotCheat runs "tickwire bot --mode fogauth --cheat" against
+// "tickwire relay": hostile bots probe hidden ids, build cells they cannot
+// see and attacks on targets they do not hold, and the JSON reports how
+// many hidden entities the answers revealed: 0.
+func TestFogBotCheat(t *testing.T) {
+	stop, udp, _ := startRelay(t, "--default-network-model", "fog_authoritative")
+	code, out, errOut := runCmd(t, "bot", "--mode", "fogauth", "--server", udp, "--room", "cheat", "--players", "2",
+		"--ticks", "90", "--cheat", "--json")
+	if code != 0 {
+		t.Fatalf("bot exit %d: %s\n%s", code, errOut, out)
+	}
+	var r map[string]any
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if n, ok := r["inferred_hidden_entities"].(float64); !ok || n != 0 {
+		t.Fatalf("inferred_hidden_entities %v: %s", r["inferred_hidden_entities"], out)
+	}
+	for _, p := range r["players"].([]any) {
+		pm := p.(map[string]any)
+		if pm["probes"].(float64) < 50 || pm["inferred_hidden_entities"].(float64) != 0 || pm["consistent"] != true {
+			t.Errorf("player %v", pm)
+		}
+	}
+	if _, err := parseFogBotFlags([]string{"--server", "x:1", "--room", "r", "--spectate", "--cheat"}, io.Discard); !errors.Is(err, errUsage) {
+		t.Errorf("--cheat with --spectate: %v", err)
+	}
+	stop()
+}
+
 // TestRelayFogConfig: the [relay.fogauth] keys reach the fog model, and a
 // value the model cannot use stops startup with an error naming the key.
 func TestRelayFogConfig(t *testing.T) {

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
+	"github.com/tickwire/tickwire/fogauth"
 	"github.com/tickwire/tickwire/fogauth/fogclient"
 	"github.com/tickwire/tickwire/fogauth/fogserver"
 	"github.com/tickwire/tickwire/server"
@@ -41,9 +43,10 @@ func (m *fogMode) serverModels(h hostOptions) ([]room.Model, error) {
 type fogAuthFile struct {
 	BandwidthPerClientKbps int `toml:"bandwidth_per_client_kbps"`
 	MaxEntitiesPerUpdate   int `toml:"max_entities_per_update"`
-	PriorityStalenessBonus int `toml:"priority_staleness_bonus"`
-	TickRate               int `toml:"tick_rate"`
-	MaxConcurrentGames     int `toml:"max_concurrent_games"`
+	// PriorityStalenessBonus is nil when unset: 0 is a setting (no bonus).
+	PriorityStalenessBonus *int `toml:"priority_staleness_bonus"`
+	TickRate               int  `toml:"tick_rate"`
+	MaxConcurrentGames     int  `toml:"max_concurrent_games"`
 	// MaxSpectators is the spectators one room takes (0: none).
 	MaxSpectators int `toml:"max_spectators"`
 	// SpectatorFullMap lets spectators see the whole map (tournament
@@ -58,13 +61,15 @@ func (f *fogAuthFile) check() error {
 	}{
 		{"relay.fogauth.bandwidth_per_client_kbps", f.BandwidthPerClientKbps},
 		{"relay.fogauth.max_entities_per_update", f.MaxEntitiesPerUpdate},
-		{"relay.fogauth.priority_staleness_bonus", f.PriorityStalenessBonus},
 		{"relay.fogauth.tick_rate", f.TickRate},
 		{"relay.fogauth.max_concurrent_games", f.MaxConcurrentGames},
 	} {
 		if c.v < 0 {
 			return fmt.Errorf("%s: %d is negative", c.key, c.v)
 		}
+	}
+	if b := f.PriorityStalenessBonus; b != nil && (*b < 0 || *b > fogauth.MaxStalenessBonus) {
+		return fmt.Errorf("relay.fogauth.priority_staleness_bonus: %d is outside 0..%d", *b, fogauth.MaxStalenessBonus)
 	}
 	if f.MaxSpectators < 0 || f.MaxSpectators > 64 {
 		return fmt.Errorf("relay.fogauth.max_spectators: %d is outside 0..64 (0 takes none)", f.MaxSpectators)
@@ -79,7 +84,12 @@ func (f *fogAuthFile) config(serverTickRate int) fogserver.Config {
 	c.Room.FullMapSpectators = f.SpectatorFullMap
 	c.Room.BandwidthPerClientKbps = f.BandwidthPerClientKbps
 	c.Room.MaxEntitiesPerUpdate = f.MaxEntitiesPerUpdate
-	c.Room.StalenessBonus = f.PriorityStalenessBonus
+	if b := f.PriorityStalenessBonus; b != nil {
+		c.Room.StalenessBonus = *b
+		if *b == 0 {
+			c.Room.StalenessBonus = fogauth.NoStalenessBonus
+		}
+	}
 	c.Room.TickRate = f.TickRate
 	if c.Room.TickRate == 0 {
 		c.Room.TickRate = serverTickRate
@@ -118,7 +128,16 @@ func (*fogMode) demo(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	fog := fogserver.Config{UnitsPerPlayer: f.units, Seed: func() uint64 { return f.seed }}
+	var timing struct {
+		sync.Mutex
+		tick, cost time.Duration
+	}
+	fog := fogserver.Config{UnitsPerPlayer: f.units, Seed: func() uint64 { return f.seed },
+		OnEnd: func(_ string, tickP99, costP99 time.Duration) {
+			timing.Lock()
+			timing.tick, timing.cost = tickP99, costP99
+			timing.Unlock()
+		}}
 	fog.Room.TickRate, fog.Room.BandwidthPerClientKbps = f.tps, f.kbps
 	d, err := startDemoServer(ctx, &f.demoCommon,
 		server.Config{TickRate: f.tps, Models: []room.Model{fogserver.Model(fog)}, DefaultModel: room.FogAuthoritative})
@@ -131,6 +150,10 @@ func (*fogMode) demo(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
+	// Players' MatchEnds carry no room timing; the demo's own server tells it.
+	timing.Lock()
+	r.ServerTickP99MS, r.ServerCostExclSimP99US = float64(timing.tick)/1e6, float64(timing.cost)/1e3
+	timing.Unlock()
 	return printReport(stdout, fogReport{&r}, f.json, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire demo --mode fogauth: %d bots, %d ticks at %d tps, %d units each, %s\n",
 			f.players, f.ticks, f.tps, f.units, f.impairment())
@@ -143,6 +166,7 @@ type fogBotFlags struct {
 	dump      string
 	matchType string
 	reconnect uint64
+	cheat     bool
 }
 
 func parseFogBotFlags(args []string, stderr io.Writer) (fogBotFlags, error) {
@@ -153,9 +177,13 @@ func parseFogBotFlags(args []string, stderr io.Writer) (fogBotFlags, error) {
 	fs.StringVar(&f.dump, "dump", "", "write every StateUpdate received to this file, one JSON object per line")
 	fs.BoolVar(&f.spectate, "spectate", false, "join a playing room as --players spectators (default 1) and watch until the match ends")
 	fs.Uint64Var(&f.reconnect, "reconnect-after", 0, "test knob: each bot drops its connection after this many ticks and rejoins its seat")
+	fs.BoolVar(&f.cheat, "cheat", false, "hostile bots: probe hidden ids, build cells they cannot see and attacks on targets they do not hold, and report what the answers revealed (inferred_hidden_entities, which must be 0)")
 	err := f.parse(fs, args, sim.MaxPlayers, func() error {
-		if f.spectate && f.reconnect > 0 {
+		switch {
+		case f.spectate && f.reconnect > 0:
 			return fmt.Errorf("%w: --reconnect-after is for players, not --spectate", errUsage)
+		case f.cheat && (f.spectate || f.reconnect > 0):
+			return fmt.Errorf("%w: --cheat is for players that stay connected (not with --spectate or --reconnect-after)", errUsage)
 		}
 		return nil
 	})
@@ -173,7 +201,7 @@ func (*fogMode) bot(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	r, err := fogclient.RunBots(ctx, fogclient.BotRun{Players: f.players, Ticks: f.ticks, Room: f.room, RoomSize: f.roomSize,
-		Dial: dial, Dump: f.dump, MatchType: f.matchType, Settle: time.Minute, Spectate: f.spectate, ReconnectAfter: f.reconnect})
+		Dial: dial, Dump: f.dump, MatchType: f.matchType, Settle: time.Minute, Spectate: f.spectate, ReconnectAfter: f.reconnect, Cheat: f.cheat})
 	if err != nil {
 		return err
 	}
@@ -182,7 +210,11 @@ func (*fogMode) bot(ctx context.Context, args []string, stdout, stderr io.Writer
 			fmt.Fprintf(w, "tickwire bot --mode fogauth --spectate: %d spectators of room %q, server %s\n", f.players, f.room, f.server)
 			return
 		}
-		fmt.Fprintf(w, "tickwire bot --mode fogauth: %d bots in room %q of %d, %d ticks, server %s\n", f.players, f.room, f.roomSize, f.ticks, f.server)
+		cheat := ""
+		if f.cheat {
+			cheat = " --cheat"
+		}
+		fmt.Fprintf(w, "tickwire bot --mode fogauth%s: %d bots in room %q of %d, %d ticks, server %s\n", cheat, f.players, f.room, f.roomSize, f.ticks, f.server)
 	})
 }
 
@@ -190,6 +222,10 @@ func (*fogMode) bot(ctx context.Context, args []string, stdout, stderr io.Writer
 // exit non-zero after a summary in which a client's partial world did
 // not match the server's truth of its view.
 var errInconsistent = errors.New("a client's partial world differs from the server's truth")
+
+// errMaphack makes "bot --mode fogauth --cheat" exit non-zero when the
+// server's answers revealed a hidden entity.
+var errMaphack = errors.New("a cheating bot inferred hidden entities")
 
 // fogReport is the summary of fog-authoritative bots (bot and demo
 // --json): exactly a fogclient.Report.
@@ -208,11 +244,18 @@ func (r fogReport) table(w io.Writer) {
 	fmt.Fprintf(w, "network model %s; server tick p99 %.3f ms, cost excluding the simulation p99 %.0f µs\n",
 		r.NetworkModel, r.ServerTickP99MS, r.ServerCostExclSimP99US)
 	fmt.Fprintf(w, "consistent: %v\n", r.AllConsistent)
+	if n := r.InferredHiddenEntities; n != nil {
+		fmt.Fprintf(w, "hidden entities inferred by the cheating bots: %d\n", *n)
+	}
 }
 
-// verdict is errInconsistent unless every client ended consistent.
+// verdict is errInconsistent unless every client ended consistent, and
+// errMaphack if --cheat bots inferred a hidden entity.
 func (r fogReport) verdict() error {
-	if !r.AllConsistent {
+	switch {
+	case r.InferredHiddenEntities != nil && *r.InferredHiddenEntities > 0:
+		return errMaphack
+	case !r.AllConsistent:
 		return errInconsistent
 	}
 	return nil

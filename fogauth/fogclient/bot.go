@@ -124,3 +124,45 @@ func Watch(ctx context.Context, c *Client) {
 		}
 	})
 }
+
+// PlayProber lets a cheating client's Prober play the client's player
+// (for drills and tests): for every tick whose StateUpdate arrived it
+// hands the prober the Rejections received and submits its probes. It
+// returns like PlayBot; the prober's count is then ProberInferred.
+func PlayProber(ctx context.Context, c *Client, p *fogauth.Prober, ticks uint64) {
+	var orders []protocol.TimestampedOrder
+	onTicks(ctx, c, func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.observeRejections(p)
+		done := false
+		for {
+			t, ok := c.core.PollTick()
+			if !ok {
+				return done
+			}
+			orders = p.Orders(c.core.World(), t.Tick, orders[:0])
+			for _, o := range orders {
+				c.core.SubmitOrder(o)
+			}
+			done = done || (ticks > 0 && t.Tick >= ticks)
+		}
+	})
+}
+
+// ProberInferred hands p the last Rejections and returns how many hidden
+// entities it inferred: call it once the match ended (every Rejection
+// arrived before the MatchEnd).
+func (c *Client) ProberInferred(p *fogauth.Prober) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.observeRejections(p)
+	return p.Inferred(c.core.World())
+}
+
+func (c *Client) observeRejections(p *fogauth.Prober) {
+	c.rejects = c.core.TakeRejections(c.rejects[:0])
+	for _, r := range c.rejects {
+		p.Observe(r)
+	}
+}

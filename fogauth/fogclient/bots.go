@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tickwire/tickwire/fogauth"
 	"github.com/tickwire/tickwire/internal/botpool"
 	"github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/sim/bot"
@@ -33,7 +34,11 @@ type PlayerReport struct {
 	Rejoins         int     `json:"rejoins"`
 	MaxStaleTicks   uint32  `json:"max_stale_ticks"`
 	Consistent      bool    `json:"consistent"`
-	Error           string  `json:"error,omitempty"`
+	// Probes and InferredHiddenEntities are a --cheat bot's: the probes
+	// it gave and the hidden entities their answers revealed.
+	Probes                 int    `json:"probes,omitempty"`
+	InferredHiddenEntities *int   `json:"inferred_hidden_entities,omitempty"`
+	Error                  string `json:"error,omitempty"`
 }
 
 // Report is the summary of a fog-authoritative bot run.
@@ -43,6 +48,9 @@ type Report struct {
 	ServerCostExclSimP99US float64        `json:"server_cost_excl_sim_p99_us"`
 	NetworkModel           string         `json:"network_model"`
 	AllConsistent          bool           `json:"all_consistent"`
+	// InferredHiddenEntities sums the --cheat bots' (absent without
+	// --cheat); anything but 0 is a maphack.
+	InferredHiddenEntities *int `json:"inferred_hidden_entities,omitempty"`
 }
 
 // BotRun is what RunBots needs.
@@ -68,6 +76,9 @@ type BotRun struct {
 	// ReconnectAfter, if not 0, makes each bot drop its connection after
 	// that many ticks and take its seat again on a new one.
 	ReconnectAfter uint64
+	// Cheat makes each bot a fogauth.Prober: it probes what it should not
+	// know and reports what the answers revealed.
+	Cheat bool
 }
 
 // RunBots joins r.Players bot clients to a fog-authoritative room;
@@ -93,6 +104,9 @@ func RunBots(ctx context.Context, r BotRun) (Report, error) {
 		rep.AllConsistent = rep.AllConsistent && res.p.Consistent
 		if res.model != "" {
 			rep.NetworkModel = res.model
+		}
+		if n := res.p.InferredHiddenEntities; n != nil {
+			rep.InferredHiddenEntities = ptr(derefOr(rep.InferredHiddenEntities) + *n)
 		}
 		rep.ServerTickP99MS = max(rep.ServerTickP99MS, float64(res.tickP99)/1000)
 		rep.ServerCostExclSimP99US = max(rep.ServerCostExclSimP99US, float64(res.costP99))
@@ -126,8 +140,11 @@ func playBot(ctx context.Context, r BotRun, i int, dump *dumper) (p PlayerReport
 		return
 	}
 	p.ID = int(c.Player())
-	b := bot.New(c.Player(), uint64(c.Player())*7919)
 	began := time.Now()
+	if r.Cheat {
+		return cheat(ctx, r, c, began)
+	}
+	b := bot.New(c.Player(), uint64(c.Player())*7919)
 	maxRejoins := 0
 	if r.ReconnectAfter > 0 {
 		maxRejoins = 3
@@ -140,6 +157,13 @@ func playBot(ctx context.Context, r BotRun, i int, dump *dumper) (p PlayerReport
 		p.Error = err.Error()
 	}
 	defer c.Close() // the connection the bot ended on, whether or not it finished
+	p = awaitEnd(ctx, r, c, p)
+	p, tickP99, costP99 = summary(p, c, began)
+	return p, c.NetworkModel(), tickP99, costP99
+}
+
+// awaitEnd tells the server the bot is done and waits for the MatchEnd.
+func awaitEnd(ctx context.Context, r BotRun, c *Client, p PlayerReport) PlayerReport {
 	if err := c.Done(); err != nil && p.Error == "" {
 		p.Error = err.Error()
 	}
@@ -149,8 +173,30 @@ func playBot(ctx context.Context, r BotRun, i int, dump *dumper) (p PlayerReport
 		p.Error = "no match end from the server"
 	case <-ctx.Done():
 	}
+	return p
+}
+
+// cheat is one --cheat bot's whole match: a fogauth.Prober plays,
+// then counts what the server's answers revealed.
+func cheat(ctx context.Context, r BotRun, c *Client, began time.Time) (p PlayerReport, model string, tickP99, costP99 uint32) {
+	defer c.Close()
+	p.ID = int(c.Player())
+	pr := fogauth.NewProber(c.Player(), uint64(c.Player())*7919)
+	PlayProber(ctx, c, pr, r.Ticks)
+	c.Flush() // the last probes go before Done, so each is answered
+	p = awaitEnd(ctx, r, c, p)
 	p, tickP99, costP99 = summary(p, c, began)
+	p.Probes, p.InferredHiddenEntities = pr.Probes(), ptr(c.ProberInferred(pr))
 	return p, c.NetworkModel(), tickP99, costP99
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func derefOr(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 // watch is one spectator's whole match.

@@ -70,8 +70,9 @@ type Client struct {
 	status    lockstep.Status
 	applyUs   int64
 	lastTick  uint64
-	ticked    chan struct{} // a value after a new tick arrived
-	done      chan struct{} // closed when the connection ended
+	rejects   []fogauth.Rejection // scratch of observeRejections
+	ticked    chan struct{}       // a value after a new tick arrived
+	done      chan struct{}       // closed when the connection ended
 	endErr    error
 	ctx       context.Context
 	cancel    context.CancelFunc

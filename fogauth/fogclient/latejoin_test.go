@@ -40,6 +40,16 @@ func (tr *truth) onTick(fullMap bool) func(string, *fogauth.Room) {
 				}
 			}
 		}
+		// The spectator's wire names entities by its aliases; it takes the
+		// seat after the players' (client id = seat + 1).
+		spectator := fogauth.ClientID(core.Sim().Players() + 1)
+		aliased := map[protocol.EntityID]bool{}
+		for id := range set {
+			if al := core.Alias(spectator, id); al != 0 {
+				aliased[al] = true
+			}
+		}
+		set = aliased
 		tr.mu.Lock()
 		tr.allowed[core.Tick()] = set
 		tr.total = len(ents)

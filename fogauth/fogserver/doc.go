@@ -5,7 +5,8 @@
 //
 // # A room's life
 //
-//	seats joined ─ MatchStart (map and tick rate) to every seat, reliable
+//	seats joined ─ a secret simulation seed from crypto/rand, apart from the map's
+//	            MatchStart (map seed and tick rate) to every seat, reliable
 //	each tick:  Inbox (orders, acks; a seat's end) ─ Room.Step / RemoveClient
 //	            Simulate ─ Publish ─ EndTick (timed: tick time, cost excluding the simulation)
 //	            Ready ─ StateUpdates on the state lane (unreliable), Rejections on the
@@ -14,9 +15,11 @@
 //	            AddClient with an empty view, MatchStart to it; Enters follow over
 //	            the next ticks, spread by the budget. Every player gone: the room
 //	            plays on for RejoinTimeout, then ends.
+//	a player gone for RejoinTimeout: GiveUp (it counts as done)
 //	after Config.MatchTicks, or once every player sent Done: Finish (the simulation stops), keep sending until every
 //	            seat has acknowledged its whole view (or SettleTimeout), then a
-//	            MatchEnd to each seat, and Run returns: the server closes the seats
+//	            MatchEnd to each seat (the room's timing to spectators only), and
+//	            Run returns: the server closes the seats
 //
 // Channels are the server's lanes (server/lanes.Channels()): orders and the reliable
 // messages on Orders, acknowledgements on Control (unreliable sequenced),

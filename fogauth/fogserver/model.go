@@ -43,8 +43,10 @@ type Config struct {
 	// SettleTimeout bounds the wait for every seat to acknowledge its
 	// final view; 0 means 10 s.
 	SettleTimeout time.Duration
-	// RejoinTimeout is how long a room whose players are all gone keeps
-	// playing for one of them to rejoin before it ends; 0 means 30 s.
+	// RejoinTimeout is a player's rejoin window: how long a room whose
+	// players are all gone keeps playing for one of them to rejoin before
+	// it ends, and how long a gone player is waited for before the others'
+	// Done can end the match without its own; 0 means 30 s.
 	RejoinTimeout time.Duration
 	// MaxSpectators is max_spectators: the spectators one room takes
 	// (they see the union of the players' views, or everything with
@@ -52,14 +54,20 @@ type Config struct {
 	// spectator connection live beside a player's is a maphack for that
 	// player (see ARCHITECTURE.md), so an operator opts in.
 	MaxSpectators int
-	// Seed, if set, gives each room's map and game seed; nil draws them
-	// from crypto/rand.
+	// Seed, if set, gives each room's map seed (public: MatchStart
+	// carries it); nil draws it from crypto/rand. The simulation's seed
+	// is always drawn from crypto/rand, apart, and never sent (see
+	// fogauth.New).
 	Seed func() uint64
 	// OnTick, if set, is called on a room's goroutine after each tick's
 	// StateUpdates are built, with the room's name and core (for tests
 	// and tools that check what was sent against the truth). It must not
 	// change the core.
 	OnTick func(room string, core *fogauth.Room)
+	// OnEnd, if set, is called on a room's goroutine when it sends its
+	// MatchEnds, with the room's 99th percentile tick time and cost
+	// excluding the simulation (which only spectators' MatchEnds carry).
+	OnEnd func(room string, tickP99, costP99 time.Duration)
 }
 
 func (c Config) withDefaults() Config {
@@ -121,6 +129,11 @@ func (c Config) seed() uint64 {
 	if c.Seed != nil {
 		return c.Seed()
 	}
+	return randomSeed()
+}
+
+// randomSeed is a seed from crypto/rand.
+func randomSeed() uint64 {
 	var b [8]byte
 	rand.Read(b[:])
 	return binary.LittleEndian.Uint64(b[:])

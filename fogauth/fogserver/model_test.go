@@ -39,7 +39,7 @@ func TestConfigCheck(t *testing.T) {
 	}{
 		{Config{Room: fogauth.Config{BandwidthPerClientKbps: 1}}, "bandwidth_per_client_kbps"},
 		{Config{Room: fogauth.Config{MaxEntitiesPerUpdate: 70000}}, "max_entities_per_update"},
-		{Config{Room: fogauth.Config{StalenessBonus: -1}}, "priority_staleness_bonus"},
+		{Config{Room: fogauth.Config{StalenessBonus: fogauth.MaxStalenessBonus + 1}}, "priority_staleness_bonus"},
 		{Config{Room: fogauth.Config{TickRate: 5000}}, "tick_rate"},
 		{Config{MaxConcurrentGames: -1}, "max_concurrent_games"},
 	} {

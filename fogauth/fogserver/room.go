@@ -11,7 +11,6 @@ import (
 	"github.com/tickwire/tickwire/fogauth"
 	twmetrics "github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/server/room"
-	"github.com/tickwire/tickwire/sim"
 	"github.com/tickwire/tickwire/sim/scenario"
 	"github.com/tickwire/tickwire/transport"
 )
@@ -32,7 +31,9 @@ type fogRoom struct {
 	seats     []room.Seat // the players, then spectators as they join
 	players   int
 	gone      []bool
+	goneAt    []time.Duration // when a player's seat went; its rejoin window runs from there
 	core      *fogauth.Room
+	simSeed   uint64 // secret; logged at the end so the operator can replay the match
 	start     fogauth.MatchStart
 	published atomic.Pointer[status]
 
@@ -49,7 +50,6 @@ type fogRoom struct {
 	lastRefresh time.Duration
 	nextStats   time.Duration
 	prev        fogauth.Stats // counters already added to the model's metrics
-	view        []sim.EntityState
 }
 
 // status is a room's published figures.
@@ -60,7 +60,7 @@ type status struct {
 }
 
 func newRoom(cfg Config, m *metrics, p room.Params) (*fogRoom, error) {
-	seed := cfg.seed()
+	seed, simSeed := cfg.seed(), randomSeed()
 	sp := scenario.Params{Players: len(p.Seats), UnitsPerPlayer: cfg.UnitsPerPlayer, Seed: seed}.WithDefaults()
 	md, rules, err := scenario.Generate(sp)
 	if err != nil {
@@ -68,12 +68,13 @@ func newRoom(cfg Config, m *metrics, p room.Params) (*fogRoom, error) {
 	}
 	rc := cfg.Room
 	rc.TickRate = p.TickRate
-	core, err := fogauth.New(rc, md, rules, seed, p.Clock())
+	core, err := fogauth.New(rc, md, rules, simSeed, p.Clock())
 	if err != nil {
 		return nil, err
 	}
 	r := &fogRoom{cfg: cfg, name: p.Name, m: m, log: p.Logger, inbox: p.Inbox, clock: p.Clock, seats: slices.Clone(p.Seats),
-		players: len(p.Seats), core: core, gone: make([]bool, len(p.Seats)), touched: make([]bool, len(p.Seats)),
+		players: len(p.Seats), core: core, gone: make([]bool, len(p.Seats)), goneAt: make([]time.Duration, len(p.Seats)),
+		touched: make([]bool, len(p.Seats)), simSeed: simSeed,
 		tickTimes: twmetrics.Samples[time.Duration]{Keep: timingsKept}, costTimes: twmetrics.Samples[time.Duration]{Keep: timingsKept}}
 	r.start = fogauth.MatchStart{TickRate: uint16(p.TickRate), Players: uint8(sp.Players),
 		UnitsPerPlayer: uint16(sp.UnitsPerPlayer), MapSize: uint16(sp.MapSize), MapSeed: seed}
@@ -118,6 +119,7 @@ func (r *fogRoom) Run(ctx context.Context) error {
 		if r.core.Due(now) {
 			r.tick(now)
 		}
+		r.giveUp(now)
 		if !r.core.Finished() && r.core.AllDone() {
 			r.finish(now)
 		}
@@ -143,7 +145,7 @@ func (r *fogRoom) handle(in *room.Inbound) {
 		return
 	case in.Err != nil:
 		if !r.gone[in.Seat] {
-			r.gone[in.Seat] = true
+			r.gone[in.Seat], r.goneAt[in.Seat] = true, r.clock()
 			r.core.RemoveClient(clientID(in.Seat))
 			r.log.Info("fogauth: disconnected", "player", r.seats[in.Seat].Player, "seat", in.Seat, "err", in.Err)
 		}
@@ -213,6 +215,16 @@ func (r *fogRoom) finish(now time.Duration) {
 	r.log.Info("fogauth: last tick; settling", "tick", r.core.Tick())
 }
 
+// giveUp counts as done every player whose seat has been gone for its
+// whole rejoin window, so the others' Done can end the match.
+func (r *fogRoom) giveUp(now time.Duration) {
+	for i := range r.players {
+		if r.gone[i] && now-r.goneAt[i] >= r.cfg.RejoinTimeout {
+			r.core.GiveUp(r.seats[i].Player)
+		}
+	}
+}
+
 // abandoned reports whether the room should end for want of players:
 // every player is gone and none rejoined within RejoinTimeout (at once
 // once the match is over).
@@ -239,7 +251,9 @@ func (r *fogRoom) settled() bool {
 	return true
 }
 
-// end sends every seat its MatchEnd.
+// end sends every seat its MatchEnd. The room's timing (tick and cost
+// percentiles) goes to spectators only: how long ticks take depends on
+// what happens everywhere on the map.
 func (r *fogRoom) end() {
 	tp, cp := r.tickTimes.Quantile(0.99), r.costTimes.Quantile(0.99)
 	for i := range r.seats {
@@ -247,17 +261,20 @@ func (r *fogRoom) end() {
 			continue
 		}
 		id := clientID(i)
-		r.view = r.core.View(id, r.view[:0])
-		st, _ := r.core.ClientStats(id)
-		e := fogauth.MatchEnd{Tick: r.core.Tick(), Entities: uint32(len(r.view)), ViewHash: fogauth.ViewHash(r.view),
-			MaxStaleTicks: uint32(min(st.MaxStaleTicks, 1<<32-1)), TickP99Us: uint32(tp / time.Microsecond), CostP99Us: uint32(cp / time.Microsecond)}
+		e, _ := r.core.MatchEnd(id)
+		if r.seats[i].Player == 0 {
+			e.TickP99Us, e.CostP99Us = uint32(tp/time.Microsecond), uint32(cp/time.Microsecond)
+		}
 		r.send(i, LaneReliable, fogauth.AppendMatchEnd(nil, e))
 		if !r.core.Converged(id) {
 			r.log.Warn("fogauth: seat did not acknowledge its final view in time", "player", r.seats[i].Player)
 		}
 	}
 	r.flush()
-	r.log.Info("fogauth: match over", "tick", r.core.Tick(), "tick_p99", tp, "cost_excl_sim_p99", cp)
+	r.log.Info("fogauth: match over", "tick", r.core.Tick(), "tick_p99", tp, "cost_excl_sim_p99", cp, "sim_seed", r.simSeed)
+	if r.cfg.OnEnd != nil {
+		r.cfg.OnEnd(r.name, tp, cp)
+	}
 }
 
 // output sends what the core produced with one flush for the room.
