@@ -9,11 +9,13 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/lockstep"
+	"github.com/tickwire/tickwire/lockstep/lockstepserver"
 	"github.com/tickwire/tickwire/lockstep/relay"
 	"github.com/tickwire/tickwire/netsim"
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/lanes"
+	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/transport"
 )
 
@@ -44,10 +46,10 @@ func BenchmarkRelayGameTick(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer l.Close()
-	srv := server.New(server.Config{TickRate: 100, Relay: relay.Config{
+	srv := server.New(server.Config{TickRate: 100, Models: []room.Model{lockstepserver.Model(lockstepserver.Config{Relay: relay.Config{
 		Calibration: relay.CalibrationConfig{Interval: 5 * time.Millisecond},
 		StartDelay:  10 * time.Millisecond,
-	}})
+	}})}})
 	defer srv.Close()
 	go srv.Serve(ctx, l)
 

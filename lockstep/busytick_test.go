@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/lockstep"
+	"github.com/tickwire/tickwire/lockstep/lockstepserver"
 	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/lockstep/relay"
 	"github.com/tickwire/tickwire/netsim"
@@ -176,7 +177,7 @@ func TestRelayBusyTickDelivered(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("busiest frame: tick %d, %d orders, %d bytes", res[0].largest.Tick, len(res[0].largest.Orders), len(b))
-		if st := rn.srv.Stats(); st.SendErrors != [server.NumSendCauses]uint64{} || st.Removals != 0 {
+		if st := rn.stats(); st.SendErrors != [server.NumSendCauses]uint64{} || st.Removals != 0 {
 			t.Errorf("relay: send errors %v, %d removals", st.SendErrors, st.Removals)
 		}
 	})
@@ -220,14 +221,15 @@ func TestRelayWorstCaseTick(t *testing.T) {
 		var start atomic.Int64
 		agreed := make(chan struct{})
 		var once sync.Once
-		cfg := server.Config{Clock: clock, OnEvent: func(_ string, ev relay.Event) {
+		cfg := server.Config{Clock: clock}
+		lc := lockstepserver.Config{OnEvent: func(_ string, ev relay.Event) {
 			if e, ok := ev.(relay.SeedAgreed); ok {
 				start.Store(int64(e.Start))
 				once.Do(func() { close(agreed) })
 			}
 		}}
-		cfg.Relay.Rate = relay.RateConfig{RefillPerTick: 256, BurstCap: 256, BytesPerTick: 1 << 20, BytesBurst: 1 << 20}
-		rn := startRelay(t, cfg)
+		lc.Relay.Rate = relay.RateConfig{RefillPerTick: 256, BurstCap: 256, BytesPerTick: 1 << 20, BytesBurst: 1 << 20}
+		rn := startRelay(t, cfg, lc)
 		defer rn.close()
 		const ticks, busyTick = 30, 10
 		interval := time.Second / relay.DefaultTickRate
@@ -278,7 +280,7 @@ func TestRelayWorstCaseTick(t *testing.T) {
 		if len(b) > bound || bound > lanes.MaxMessageSize() {
 			t.Errorf("frame %d bytes, bound %d, lane limit %d", len(b), bound, lanes.MaxMessageSize())
 		}
-		if st := rn.srv.Stats(); st.SendErrors != [server.NumSendCauses]uint64{} || st.Removals != 0 {
+		if st := rn.stats(); st.SendErrors != [server.NumSendCauses]uint64{} || st.Removals != 0 {
 			t.Errorf("relay: send errors %v, %d removals", st.SendErrors, st.Removals)
 		}
 	})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/lockstep"
+	"github.com/tickwire/tickwire/lockstep/lockstepserver"
 	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/lockstep/relay"
 	"github.com/tickwire/tickwire/netsim"
@@ -31,11 +32,11 @@ type timing struct {
 // floodMatch plays a three-player match; with flood, player 3 also sends
 // floodPerMs messages every millisecond of play. It returns each player's
 // timing and the server's figures.
-func floodMatch(t *testing.T, flood bool) (map[protocol.PlayerID]timing, server.Stats) {
+func floodMatch(t *testing.T, flood bool) (map[protocol.PlayerID]timing, relayStats) {
 	const ticks, floodPerMs = 240, 100
 	var mu sync.Mutex
 	late := map[protocol.PlayerID]int{}
-	rn := startRelay(t, server.Config{OnEvent: func(_ string, ev relay.Event) {
+	rn := startRelay(t, server.Config{}, lockstepserver.Config{OnEvent: func(_ string, ev relay.Event) {
 		// Submissions after the last tick played are the match's end,
 		// when players stop at different times.
 		if e, ok := ev.(relay.LateSubmission); ok && e.Tick < ticks {
@@ -95,7 +96,7 @@ func floodMatch(t *testing.T, flood bool) (map[protocol.PlayerID]timing, server.
 	}
 	wg.Wait()
 	stopFlood()
-	st := rn.srv.Stats()
+	st := rn.stats()
 	for _, rc := range clients {
 		rc.Close()
 	}
@@ -117,7 +118,7 @@ func floodMatch(t *testing.T, flood bool) (map[protocol.PlayerID]timing, server.
 // runs are compared exactly.
 func TestFloodDoesNotDelayOthers(t *testing.T) {
 	var quiet, flooded map[protocol.PlayerID]timing
-	var st server.Stats
+	var st relayStats
 	synctest.Test(t, func(t *testing.T) { quiet, _ = floodMatch(t, false) })
 	synctest.Test(t, func(t *testing.T) { flooded, st = floodMatch(t, true) })
 	if st.RateLimited == 0 {

@@ -80,7 +80,7 @@ func TestRelaySurvivesHostileClient(t *testing.T) {
 		}
 		cancel()
 		checkInSync(t, honest, ticks)
-		st := rn.srv.Stats()
+		st := rn.stats()
 		if st.Rejected == 0 {
 			t.Errorf("the relay refused none of the hostile messages: %+v", st)
 		}

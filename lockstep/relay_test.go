@@ -11,6 +11,7 @@ import (
 
 	"github.com/tickwire/tickwire/lockstep"
 	"github.com/tickwire/tickwire/lockstep/hostrelay"
+	"github.com/tickwire/tickwire/lockstep/lockstepserver"
 	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/netsim"
 	"github.com/tickwire/tickwire/protocol"
@@ -34,14 +35,23 @@ func (r fixedRand) Read(p []byte) (int, error) {
 
 // relayNet is a relay server listening on an in-memory network.
 type relayNet struct {
-	mn   *netsim.MemNetwork
-	l    *transport.Listener
-	srv  *server.Server
-	done chan error
+	mn       *netsim.MemNetwork
+	l        *transport.Listener
+	srv      *server.Server
+	lockstep *lockstepserver.Lockstep
+	done     chan error
 }
 
-func startRelay(t *testing.T, cfg server.Config) *relayNet {
+// startRelay starts a server hosting the lockstep model with cfg and ls
+// (ls[0] if given).
+func startRelay(t *testing.T, cfg server.Config, ls ...lockstepserver.Config) *relayNet {
 	t.Helper()
+	var lc lockstepserver.Config
+	if len(ls) > 0 {
+		lc = ls[0]
+	}
+	model := lockstepserver.New(lc)
+	cfg.Models = append(cfg.Models, model.Model())
 	mn := netsim.NewMemNetwork()
 	pc, err := mn.ListenPacket("")
 	if err != nil {
@@ -51,10 +61,21 @@ func startRelay(t *testing.T, cfg server.Config) *relayNet {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rn := &relayNet{mn: mn, l: l, srv: server.New(cfg), done: make(chan error, 1)}
+	rn := &relayNet{mn: mn, l: l, srv: server.New(cfg), lockstep: model, done: make(chan error, 1)}
 	go func() { rn.done <- rn.srv.Serve(context.Background(), l) }()
 	return rn
 }
+
+// relayStats are the server's figures and its lockstep model's.
+type relayStats struct {
+	server.Stats
+	lockstepStats
+}
+
+type lockstepStats = lockstepserver.Stats
+
+// stats returns the server's figures and its lockstep model's.
+func (rn *relayNet) stats() relayStats { return relayStats{rn.srv.Stats(), rn.lockstep.Stats()} }
 
 func (rn *relayNet) close() {
 	rn.l.Close()
@@ -223,7 +244,7 @@ func TestRelayMatchTwoPlayers(t *testing.T) {
 			t.Logf("player %d: hash %016x, %d orders sent, %d late, run-ahead %d, rtt %v", r.id, r.hash, r.diag.OrdersSent, r.diag.LateOrders, r.diag.RunAhead, r.diag.RTT)
 		}
 		// On a clean path every submission makes its tick.
-		if st := rn.srv.Stats(); st.LateOrders != 0 || st.Strikes != 0 || st.Rejected != 0 {
+		if st := rn.stats(); st.LateOrders != 0 || st.Strikes != 0 || st.Rejected != 0 {
 			t.Errorf("relay: %d late submissions, %d strikes, %d rejected messages", st.LateOrders, st.Strikes, st.Rejected)
 		}
 		for _, r := range res {
@@ -247,7 +268,7 @@ func TestRelayMatchEightPlayersLossy(t *testing.T) {
 		start := time.Now()
 		res := runMatch(t, rn, 8, link, ticks)
 		checkInSync(t, res, ticks)
-		st := rn.srv.Stats()
+		st := rn.stats()
 		t.Logf("%d ticks in %v of virtual time; relay: %d late submissions, %d strikes, %d removals, %d QoS adjustments, %d desyncs, %d B in, %d B out",
 			ticks, time.Since(start), st.LateOrders, st.Strikes, st.Removals, st.QosAdjustments, st.Desyncs, st.BytesIn, st.BytesOut)
 		notices := 0
@@ -291,7 +312,7 @@ func TestRelayMatchDriftingClocks(t *testing.T) {
 				}
 			})
 		checkInSync(t, res, ticks)
-		st := rn.srv.Stats()
+		st := rn.stats()
 		t.Logf("relay: %d late submissions, %d strikes, %d removals, %d refused messages", st.LateOrders, st.Strikes, st.Removals, st.Rejected)
 		for _, r := range res {
 			t.Logf("player %d: %d late submissions, %d late ticks, clock correction %v, drift %.0f ppm, %d steps",
@@ -512,7 +533,7 @@ func TestRelayReportsDesync(t *testing.T) {
 				t.Errorf("player %d: %d desyncs, first at %d, status %v", r.id, r.diag.Desyncs, r.diag.DesyncTick, r.status)
 			}
 		}
-		if st := rn.srv.Stats(); st.Desyncs != 1 {
+		if st := rn.stats(); st.Desyncs != 1 {
 			t.Errorf("relay counted %d desyncs", st.Desyncs)
 		}
 	})

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/lockstep/msg"
-	"github.com/tickwire/tickwire/lockstep/relay"
 	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/transport"
@@ -29,26 +28,21 @@ const (
 	// DefaultMaxWaitingPerAddr bounds the waiting rooms that connections
 	// from one IP address may have created and not yet filled.
 	DefaultMaxWaitingPerAddr = 16
-	// statsInterval is how often a room refreshes its published figures.
-	statsInterval = time.Second
 )
 
-// Config configures a Server. The zero value is useful: lockstep rooms
-// at 30 ticks per second with the relay package's defaults, at most
-// DefaultMaxGames rooms, waiting rooms expiring after
-// DefaultWaitingTimeout.
+// DefaultTickRate is the tick rate of a model that names none.
+const DefaultTickRate = 30
+
+// Config configures a Server. The zero value is useful once it names a
+// network model (Models): at most DefaultMaxGames rooms at
+// DefaultTickRate, waiting rooms expiring after DefaultWaitingTimeout.
 type Config struct {
-	// TickRate is ticks per second; 0 means relay.DefaultTickRate. It
-	// overrides Relay.TickRate.
+	// TickRate is ticks per second of a model whose TickRate is 0; 0
+	// means DefaultTickRate.
 	TickRate int
-	// Relay configures each lockstep game's relay.Core.
-	Relay relay.Config
 	// MaxGames bounds the rooms (waiting or playing) at once; 0 means
 	// DefaultMaxGames, a negative value no limit.
 	MaxGames int
-	// MaxRoomSize bounds the players of a lockstep room; 0 means
-	// relay.MaxPlayers, which is also the most it may be.
-	MaxRoomSize int
 	// WaitingTimeout is how long a room may wait for its last player
 	// after its first joined; then it expires and its connections are
 	// closed. 0 means DefaultWaitingTimeout, a negative value never.
@@ -61,16 +55,16 @@ type Config struct {
 	// seated connection, in messages per second and messages (a token
 	// bucket): messages beyond it are dropped before they reach the
 	// room's queue, and counted. 0 means 4 × TickRate and 4 × TickRate (a
-	// lockstep client sends about one message per tick); a model may set
-	// its own (room.Model.MessageRate).
+	// client sends about one message per tick); a model may set its own
+	// (room.Model.MessageRate).
 	MessageRate, MessageBurst int
-	// Models are the network models hosted beside lockstep, which is
-	// always hosted (see room.Model). Names must be unique and not
-	// "lockstep".
+	// Models are the network models the server hosts (see room.Model),
+	// e.g. lockstep/lockstepserver.Model: a server knows none of its own.
+	// Names must be unique.
 	Models []room.Model
 	// DefaultModel is the network model of a room whose join names
 	// neither a configured match type nor a model the server lets it
-	// choose; "" means lockstep.
+	// choose; "" means the first of Models.
 	DefaultModel string
 	// MatchTypes maps a match type (JoinRoom.MatchType) to the network
 	// model of its rooms; it takes precedence over the join's request.
@@ -83,10 +77,6 @@ type Config struct {
 	// Clock returns the relay clock: the time since an epoch of its
 	// choosing, never going backwards. Nil means the time since New.
 	Clock func() time.Duration
-	// OnEvent, if set, receives every event of every lockstep game (for
-	// logs, replays, audit trails). It is called from the game's
-	// goroutine and must not block for long.
-	OnEvent func(room string, ev relay.Event)
 	// Logger receives room lifecycle logs. Nil discards them.
 	Logger *slog.Logger
 	// RequireToken admits to a room only connections whose secure
@@ -124,7 +114,10 @@ func sameChannel(a, b transport.ChannelConfig) bool { return reflect.DeepEqual(a
 // the server does not host, or conflicting channels. New does not check;
 // a binary calls Check on its configuration before serving.
 func (c Config) Check() error {
-	seen := map[string]bool{room.Lockstep: true}
+	if len(c.Models) == 0 {
+		return fmt.Errorf("server: no network model")
+	}
+	seen := map[string]bool{}
 	for _, m := range c.Models {
 		switch {
 		case m.Name == "" || len(m.Name) > msg.MaxModelName:
@@ -146,29 +139,19 @@ func (c Config) Check() error {
 			return fmt.Errorf("server: match type %q: network model %q is not hosted", mt, name)
 		}
 	}
-	if c.MaxRoomSize > relay.MaxPlayers {
-		return fmt.Errorf("server: MaxRoomSize %d is beyond the relay's %d players", c.MaxRoomSize, relay.MaxPlayers)
-	}
 	_, err := c.Transport()
 	return err
 }
 
 func (c Config) withDefaults() Config {
 	if c.TickRate <= 0 {
-		c.TickRate = c.Relay.TickRate
+		c.TickRate = DefaultTickRate
 	}
-	if c.TickRate <= 0 {
-		c.TickRate = relay.DefaultTickRate
-	}
-	c.Relay.TickRate = c.TickRate
 	if c.JoinTimeout <= 0 {
 		c.JoinTimeout = DefaultJoinTimeout
 	}
 	if c.MaxGames == 0 {
 		c.MaxGames = DefaultMaxGames
-	}
-	if c.MaxRoomSize <= 0 || c.MaxRoomSize > relay.MaxPlayers {
-		c.MaxRoomSize = relay.MaxPlayers
 	}
 	if c.WaitingTimeout == 0 {
 		c.WaitingTimeout = DefaultWaitingTimeout
@@ -182,8 +165,8 @@ func (c Config) withDefaults() Config {
 	if c.MessageBurst <= 0 {
 		c.MessageBurst = 4 * c.TickRate
 	}
-	if c.DefaultModel == "" {
-		c.DefaultModel = room.Lockstep
+	if c.DefaultModel == "" && len(c.Models) > 0 {
+		c.DefaultModel = c.Models[0].Name
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

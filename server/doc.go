@@ -1,7 +1,8 @@
 // Package server is the game server: it hosts many concurrent games, each
-// in a named room of one network model, over transport connections.
-// Lockstep (a relay.Core per room) is built in; other models plug in
-// through package room (Config.Models).
+// in a named room of one network model, over transport connections. It
+// knows no model: every model, lockstep (lockstep/lockstepserver)
+// included, plugs in through package room (Config.Models), and every
+// model's room runs on room.Driver.
 //
 // # Joining
 //
@@ -45,54 +46,46 @@
 // whose secure handshake carried no connect token for the room it names.
 //
 //	client                         server
-//	  │── JoinRoom{"r1", 4, lockstep} ▶│  seat 1..4, or JoinRefused + close
-//	  │◀─ JoinAccepted{3,4,30,lockstep}│
-//	  │        … room fills …          │  relay.New(cfg, [1 2 3 4], now)
-//	  │◀─ CalibrationPing ×20 ─────────│
-//	  │── CalibrationPong, SeedCommit ▶│
-//	  │◀────── MatchTiming ────────────│
-//	  │◀────── SeedCommitments ────────│
-//	  │── SeedReveal ─────────────────▶│
-//	  │◀────── SeedResult ─────────────│
-//	  │── OrderSubmit (every window) ─▶│
-//	  │◀────── TickFrame (every tick) ─│  never late: Idle for the missing
-//	  │── SyncHash (when asked) ──────▶│
-//	  │◀── TimingFeedback (every 30) ──│
-//	  │◀── LateNotice (when late) ─────│  added by the server from the
-//	  │                                │  core's LateSubmission events
+//
+// The exchange, for a lockstep room (what follows JoinAccepted is the
+// model's: lockstep/lockstepserver):
+//
+//	│── JoinRoom{"r1", 4, lockstep} ▶│  seat 1..4, or JoinRefused + close
+//	│◀─ JoinAccepted{3,4,30,lockstep}│
+//	│        … room fills …          │  Model.New: relay.New(cfg, [1 2 3 4], now)
+//	│◀─ CalibrationPing ×20 ─────────│
+//	│── CalibrationPong, SeedCommit ▶│
+//	│◀────── MatchTiming ────────────│
+//	│◀────── SeedCommitments ────────│
+//	│── SeedReveal ─────────────────▶│
+//	│◀────── SeedResult ─────────────│
+//	│── OrderSubmit (every window) ─▶│
+//	│◀────── TickFrame (every tick) ─│  never late: Idle for the missing
+//	│── SyncHash (when asked) ──────▶│
+//	│◀── TimingFeedback (every 30) ──│
+//	│◀── LateNotice (when late) ─────│  added by the lockstep room from
+//	│                                │  the core's LateSubmission events
 //
 // # Lanes
 //
-// Each transport message carries exactly one lockstep/msg message, on the
-// lane server/lanes assigns it: the orders lane (reliable, ordered,
-// fragmenting, so a tick frame of any size the limits allow is
-// delivered) or the control lane (calibration and client metrics). The
-// third lane, State, carries the server-authoritative models' state.
+// Every connection has the lanes of server/lanes (and those a model
+// adds): the orders lane (reliable, ordered, fragmenting), the control
+// lane (unreliable sequenced) and the state lane (unreliable,
+// fragmenting); the join exchange travels on the orders lane.
 //
-// # Lockstep rooms
+// # Rooms
 //
-// One goroutine drives each room, with one timer armed at the core's
-// NextDeadline (or the next statistics refresh). One reader goroutine per
-// connection (the server's, for every model) stamps messages with the
-// relay clock on arrival and queues them in the room's room.Inbox. The
-// room goroutine takes everything queued at once, decodes it, feeds it to
-// the core with Step (each message with its arrival time), advances the core's clock with Tick, sends the
-// core's Ready messages (encoded once per message, for every recipient)
-// and flushes the connections it wrote to together, with one
-// transport.FlushGroup (one sendmmsg for the room on Linux), then calls
-// Advance: a room's connections form one poll group. Before play it wakes for every
-// message (calibration and the seed exchange answer as they go); during
-// play only at the core's deadlines, since nothing a message causes is due
-// earlier, which makes a game cost about one wake-up per tick.
-// A room ends when its core reaches relay.PhaseEnded, when every
-// connection is gone, or when the server closes; its remaining
-// connections are then closed gracefully.
-//
-// A connection that ends removes its player (relay.Core.Leave: at a
-// scheduled tick during play, so every client removes it on the same
-// tick). A player the core removes has its connection closed. A peer
-// whose reliable stream backs up (transport.ErrBackpressure) cannot keep
-// up with the game and leaves it.
+// One reader goroutine per connection stamps messages with the server
+// clock on arrival, applies the rate limit and queues them in the room's
+// room.Inbox. One goroutine per room, room.Driver, takes everything
+// queued at once, hands it to the model's core, ticks it, sends what it
+// produced with one flush for the room (a transport.FlushGroup: one
+// sendmmsg on Linux), and applies the one backpressure policy: a seat
+// that takes nothing for room.SendGrace is disconnected with a reason
+// its client reads, counted (ModelStats.TooSlow,
+// tickwire_relay_slow_disconnects_total) and logged at most once a
+// second. A room ends when its model says so, or when the server closes;
+// its remaining connections are then closed gracefully.
 //
 // # Clock and figures
 //
@@ -100,13 +93,13 @@
 // interval: traffic flows both ways every tick, so acknowledgements ride
 // on tick frames and order submissions instead of datagrams of their own.
 //
-// The relay clock is Config.Clock, by default the time since New; relay
-// times in messages are microseconds of it. Stats returns cumulative
-// counters (late orders, strikes, removals, QoS adjustments, desyncs,
-// messages, refused joins by reason, expired rooms, rate-limited
-// messages, wire bytes and datagrams), a per-room snapshot (lockstep
-// figures refreshed about once a second) and per-model figures with each
-// model's own metrics; Stats.AdminMetrics turns the labelled ones into
-// admin metrics. Config.OnEvent sees every relay.Event of every lockstep
-// room.
+// The server clock is Config.Clock, by default the time since New; the
+// models' times in messages are microseconds of it. Stats returns
+// cumulative counters (messages, refused joins by reason, expired rooms,
+// rate-limited messages, send errors by cause, wire bytes and
+// datagrams), a per-room snapshot (the model's status, refreshed about
+// once a second) and per-model figures with each model's own metrics
+// (room.Model.Metrics: lockstep's late orders, strikes, broadcast
+// lateness, … are lockstep's); Stats.AdminMetrics turns the labelled ones
+// into admin metrics.
 package server

@@ -177,7 +177,8 @@ func (s *Server) start(h *hostedRoom) {
 	}
 	s.mu.Unlock()
 	p := room.Params{Name: h.name, MatchType: h.matchType, Seats: seats, Inbox: h.inbox.Load(), TickRate: h.tickRate,
-		Clock: s.clock, Logger: h.log, CloseSeat: func(i int, reason string) { s.closeSeat(h, i, reason) }}
+		Clock: s.clock, Logger: h.log, CloseSeat: func(i int, reason string) { s.closeSeat(h, i, reason) },
+		Counters: &h.model.counters}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()

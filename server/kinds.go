@@ -5,7 +5,6 @@ import (
 	"sync/atomic"
 
 	"github.com/tickwire/tickwire/lockstep/msg"
-	"github.com/tickwire/tickwire/lockstep/relay"
 )
 
 // kind is one label of a by-kind counter: the sentinel error it counts
@@ -15,8 +14,10 @@ type kind struct {
 	err  error // nil: everything no other kind matches
 }
 
-// malformedKinds classify messages that did not decode, by the lockstep/msg
-// sentinel their error wraps; the table is never modified.
+// malformedKinds classify joins that did not decode, by the lockstep/msg
+// sentinel their error wraps (the lockstep model counts its rooms'
+// messages under the same metric and kinds); the table is never
+// modified.
 var malformedKinds = [...]kind{
 	{"unknown_type", msg.ErrUnknownType},
 	{"malformed", msg.ErrMalformed},
@@ -25,24 +26,9 @@ var malformedKinds = [...]kind{
 	{"other", nil},
 }
 
-// rejectedKinds classify messages the relay core refused, by the relay
-// sentinel its error wraps; the table is never modified.
-var rejectedKinds = [...]kind{
-	{"phase", relay.ErrPhase},
-	{"tick", relay.ErrTick},
-	{"duplicate", relay.ErrDuplicate},
-	{"unexpected", relay.ErrUnexpected},
-	{"bad_pong", relay.ErrBadPong},
-	{"bad_reveal", relay.ErrBadReveal},
-	{"removed", relay.ErrRemoved},
-	{"unknown_player", relay.ErrUnknownPlayer},
-	{"other", nil},
-}
-
-// kindCounts are the malformed and rejected messages by kind.
+// kindCounts are the joins that did not decode, by kind.
 type kindCounts struct {
 	malformed [len(malformedKinds)]atomic.Uint64
-	rejected  [len(rejectedKinds)]atomic.Uint64
 }
 
 // classify returns the index of the first kind err matches.
@@ -61,15 +47,9 @@ func (c *counters) countMalformed(err error) {
 	c.kinds.malformed[classify(malformedKinds[:], err)].Add(1)
 }
 
-// countRejected counts a message the relay core refused.
-func (c *counters) countRejected(err error) {
-	c.rejected.Add(1)
-	c.kinds.rejected[classify(rejectedKinds[:], err)].Add(1)
-}
-
 // snapshot returns the counts by kind name, kinds never seen included.
-func (k *kindCounts) snapshot() (malformed, rejected map[string]uint64) {
-	return byName(malformedKinds[:], k.malformed[:]), byName(rejectedKinds[:], k.rejected[:])
+func (k *kindCounts) snapshot() map[string]uint64 {
+	return byName(malformedKinds[:], k.malformed[:])
 }
 
 func byName(kinds []kind, n []atomic.Uint64) map[string]uint64 {

@@ -8,8 +8,10 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/tickwire/tickwire/lockstep/lockstepserver"
 	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/server"
+	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/transport"
 )
 
@@ -88,7 +90,7 @@ func TestWaitingTimeoutUsesServerClock(t *testing.T) {
 // stops counting against its creator's address.
 func TestRoomLimits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, server.Config{MaxRoomSize: 8, MaxWaitingPerAddr: 2})
+		h := newHarness(t, server.Config{Models: []room.Model{lockstepserver.Model(lockstepserver.Config{MaxRoomSize: 8})}, MaxWaitingPerAddr: 2})
 		defer h.close()
 		_, m := h.join("big", 9)
 		wantRefused(t, m, msg.RefuseRoomSize)

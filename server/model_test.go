@@ -10,6 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/tickwire/tickwire/lockstep/lockstepserver"
 	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/admin"
@@ -85,7 +86,7 @@ func (h *harness) joinWith(j *msg.JoinRoom) (*transport.Conn, msg.Message) {
 }
 
 func modelConfig(echoed *atomic.Uint64) server.Config {
-	return server.Config{Models: []room.Model{echoModel(echoed)}, MatchTypes: map[string]string{"tournament": "echo", "ranked": "lockstep"},
+	return server.Config{Models: []room.Model{lockstepserver.Model(lockstepserver.Config{}), echoModel(echoed)}, MatchTypes: map[string]string{"tournament": "echo", "ranked": "lockstep"},
 		AllowRequestedModel: true}
 }
 
@@ -202,12 +203,11 @@ func TestConfigCheck(t *testing.T) {
 		want string
 	}{
 		{"duplicate", server.Config{Models: []room.Model{echoModel(&echoed), echoModel(&echoed)}}, "twice"},
-		{"lockstep replaced", server.Config{Models: []room.Model{{Name: "lockstep", MaxRoomSize: 1, New: echoModel(&echoed).New}}}, "twice"},
-		{"default not hosted", server.Config{DefaultModel: "fog_authoritative"}, "not hosted"},
-		{"match type not hosted", server.Config{MatchTypes: map[string]string{"cup": "echo"}}, "not hosted"},
+		{"no model", server.Config{}, "no network model"},
+		{"default not hosted", server.Config{Models: []room.Model{echoModel(&echoed)}, DefaultModel: "fog_authoritative"}, "not hosted"},
+		{"match type not hosted", server.Config{Models: []room.Model{echoModel(&echoed)}, MatchTypes: map[string]string{"cup": "nope"}}, "not hosted"},
 		{"channel clash", server.Config{Models: []room.Model{clash}}, "channel"},
 		{"no New", server.Config{Models: []room.Model{noNew}}, "no New"},
-		{"room size", server.Config{MaxRoomSize: 65}, "MaxRoomSize"},
 	} {
 		if err := tc.cfg.Check(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error with %q", tc.name, err, tc.want)

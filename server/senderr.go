@@ -6,56 +6,30 @@ import (
 	"sync/atomic"
 
 	"github.com/tickwire/tickwire/lockstep/msg"
-	"github.com/tickwire/tickwire/transport"
+	"github.com/tickwire/tickwire/server/room"
 )
 
-// SendCause classifies a message the server could not send.
-type SendCause uint8
+// SendCause classifies a message the server could not send (see
+// room.SendCause).
+type SendCause = room.SendCause
 
 // Causes of a failed send.
 const (
-	// SendBackpressure: the peer's reliable stream is full; it does not
-	// take the game's messages fast enough and leaves the match.
-	SendBackpressure SendCause = iota
-	// SendTooLarge: the message exceeds its lane's size limit.
-	SendTooLarge
-	// SendClosed: the connection had already ended.
-	SendClosed
-	// SendEncode: the message did not encode.
-	SendEncode
-	// SendOther: any other transport error.
-	SendOther
-	// NumSendCauses is the number of causes.
-	NumSendCauses
+	SendBackpressure = room.SendBackpressure
+	SendTooLarge     = room.SendTooLarge
+	SendClosed       = room.SendClosed
+	SendEncode       = room.SendEncode
+	SendOther        = room.SendOther
+	NumSendCauses    = room.NumSendCauses
 )
-
-var sendCauseNames = [NumSendCauses]string{"backpressure", "too_large", "closed", "encode", "other"}
-
-// String is the cause's metric label.
-func (c SendCause) String() string {
-	if c < NumSendCauses {
-		return sendCauseNames[c]
-	}
-	return "cause?"
-}
 
 // sendCause classifies err, returned by msg.Codec.Append or
 // transport.Conn.Send.
 func sendCause(err error) SendCause {
-	var me *msg.Error
-	switch {
-	case errors.Is(err, transport.ErrBackpressure):
-		return SendBackpressure
-	case errors.Is(err, transport.ErrMessageTooLarge):
-		return SendTooLarge
-	case errors.Is(err, transport.ErrClosed), errors.Is(err, transport.ErrPeerClosed),
-		errors.Is(err, transport.ErrTimeout), errors.Is(err, transport.ErrNotConnected),
-		errors.Is(err, transport.ErrMemoryBudget):
-		return SendClosed
-	case errors.As(err, &me):
+	if me := (*msg.Error)(nil); errors.As(err, &me) {
 		return SendEncode
 	}
-	return SendOther
+	return room.Cause(err)
 }
 
 // sendLog logs the first failed send of each cause (per room, or for the

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/lockstep/msg"
-	"github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/transport"
@@ -26,6 +25,7 @@ type Server struct {
 	codec    msg.Codec
 	counters counters
 	models   map[string]*hostedModel
+	order    []string // the models' names as configured
 
 	ctx    context.Context // the lifetime of the rooms
 	cancel context.CancelFunc
@@ -43,7 +43,8 @@ type Server struct {
 // Server.mu).
 type hostedModel struct {
 	room.Model
-	rooms int
+	rooms    int
+	counters room.Counters // its rooms' drivers' figures
 }
 
 // New returns a server with cfg. It starts nothing until Serve or
@@ -52,15 +53,14 @@ func New(cfg Config) *Server {
 	cfg = cfg.withDefaults()
 	s := &Server{cfg: cfg, clock: cfg.Clock, rooms: make(map[string]*hostedRoom),
 		waiting: make(map[string]int), models: make(map[string]*hostedModel)}
-	s.counters.lateness = metrics.NewBounded(latenessBounds...)
 	if s.clock == nil {
 		epoch := time.Now()
 		s.clock = func() time.Duration { return time.Since(epoch) }
 	}
-	s.models[room.Lockstep] = &hostedModel{Model: s.lockstepModel()}
 	for _, m := range cfg.Models {
 		if _, dup := s.models[m.Name]; !dup && m.New != nil {
 			s.models[m.Name] = &hostedModel{Model: m}
+			s.order = append(s.order, m.Name)
 		}
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())

@@ -3,16 +3,19 @@ package server_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/tickwire/tickwire/lockstep/lockstepserver"
 	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/lockstep/relay"
 	"github.com/tickwire/tickwire/netsim"
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/lanes"
+	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/transport"
 )
 
@@ -33,8 +36,13 @@ func newHarness(t *testing.T, cfg server.Config) *harness {
 	return newHarnessTransport(t, cfg, lanes.TransportConfig())
 }
 
+// newHarnessTransport starts a server with cfg on tc; the lockstep model
+// is hosted first unless cfg names a model of that name.
 func newHarnessTransport(t *testing.T, cfg server.Config, tc transport.Config) *harness {
 	t.Helper()
+	if !slices.ContainsFunc(cfg.Models, func(m room.Model) bool { return m.Name == room.Lockstep }) {
+		cfg.Models = append([]room.Model{lockstepserver.Model(lockstepserver.Config{})}, cfg.Models...)
+	}
 	mn := netsim.NewMemNetwork()
 	pc, err := mn.ListenPacket("")
 	if err != nil {
@@ -137,11 +145,12 @@ func wantRefused(t *testing.T, m msg.Message, reason msg.RefusalReason) {
 func TestRoomLifecycle(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var events []relay.Event
-		h := newHarness(t, server.Config{MaxGames: 1, OnEvent: func(room string, ev relay.Event) {
+		ls := lockstepserver.New(lockstepserver.Config{OnEvent: func(room string, ev relay.Event) {
 			if room == "a" {
 				events = append(events, ev)
 			}
 		}})
+		h := newHarness(t, server.Config{MaxGames: 1, Models: []room.Model{ls.Model()}})
 		defer h.close()
 
 		a1, m := h.join("a", 3)
@@ -181,16 +190,16 @@ func TestRoomLifecycle(t *testing.T) {
 		send(t, a2, &msg.TickFrame{Tick: 1})
 		time.Sleep(time.Millisecond)
 		synctest.Wait()
-		st := h.srv.Stats()
-		if st.Malformed != 1 || st.Rejected != 1 {
-			t.Errorf("malformed %d, rejected %d", st.Malformed, st.Rejected)
+		if lst := ls.Stats(); lst.Malformed != 1 || lst.Rejected != 1 {
+			t.Errorf("malformed %d, rejected %d", lst.Malformed, lst.Rejected)
 		}
+		st := h.srv.Stats()
 		if st.ActiveGames != 1 || st.Players != 3 || st.GamesStarted != 1 || st.JoinsRefused != 5 || len(st.Rooms) != 1 {
 			t.Fatalf("with a full room: %+v", st)
 		}
 		time.Sleep(2 * time.Second) // a statistics refresh
 		synctest.Wait()
-		if r := h.srv.Stats().Rooms[0]; r.Name != "a" || r.Size != 3 || r.Players != 3 || r.Phase != "calibrating" || r.RunAhead == 0 || r.Deadline == 0 {
+		if r := h.srv.Stats().Rooms[0]; r.Name != "a" || r.Size != 3 || r.Players != 3 || r.Phase != "calibrating" || r.NetworkModel != room.Lockstep {
 			t.Errorf("room stats %+v", r)
 		}
 		// The raw clients never answer calibration; they leave, and the
@@ -201,7 +210,7 @@ func TestRoomLifecycle(t *testing.T) {
 		time.Sleep(time.Second)
 		synctest.Wait()
 		st = h.srv.Stats()
-		if st.ActiveGames != 0 || st.WaitingRooms != 0 || st.Players != 0 || st.GamesEnded != 1 || st.Removals != 3 || len(st.Rooms) != 0 {
+		if st.ActiveGames != 0 || st.WaitingRooms != 0 || st.Players != 0 || st.GamesEnded != 1 || ls.Stats().Removals != 3 || len(st.Rooms) != 0 {
 			t.Fatalf("after the game: %+v", st)
 		}
 		if st.BytesIn == 0 || st.BytesOut == 0 || st.MessagesOut == 0 {

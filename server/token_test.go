@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/tickwire/tickwire/lockstep/lockstepserver"
 	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/netsim"
 	"github.com/tickwire/tickwire/secure"
@@ -40,10 +41,10 @@ func newTokenRelay(t *testing.T, models ...room.Model) *tokenRelay {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := server.Config{RequireToken: true, Models: models}
-	if len(models) > 0 {
-		cfg.DefaultModel = models[0].Name
+	if len(models) == 0 {
+		models = []room.Model{lockstepserver.Model(lockstepserver.Config{})}
 	}
+	cfg := server.Config{RequireToken: true, Models: models}
 	tcfg, err := cfg.Transport()
 	if err != nil {
 		t.Fatal(err)

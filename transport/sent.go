@@ -30,6 +30,8 @@ type sentHistory struct {
 	outstanding   int // eliciting datagrams not yet resolved
 	largestAcked  uint32
 	hasAcked      bool
+	peerLatest    uint32    // the latest datagram the peer said it received
+	peerHeard     bool      // peerLatest is set
 	lossTime      time.Time // earliest time-threshold loss, zero if none
 	lastEliciting time.Time
 	spare         [][]fragRef
@@ -102,6 +104,10 @@ func (s *Session) onAck(h header, now time.Time) {
 		return
 	}
 	sh := &s.sent
+	if seqDiff32(h.ackLatest, s.nextSeq) < 0 && (!sh.peerHeard || seqDiff32(h.ackLatest, sh.peerLatest) > 0) {
+		sh.peerLatest, sh.peerHeard = h.ackLatest, true // a datagram we sent, newer than any it named
+		s.stats.heard++
+	}
 	newly := false
 	var newest *sentDatagram // the newest eliciting datagram acknowledged now
 	ackedBytes := 0

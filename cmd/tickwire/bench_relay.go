@@ -19,10 +19,12 @@ import (
 
 	"github.com/tickwire/tickwire/internal/relaybench"
 	"github.com/tickwire/tickwire/lockstep/lockstepbot"
+	"github.com/tickwire/tickwire/lockstep/lockstepserver"
 	"github.com/tickwire/tickwire/lockstep/relay"
 	"github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/lanes"
+	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/transport"
 )
 
@@ -228,6 +230,7 @@ type ramp struct {
 	r        *relayBenchReport
 	exe      string
 	lr       *localRelay
+	lockstep *lockstepserver.Lockstep // the relay's model, for its figures
 	removals *removalCount
 	probe    *probe
 	progress io.Writer
@@ -257,7 +260,8 @@ func startRamp(ctx context.Context, r *relayBenchReport, most int, progress io.W
 	// a step's join wave from striking everyone. Removals are counted per
 	// step. The load generators fill thousands of rooms from loopback:
 	// the game and per-address waiting room limits are lifted.
-	cfg := server.Config{TickRate: r.TickRate, OnEvent: rp.removals.event, MaxGames: -1, MaxWaitingPerAddr: -1}
+	rp.lockstep = lockstepserver.New(lockstepserver.Config{OnEvent: rp.removals.event})
+	cfg := server.Config{TickRate: r.TickRate, Models: []room.Model{rp.lockstep.Model()}, MaxGames: -1, MaxWaitingPerAddr: -1}
 	if rp.lr, err = startLocalRelay(ctx, tcfg, cfg); err != nil {
 		return nil, err
 	}
@@ -321,27 +325,27 @@ func (rp *ramp) step(ctx context.Context, target int, measure time.Duration) (ra
 	if playing < target {
 		return step, nil
 	}
-	if err := settle(ctx, srv, 2*time.Second, 30*time.Second); err != nil {
+	if err := settle(ctx, rp.lockstep, 2*time.Second, 30*time.Second); err != nil {
 		return step, err
 	}
 	rp.probe.take()
-	st0, cpu0, t0 := srv.Stats(), cpuTime(), time.Now()
+	st0, ls0, cpu0, t0 := srv.Stats(), rp.lockstep.Stats(), cpuTime(), time.Now()
 	if err := sleepCtx(ctx, measure); err != nil {
 		return step, err
 	}
 	samples := rp.probe.take()
 	step.CPUSeconds = (cpuTime() - cpu0).Seconds()
 	elapsed := time.Since(t0).Seconds()
-	st := srv.Stats()
+	st, ls := srv.Stats(), rp.lockstep.Stats()
 	step.CPUCores = step.CPUSeconds / elapsed
 	step.Removals = rp.removals.take()
-	step.LateOrders = st.LateOrders - st0.LateOrders
+	step.LateOrders = ls.LateOrders - ls0.LateOrders
 	if dgs := float64(st.DatagramsIn + st.DatagramsOut - st0.DatagramsIn - st0.DatagramsOut); dgs > 0 {
 		step.DatagramsPerGameS = dgs / elapsed / float64(target)
 		step.CPUUsPerDatagram = step.CPUSeconds * 1e6 / dgs
 	}
 	step.PlayingAfter = st.ActiveGames
-	if d := st.BroadcastLateness.Sub(st0.BroadcastLateness); d.Count > 0 {
+	if d := ls.BroadcastLateness.Sub(ls0.BroadcastLateness); d.Count > 0 {
 		step.Frames = d.Count
 		step.LatenessP50MS, step.LatenessP99MS = 1e3*d.Quantile(0.50), 1e3*d.Quantile(0.99)
 	}
@@ -418,14 +422,14 @@ func waitPlaying(ctx context.Context, srv *server.Server, want int, timeout time
 // settle waits until the relay has counted no late order for quiet (the
 // join wave of a step's new games disturbs the running ones for a few
 // seconds, until QoS adapts), or at most limit.
-func settle(ctx context.Context, srv *server.Server, quiet, limit time.Duration) error {
+func settle(ctx context.Context, ls *lockstepserver.Lockstep, quiet, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
-	last, since := srv.Stats().LateOrders, time.Now()
+	last, since := ls.Stats().LateOrders, time.Now()
 	for time.Since(since) < quiet && time.Now().Before(deadline) {
 		if err := sleepCtx(ctx, 250*time.Millisecond); err != nil {
 			return err
 		}
-		if n := srv.Stats().LateOrders; n != last {
+		if n := ls.Stats().LateOrders; n != last {
 			last, since = n, time.Now()
 		}
 	}
@@ -462,7 +466,7 @@ type removalCount struct {
 
 func newRemovalCount() *removalCount { return &removalCount{n: map[string]int{}} }
 
-// event is a server.Config.OnEvent hook.
+// event is a lockstepserver.Config.OnEvent hook.
 func (c *removalCount) event(_ string, ev relay.Event) {
 	if rm, ok := ev.(relay.PlayerRemoved); ok {
 		c.mu.Lock()

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tickwire/tickwire/lockstep/lockstepserver"
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/server/room"
@@ -130,7 +131,7 @@ func TestBotPredictAgainstServer(t *testing.T) {
 		}
 	}
 
-	lockstepOnly, err := startLocalRelay(t.Context(), lanes.TransportConfig(), server.Config{})
+	lockstepOnly, err := startLocalRelay(t.Context(), lanes.TransportConfig(), server.Config{Models: []room.Model{lockstepserver.Model(lockstepserver.Config{})}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tickwire/tickwire/lockstep/lockstepserver"
 	"github.com/tickwire/tickwire/server"
+	"github.com/tickwire/tickwire/server/room"
 )
 
 // TestDemoCommonParse: a mode's spec sets the shared defaults, and the
@@ -48,7 +50,7 @@ func TestDemoCommonParse(t *testing.T) {
 // and pinning its key.
 func TestDemoServerDial(t *testing.T) {
 	f := demoCommon{latency: time.Millisecond, seed: 3}
-	d, err := startDemoServer(t.Context(), &f, server.Config{TickRate: 30})
+	d, err := startDemoServer(t.Context(), &f, server.Config{TickRate: 30, Models: []room.Model{lockstepserver.Model(lockstepserver.Config{})}})
 	if err != nil {
 		t.Fatal(err)
 	}

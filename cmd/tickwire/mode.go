@@ -48,6 +48,8 @@ type modeSettings interface {
 type hostOptions struct {
 	// tickRate is the server's tick rate (--tps).
 	tickRate int
+	// maxRoomSize bounds a lockstep room's players (--max-room-size).
+	maxRoomSize int
 }
 
 // modes lists the network models of demo, bot and serve; the first is

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tickwire/tickwire/lockstep"
 	"github.com/tickwire/tickwire/lockstep/lockstepbot"
+	"github.com/tickwire/tickwire/lockstep/lockstepserver"
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/server/room"
@@ -26,9 +27,11 @@ func (lockstepMode) name() string                     { return "lockstep" }
 func (lockstepMode) modelName() string                { return room.Lockstep }
 func (lockstepMode) settings() (string, modeSettings) { return "", nil }
 
-// serverModels: none, the server hosts lockstep rooms by itself (their
-// options are serve's own flags: --tps, --max-room-size).
-func (lockstepMode) serverModels(hostOptions) ([]room.Model, error) { return nil, nil }
+// serverModels is the lockstep room model (lockstep/lockstepserver); its
+// options are serve's own flags: --tps, --max-room-size.
+func (lockstepMode) serverModels(h hostOptions) ([]room.Model, error) {
+	return []room.Model{lockstepserver.Model(lockstepserver.Config{MaxRoomSize: h.maxRoomSize})}, nil
+}
 
 func (lockstepMode) demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return runLockstepDemo(ctx, args, stdout, stderr)
@@ -181,17 +184,18 @@ func runLockstepDemo(ctx context.Context, args []string, stdout, stderr io.Write
 	return printReport(stdout, lockstepReport{&r}, f.json, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire demo: %d bots, %d ticks at %d tps, %s\n", f.players, f.ticks, f.tps, f.impairment())
 		fmt.Fprintf(w, "relay: %d late orders, %d strikes, %d QoS adjustments, %d desyncs, %d bytes in, %d bytes out\n",
-			st.LateOrders, st.Strikes, st.QosAdjustments, st.Desyncs, st.BytesIn, st.BytesOut)
+			st.lockstep.LateOrders, st.lockstep.Strikes, st.lockstep.QosAdjustments, st.lockstep.Desyncs, st.BytesIn, st.BytesOut)
 	})
 }
 
 // playDemo runs the demo's match: a relay server on a loopback socket and
 // f.players bots whose sockets netsim impairs. It returns the bots'
 // summary and the relay's figures at the end.
-func playDemo(ctx context.Context, f demoFlags, progress func(lockstepbot.Progress)) (lockstepbot.Report, server.Stats, error) {
-	d, err := startDemoServer(ctx, &f.demoCommon, server.Config{TickRate: f.tps})
+func playDemo(ctx context.Context, f demoFlags, progress func(lockstepbot.Progress)) (lockstepbot.Report, relayFigures, error) {
+	ls := lockstepserver.New(lockstepserver.Config{})
+	d, err := startDemoServer(ctx, &f.demoCommon, server.Config{TickRate: f.tps, Models: []room.Model{ls.Model()}})
 	if err != nil {
-		return lockstepbot.Report{}, server.Stats{}, err
+		return lockstepbot.Report{}, relayFigures{}, err
 	}
 	defer d.stop()
 	join := func(ctx context.Context, i int) (lockstepbot.Client, error) {
@@ -202,7 +206,14 @@ func playDemo(ctx context.Context, f demoFlags, progress func(lockstepbot.Progre
 		return joinRoom(ctx, conn, "demo", f.players)
 	}
 	r, err := lockstepbot.Run(ctx, lockstepbot.Config{Players: f.players, Ticks: f.ticks, Join: join, OnProgress: progress})
-	return r, d.srv.Stats(), err
+	return r, relayFigures{d.srv.Stats(), ls.Stats()}, err
+}
+
+// relayFigures are a lockstep relay's figures: the server's and its
+// lockstep model's.
+type relayFigures struct {
+	server.Stats
+	lockstep lockstepserver.Stats
 }
 
 // isTerminal reports whether w is a character device such as a terminal.

@@ -7,11 +7,10 @@ import (
 	"github.com/tickwire/tickwire/transport"
 )
 
-// addFigures fills the admin figures that need converting: the broadcast
-// lateness histogram, the by-kind and by-reason counters.
+// addFigures fills the admin figures that need converting: the by-reason
+// counters. (The lockstep model's figures, the broadcast lateness
+// histogram among them, are its room.Model.Metrics, in st.AdminMetrics.)
 func addFigures(a *admin.Stats, st server.Stats, ls transport.ListenerStats) {
-	a.BroadcastLateness = st.BroadcastLateness
-	a.Malformed, a.Rejected = st.MalformedByKind, st.RejectedByKind
 	a.TokenRefusals = st.TokenRefusals
 	a.HandshakesRefused = make(map[string]uint64)
 	for r, n := range ls.Handshake.Refused {

@@ -45,7 +45,14 @@ func TestRelayAdmin(t *testing.T) {
 		"tickwire_relay_strikes_total", "tickwire_relay_qos_adjustments_total", "tickwire_relay_desyncs_total",
 		"tickwire_relay_bytes_received_total", "tickwire_relay_bytes_sent_total",
 		`tickwire_relay_games{network_model="lockstep"} 0`, `tickwire_relay_joins_refused_total{reason="room_full"} 0`,
-		"tickwire_relay_rooms_expired_total 0", "tickwire_relay_messages_rate_limited_total 0"} {
+		"tickwire_relay_rooms_expired_total 0", "tickwire_relay_messages_rate_limited_total 0",
+		// Every name the docs promise, lockstep's among them (its model's
+		// metrics since the server hosts it like any model).
+		"tickwire_relay_host_stalls_total", "tickwire_relay_removals_total", "tickwire_relay_broadcast_lateness_seconds_bucket",
+		`tickwire_relay_malformed_messages_total{kind="unknown_type"} 0`, `tickwire_relay_rejected_messages_total{kind="phase"} 0`,
+		`tickwire_relay_send_errors_total{cause="backpressure"} 0`, "tickwire_relay_handshakes_refused_total", "tickwire_relay_token_refusals_total",
+		`tickwire_relay_waiting_rooms{network_model="lockstep"} 0`, `tickwire_relay_room_players{network_model="lockstep"} 0`,
+		`tickwire_relay_slow_disconnects_total{network_model="fog_authoritative"} 0`} {
 		if !strings.Contains(body, name) {
 			t.Errorf("/metrics lacks %s", name)
 		}

@@ -90,7 +90,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 		return f, fmt.Errorf("%w: %v", errUsage, err)
 	}
 	for _, m := range f.modes {
-		models, err := m.serverModels(hostOptions{tickRate: f.tps})
+		models, err := m.serverModels(hostOptions{tickRate: f.tps, maxRoomSize: f.maxRoomSize})
 		if err != nil {
 			return f, fmt.Errorf("%w: %v", errUsage, err)
 		}
@@ -140,7 +140,7 @@ func (f *serveFlags) merge(fc *fileConfig, set map[string]bool) {
 // serverConfig is the server's configuration from the options: every
 // mode's models.
 func (f *serveFlags) serverConfig(log *slog.Logger) server.Config {
-	cfg := server.Config{TickRate: f.tps, MaxGames: f.maxGames, MaxRoomSize: f.maxRoomSize, WaitingTimeout: f.waitingTimeout,
+	cfg := server.Config{TickRate: f.tps, MaxGames: f.maxGames, WaitingTimeout: f.waitingTimeout,
 		MaxWaitingPerAddr: f.maxWaiting, MessageRate: f.messageRate, MessageBurst: f.messageBurst,
 		DefaultModel: f.defaultModel, MatchTypes: f.matchTypes, AllowRequestedModel: f.allowRequested, Logger: log,
 		Models: f.models}
@@ -244,18 +244,12 @@ func adminSource(srv *server.Server, ln *transport.Listener) admin.Source {
 			sendErrors[c.String()] = st.SendErrors[c]
 		}
 		a := admin.Stats{
-			ActiveGames:    st.ActiveGames,
-			Players:        st.Players,
-			LateOrders:     st.LateOrders,
-			Strikes:        st.Strikes,
-			QosAdjustments: st.QosAdjustments,
-			Desyncs:        st.Desyncs,
-			Removals:       st.Removals,
-			HostStalls:     st.HostStalls,
-			BytesIn:        st.BytesIn,
-			BytesOut:       st.BytesOut,
-			SendErrors:     sendErrors,
-			Extra:          st.AdminMetrics(),
+			ActiveGames: st.ActiveGames,
+			Players:     st.Players,
+			BytesIn:     st.BytesIn,
+			BytesOut:    st.BytesOut,
+			SendErrors:  sendErrors,
+			Extra:       st.AdminMetrics(),
 		}
 		addFigures(&a, st, ln.Stats())
 		return a

@@ -1,7 +1,8 @@
 // Package fogserver hosts fog-authoritative games in the tickwire relay
 // server: Model returns the room.Model the server registers, and each
-// room is a thin shell (one goroutine) driving a pure fogauth.Room over
-// the seats' transport connections.
+// room is a thin adapter (a room.Core) around a pure fogauth.Room that
+// the room driver (room.Driver: one goroutine, the seats' connections,
+// the flush, the backpressure policy) runs.
 //
 // # A room's life
 //
@@ -19,7 +20,9 @@
 //	after Config.MatchTicks, or once every player sent Done: Finish (the simulation stops), keep sending until every
 //	            seat has acknowledged its whole view (or SettleTimeout), then a
 //	            MatchEnd to each seat (the room's timing to spectators only), and
-//	            Run returns: the server closes the seats
+//	            the room is done: the server closes the seats
+//	a seat that takes nothing for room.SendGrace: the driver disconnects it
+//	            (the reason says why) and the room removes its client
 //
 // Channels are the server's lanes (server/lanes.Channels()): orders and the reliable
 // messages on Orders, acknowledgements on Control (unreliable sequenced),

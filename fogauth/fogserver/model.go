@@ -120,8 +120,14 @@ func Model(cfg Config) room.Model {
 		Channels:      lanes.Channels(),
 		Rejoin:        true,
 		MaxSpectators: cfg.MaxSpectators,
-		New:           func(p room.Params) (room.Room, error) { return newRoom(cfg, m, p) },
-		Metrics:       m.snapshot,
+		New: func(p room.Params) (room.Room, error) {
+			r, err := newRoom(cfg, m, p)
+			if err != nil {
+				return nil, err
+			}
+			return room.NewDriver(p, r), nil
+		},
+		Metrics: m.snapshot,
 	}
 }
 

@@ -1,8 +1,6 @@
 package fogserver
 
 import (
-	"context"
-	"errors"
 	"log/slog"
 	"slices"
 	"sync/atomic"
@@ -12,21 +10,20 @@ import (
 	twmetrics "github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/sim/scenario"
-	"github.com/tickwire/tickwire/transport"
 )
 
 // timingsKept is how many of the last ticks the tick-time percentiles
 // are over (the help of tickwire_fogauth_tick_p99_seconds says 1,024).
 const timingsKept = 1024
 
-// fogRoom is one fog-authoritative game: a fogauth.Room and its seats.
-// Run, its only goroutine, owns everything but published.
+// fogRoom is one fog-authoritative game's core for the room driver
+// (server/room.Driver): a fogauth.Room and its seats. The driver's
+// goroutine owns everything but published.
 type fogRoom struct {
 	cfg       Config
 	name      string
 	m         *metrics
 	log       *slog.Logger
-	inbox     *room.Inbox
 	clock     func() time.Duration
 	seats     []room.Seat // the players, then spectators as they join
 	players   int
@@ -37,10 +34,10 @@ type fogRoom struct {
 	start     fogauth.MatchStart
 	published atomic.Pointer[status]
 
-	taken       []room.Inbound
-	touched     []bool
-	flushing    []*transport.Conn
-	flusher     transport.FlushGroup
+	early, late []room.Envelope // the room's own messages: before the core's (MatchStart), after them (MatchEnd)
+	out         []room.Envelope
+	coreReady   bool // out holds a core Ready to advance
+	done        bool
 	tickTimes   twmetrics.Samples[time.Duration] // the last timingsKept
 	costTimes   twmetrics.Samples[time.Duration]
 	ticks       int
@@ -48,7 +45,6 @@ type fogRoom struct {
 	emptyUntil  time.Duration // while every player is gone: when the room ends unless one rejoins
 	lastBytes   uint64
 	lastRefresh time.Duration
-	nextStats   time.Duration
 	prev        fogauth.Stats // counters already added to the model's metrics
 }
 
@@ -72,9 +68,8 @@ func newRoom(cfg Config, m *metrics, p room.Params) (*fogRoom, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &fogRoom{cfg: cfg, name: p.Name, m: m, log: p.Logger, inbox: p.Inbox, clock: p.Clock, seats: slices.Clone(p.Seats),
-		players: len(p.Seats), core: core, gone: make([]bool, len(p.Seats)), goneAt: make([]time.Duration, len(p.Seats)),
-		touched: make([]bool, len(p.Seats)), simSeed: simSeed,
+	r := &fogRoom{cfg: cfg, name: p.Name, m: m, log: p.Logger, clock: p.Clock, seats: slices.Clone(p.Seats),
+		players: len(p.Seats), core: core, gone: make([]bool, len(p.Seats)), goneAt: make([]time.Duration, len(p.Seats)), simSeed: simSeed,
 		tickTimes: twmetrics.Samples[time.Duration]{Keep: timingsKept}, costTimes: twmetrics.Samples[time.Duration]{Keep: timingsKept}}
 	r.start = fogauth.MatchStart{TickRate: uint16(p.TickRate), Players: uint8(sp.Players),
 		UnitsPerPlayer: uint16(sp.UnitsPerPlayer), MapSize: uint16(sp.MapSize), MapSeed: seed}
@@ -84,61 +79,46 @@ func newRoom(cfg Config, m *metrics, p room.Params) (*fogRoom, error) {
 		}
 	}
 	r.published.Store(&status{Status: room.Status{Phase: "playing"}})
+	b := fogauth.AppendMatchStart(nil, r.start)
+	for i := range r.seats {
+		r.early = append(r.early, room.Envelope{Seat: i, Lane: LaneReliable, Data: b})
+	}
+	m.add(r)
 	return r, nil
 }
 
 func clientID(seat int) fogauth.ClientID { return fogauth.ClientID(seat + 1) }
 
-// Status implements room.Room.
-func (r *fogRoom) Status() room.Status { return r.published.Load().Status }
-
-// Run implements room.Room.
-func (r *fogRoom) Run(ctx context.Context) error {
-	r.m.add(r)
-	defer r.m.remove(r)
-	b := fogauth.AppendMatchStart(nil, r.start)
-	for i := range r.seats {
-		r.send(i, LaneReliable, b)
+// Tick implements room.Core: a tick if one is due, the match's end once
+// every player is done, the room's end once it is abandoned or settled.
+func (r *fogRoom) Tick(now time.Duration) {
+	if r.core.Due(now) {
+		r.tick(now)
 	}
-	r.flush()
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for {
-		select {
-		case <-r.inbox.Ready():
-		case <-timer.C:
-		case <-ctx.Done():
-			return nil
-		}
-		r.taken = r.inbox.Take(r.taken[:0])
-		for i := range r.taken {
-			r.handle(&r.taken[i])
-		}
-		clear(r.taken)
-		now := r.clock()
-		if r.core.Due(now) {
-			r.tick(now)
-		}
-		r.giveUp(now)
-		if !r.core.Finished() && r.core.AllDone() {
-			r.finish(now)
-		}
-		r.output()
-		if now >= r.nextStats {
-			r.refresh(now)
-		}
-		if r.abandoned(now) {
-			return nil
-		}
-		if r.core.Finished() && (r.settled() || now >= r.settleBy) {
-			r.end()
-			return nil
-		}
-		timer.Reset(max(r.core.NextDeadline()-r.clock(), 0))
+	r.giveUp(now)
+	if !r.core.Finished() && r.core.AllDone() {
+		r.finish(now)
+	}
+	switch {
+	case r.abandoned(now):
+		r.done = true
+	case r.core.Finished() && (r.settled() || now >= r.settleBy):
+		r.end()
+		r.done = true
 	}
 }
 
-func (r *fogRoom) handle(in *room.Inbound) {
+// Done implements room.Core.
+func (r *fogRoom) Done() bool { return r.done }
+
+// Next implements room.Core.
+func (r *fogRoom) Next() (time.Duration, bool) { return r.core.NextDeadline(), true }
+
+// End implements room.Core.
+func (r *fogRoom) End(time.Duration) { r.m.remove(r) }
+
+// Handle implements room.Core.
+func (r *fogRoom) Handle(_ time.Duration, in *room.Inbound) {
 	switch {
 	case in.Joined != nil:
 		r.joined(in.Seat, *in.Joined)
@@ -165,7 +145,7 @@ func (r *fogRoom) handle(in *room.Inbound) {
 // over ticks by the budget; it gets the MatchStart first.
 func (r *fogRoom) joined(i int, st room.Seat) {
 	for i >= len(r.seats) {
-		r.seats, r.gone, r.touched = append(r.seats, room.Seat{}), append(r.gone, true), append(r.touched, false)
+		r.seats, r.gone = append(r.seats, room.Seat{}), append(r.gone, true)
 	}
 	if !r.gone[i] { // the server posts a seat's end before its next join; be safe
 		r.core.RemoveClient(clientID(i))
@@ -177,8 +157,7 @@ func (r *fogRoom) joined(i int, st room.Seat) {
 		return
 	}
 	r.log.Info("fogauth: joined while playing", "player", st.Player, "seat", i, "tick", r.core.Tick())
-	r.send(i, LaneReliable, fogauth.AppendMatchStart(nil, r.start))
-	r.flush()
+	r.early = append(r.early, room.Envelope{Seat: i, Lane: LaneReliable, Data: fogauth.AppendMatchStart(nil, r.start)})
 }
 
 // tick runs one tick, timing the simulation apart from the rest.
@@ -265,68 +244,55 @@ func (r *fogRoom) end() {
 		if r.seats[i].Player == 0 {
 			e.TickP99Us, e.CostP99Us = uint32(tp/time.Microsecond), uint32(cp/time.Microsecond)
 		}
-		r.send(i, LaneReliable, fogauth.AppendMatchEnd(nil, e))
+		r.late = append(r.late, room.Envelope{Seat: i, Lane: LaneReliable, Data: fogauth.AppendMatchEnd(nil, e)})
 		if !r.core.Converged(id) {
 			r.log.Warn("fogauth: seat did not acknowledge its final view in time", "player", r.seats[i].Player)
 		}
 	}
-	r.flush()
 	r.log.Info("fogauth: match over", "tick", r.core.Tick(), "tick_p99", tp, "cost_excl_sim_p99", cp, "sim_seed", r.simSeed)
 	if r.cfg.OnEnd != nil {
 		r.cfg.OnEnd(r.name, tp, cp)
 	}
 }
 
-// output sends what the core produced with one flush for the room.
-func (r *fogRoom) output() {
-	if !r.core.HasReady() {
-		return
-	}
-	rd := r.core.Ready()
-	for _, e := range rd.Messages {
-		i := int(e.To) - 1
-		lane := LaneState
-		if e.Reliable {
-			lane = LaneReliable
-		} else {
-			r.m.stateBytes.Add(uint64(len(e.Data)))
-		}
-		r.send(i, lane, e.Data)
-	}
-	r.core.Advance()
-	r.flush()
-}
+// HasReady implements room.Core.
+func (r *fogRoom) HasReady() bool { return len(r.early) > 0 || r.core.HasReady() || len(r.late) > 0 }
 
-func (r *fogRoom) send(i int, lane transport.ChannelID, b []byte) {
-	if i < 0 || i >= len(r.seats) || r.gone[i] {
-		return
-	}
-	err := r.seats[i].Conn.Send(lane, b)
-	switch {
-	case err == nil:
-		r.touched[i] = true
-	case errors.Is(err, transport.ErrBackpressure):
-		// A client that does not take its reliable stream cannot play.
-		r.log.Warn("fogauth: player cannot keep up", "player", r.seats[i].Player)
-	}
-}
-
-func (r *fogRoom) flush() {
-	for i, t := range r.touched {
-		if t {
-			r.touched[i] = false
-			r.flushing = append(r.flushing, r.seats[i].Conn)
+// Ready implements room.Core: the room's MatchStarts, what the core
+// produced, then the MatchEnds.
+func (r *fogRoom) Ready() room.Ready {
+	r.out = append(r.out, r.early...)
+	if r.core.HasReady() {
+		r.coreReady = true
+		for _, e := range r.core.Ready().Messages {
+			lane := LaneState
+			if e.Reliable {
+				lane = LaneReliable
+			} else {
+				r.m.stateBytes.Add(uint64(len(e.Data)))
+			}
+			r.out = append(r.out, room.Envelope{Seat: int(e.To) - 1, Lane: lane, Data: e.Data})
 		}
 	}
-	r.flusher.Flush(r.flushing...)
-	clear(r.flushing)
-	r.flushing = r.flushing[:0]
+	r.out = append(r.out, r.late...)
+	return room.Ready{Messages: r.out}
 }
 
-// statsInterval is how often a room publishes its figures.
-const statsInterval = time.Second
+// Advance implements room.Core.
+func (r *fogRoom) Advance() {
+	if r.coreReady {
+		r.coreReady = false
+		r.core.Advance()
+	}
+	clear(r.early)
+	clear(r.late)
+	clear(r.out)
+	r.early, r.late, r.out = r.early[:0], r.late[:0], r.out[:0]
+}
 
-func (r *fogRoom) refresh(now time.Duration) {
+// Status implements room.Core: it publishes the room's figures for the
+// model's metrics, about once a second (room.StatusInterval).
+func (r *fogRoom) Status(now time.Duration) room.Status {
 	st := r.core.Stats()
 	r.m.saturated.Add(st.Saturated - r.prev.Saturated)
 	r.m.rejections.Add(st.Rejections - r.prev.Rejections)
@@ -350,7 +316,8 @@ func (r *fogRoom) refresh(now time.Duration) {
 	if r.core.Finished() {
 		phase = "settling"
 	}
-	r.published.Store(&status{Status: room.Status{Phase: phase, Tick: r.core.Tick()}, bytesPerClient: perClient,
-		tickP99: r.tickTimes.Quantile(0.99), costP99: r.costTimes.Quantile(0.99)})
-	r.nextStats = now + statsInterval
+	pub := &status{Status: room.Status{Phase: phase, Tick: r.core.Tick()}, bytesPerClient: perClient,
+		tickP99: r.tickTimes.Quantile(0.99), costP99: r.costTimes.Quantile(0.99)}
+	r.published.Store(pub)
+	return pub.Status
 }

@@ -102,9 +102,9 @@ func noOtherModel(self string, pending ...string) func(dep) (bool, string) {
 }
 
 // serverPending lists what the generic server still imports from the
-// lockstep model while the lockstep room and the join messages move out of
-// it (ARCHITECTURE.md, "Layout"); nothing else of a model may be imported.
-var serverPending = []string{"lockstep/relay", "lockstep/msg"}
+// lockstep model while the join messages move out of it (ARCHITECTURE.md,
+// "Layout"); nothing else of a model may be imported.
+var serverPending = []string{"lockstep/msg"}
 
 // genericServer is the rule of the server's packages: they know no
 // network model and no game; a model plugs in through server/room.

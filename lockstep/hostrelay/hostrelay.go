@@ -7,8 +7,10 @@ import (
 	"sync"
 
 	"github.com/tickwire/tickwire/lockstep"
+	"github.com/tickwire/tickwire/lockstep/lockstepserver"
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/lanes"
+	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/transport"
 )
 
@@ -22,8 +24,11 @@ type Config struct {
 	Room string
 	// Server configures the relay; MaxGames is forced to 1, the host's
 	// game, and the room waits for its players without expiring unless
-	// WaitingTimeout says otherwise.
+	// WaitingTimeout says otherwise. Its Models are the lockstep model
+	// (Lockstep) only.
 	Server server.Config
+	// Lockstep configures the game's lockstep room.
+	Lockstep lockstepserver.Config
 	// Client configures the host's own RelayClient.
 	Client lockstep.RelayClientConfig
 }
@@ -55,6 +60,7 @@ func Start(ctx context.Context, l *transport.Listener, roomSize int, cfg Config)
 		cfg.Room = DefaultRoom
 	}
 	cfg.Server.MaxGames = 1
+	cfg.Server.Models, cfg.Server.DefaultModel = []room.Model{lockstepserver.Model(cfg.Lockstep)}, ""
 	if cfg.Server.WaitingTimeout == 0 {
 		cfg.Server.WaitingTimeout = -1 // the host waits in its lobby as long as it likes
 	}

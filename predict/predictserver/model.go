@@ -1,11 +1,11 @@
 // Package predictserver hosts prediction rooms in the tickwire server: it
-// is the thin shell (inbox, timer, sockets) around predict.Server, plugged
-// into server through the room seam as the "prediction" network
+// is the thin adapter around predict.Server that the room driver
+// (server/room.Driver: inbox, timer, sockets, backpressure) runs, plugged
+// into the server through the room seam as the "prediction" network
 // model.
 package predictserver
 
 import (
-	"context"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -53,7 +53,11 @@ func Model(cfg Config) room.Model {
 			sc := cfg.Server
 			sc.TickRate = p.TickRate
 			sc.MaxPlayers = max(sc.MaxPlayers, len(p.Seats))
-			return &predictionRoom{p: p, cfg: sc, game: cfg.NewGame(p.Name, p.TickRate), cs: cs}, nil
+			core, err := newRoom(p, sc, cfg.NewGame(p.Name, p.TickRate), cs)
+			if err != nil {
+				return nil, err
+			}
+			return room.NewDriver(p, core), nil
 		},
 		Metrics: cs.metrics,
 	}
@@ -105,89 +109,93 @@ func (cs *counters) metrics() []admin.Metric {
 	}
 }
 
-// predictionRoom runs one room: the inbox and the tick timer drive a
-// predict.Server; its messages go out on the seats' connections.
+// predictionRoom is a prediction room's core for the room driver: a
+// predict.Server whose players are the room's seats.
 type predictionRoom struct {
-	p      room.Params
-	cfg    predict.ServerConfig
-	game   predict.Game
+	srv    *predict.Server
 	cs     *counters
-	status atomic.Pointer[room.Status]
+	seatOf map[predict.PlayerID]int
+	player []predict.PlayerID // by seat
+	live   int
+	prev   predict.ServerStats
+	out    []room.Envelope
 }
 
-func (r *predictionRoom) Status() room.Status {
-	if s := r.status.Load(); s != nil {
-		return *s
-	}
-	return room.Status{Phase: "starting"}
-}
-
-func (r *predictionRoom) Run(ctx context.Context) error {
-	r.cs.rooms.Add(1)
-	now := r.p.Clock()
-	r.cfg.Epoch = now
-	srv := predict.NewServer(r.cfg, r.game)
-	seatOf := make(map[predict.PlayerID]int, len(r.p.Seats))
-	live := len(r.p.Seats)
-	for i, s := range r.p.Seats {
+func newRoom(p room.Params, cfg predict.ServerConfig, game predict.Game, cs *counters) (*predictionRoom, error) {
+	now := p.Clock()
+	cfg.Epoch = now
+	r := &predictionRoom{srv: predict.NewServer(cfg, game), cs: cs, seatOf: make(map[predict.PlayerID]int, len(p.Seats)), live: len(p.Seats)}
+	for i, s := range p.Seats {
 		pid := predict.PlayerID(s.Player)
-		seatOf[pid] = i
-		if err := srv.Join(now, pid); err != nil {
-			return fmt.Errorf("predictserver: seat %d: %w", i, err)
+		r.seatOf[pid] = i
+		r.player = append(r.player, pid)
+		if err := r.srv.Join(now, pid); err != nil {
+			return nil, fmt.Errorf("predictserver: seat %d: %w", i, err)
 		}
 	}
-	var prev predict.ServerStats
-	var batch []room.Inbound
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for live > 0 {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-r.p.Inbox.Ready():
-		case <-timer.C:
-		}
-		start := time.Now()
-		batch = r.p.Inbox.Take(batch[:0])
-		for _, in := range batch {
-			pid := predict.PlayerID(r.p.Seats[in.Seat].Player)
-			if in.Err != nil {
-				srv.Leave(in.At, pid)
-				live--
-				continue
-			}
-			if err := srv.Receive(in.At, pid, in.Msg.Data); err != nil {
-				r.cs.refused.Add(1)
-			}
-		}
-		srv.Tick(r.p.Clock())
-		r.flush(srv, seatOf)
-		r.cs.add(srv.Stats(), &prev)
-		r.cs.tickNanos.Add(uint64(time.Since(start)))
-		r.status.Store(&room.Status{Phase: "playing", Tick: srv.ServerTick()})
-		timer.Reset(max(srv.NextDeadline()-r.p.Clock(), 0))
-	}
-	return nil
+	cs.rooms.Add(1)
+	return r, nil
 }
 
-// flush sends the server's messages and flushes every connection used.
-func (r *predictionRoom) flush(srv *predict.Server, seatOf map[predict.PlayerID]int) {
-	var used [256]bool
-	for _, m := range srv.Ready().Messages {
-		i, ok := seatOf[m.To]
-		if !ok {
-			continue
-		}
-		// A full queue drops the message: snapshots are superseded, and a
-		// client that cannot keep up with reliable traffic is closed by
-		// its transport.
-		_ = r.p.Seats[i].Conn.Send(lanes.Channel(m.Lane), m.Data)
-		used[i] = true
+// Handle implements room.Core.
+func (r *predictionRoom) Handle(_ time.Duration, in *room.Inbound) {
+	if in.Seat >= len(r.player) {
+		return
 	}
-	srv.Advance()
-	for i, s := range r.p.Seats {
-		if used[i] {
-			s.Conn.Flush()
+	start := time.Now()
+	defer r.cs.addTime(start)
+	pid := r.player[in.Seat]
+	switch {
+	case in.Err != nil:
+		r.srv.Leave(in.At, pid)
+		r.live--
+	case in.Joined == nil:
+		if err := r.srv.Receive(in.At, pid, in.Msg.Data); err != nil {
+			r.cs.refused.Add(1)
 		}
 	}
 }
+
+// Tick implements room.Core.
+func (r *predictionRoom) Tick(now time.Duration) {
+	start := time.Now()
+	r.srv.Tick(now)
+	r.cs.add(r.srv.Stats(), &r.prev)
+	r.cs.addTime(start)
+}
+
+// HasReady implements room.Core.
+func (r *predictionRoom) HasReady() bool { return r.srv.HasReady() }
+
+// Ready implements room.Core: the server's messages, addressed to seats.
+func (r *predictionRoom) Ready() room.Ready {
+	for _, m := range r.srv.Ready().Messages {
+		if i, ok := r.seatOf[m.To]; ok {
+			r.out = append(r.out, room.Envelope{Seat: i, Lane: lanes.Channel(m.Lane), Data: m.Data})
+		}
+	}
+	return room.Ready{Messages: r.out}
+}
+
+// Advance implements room.Core.
+func (r *predictionRoom) Advance() {
+	clear(r.out)
+	r.out = r.out[:0]
+	r.srv.Advance()
+}
+
+// Next implements room.Core.
+func (r *predictionRoom) Next() (time.Duration, bool) { return r.srv.NextDeadline(), true }
+
+// Done implements room.Core: every seat is gone.
+func (r *predictionRoom) Done() bool { return r.live <= 0 }
+
+// Status implements room.Core.
+func (r *predictionRoom) Status(time.Duration) room.Status {
+	return room.Status{Phase: "playing", Tick: r.srv.ServerTick()}
+}
+
+// End implements room.Core.
+func (r *predictionRoom) End(time.Duration) {}
+
+func (cs *counters) addTime(start time.Time) { cs.tickNanos.Add(uint64(time.Since(start))) }

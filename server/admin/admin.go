@@ -18,30 +18,19 @@ import (
 // Stats is a snapshot of the relay's figures. Counters only grow over the
 // life of the relay.
 type Stats struct {
-	ActiveGames    int
-	Players        int
-	LateOrders     uint64
-	Strikes        uint64
-	QosAdjustments uint64
-	Desyncs        uint64
-	Removals       uint64
-	HostStalls     uint64
-	BytesIn        uint64
-	BytesOut       uint64
+	ActiveGames int
+	Players     int
+	BytesIn     uint64
+	BytesOut    uint64
 	// Extra are further series: labelled figures of the server (games by
 	// network model, refused joins by reason, …) and the network models'
-	// own metrics.
+	// own metrics (lockstep's late orders, strikes, broadcast lateness, …
+	// under their tickwire_relay_ names).
 	Extra []Metric
 	// SendErrors counts messages the relay could not send, by cause
 	// (the label of tickwire_relay_send_errors_total).
 	SendErrors map[string]uint64
 
-	// BroadcastLateness is how late tick frames left against the tick
-	// schedule, over every game.
-	BroadcastLateness Histogram
-	// Malformed counts messages that did not decode and Rejected those
-	// the relay refused, by kind (the label's value).
-	Malformed, Rejected map[string]uint64
 	// HandshakesRefused counts secure handshakes refused, by reason
 	// (token_expired, server_full, …).
 	HandshakesRefused map[string]uint64

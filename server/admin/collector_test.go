@@ -8,14 +8,24 @@ import (
 	"github.com/tickwire/tickwire/server/admin"
 )
 
-// TestLatenessAndKinds: the broadcast lateness histogram and the by-kind
-// counters of malformed and rejected messages reach /metrics.
+// TestLatenessAndKinds: a model's histogram (lockstep's broadcast
+// lateness) and labelled counters reach /metrics, and one series reported
+// by two sources (the server's joins and a model's rooms count malformed
+// messages under one name) is added up.
 func TestLatenessAndKinds(t *testing.T) {
+	kind := func(name, k string, v float64) admin.Metric {
+		return admin.Metric{Name: name, Help: "By kind.", Counter: true, Labels: [][2]string{{"kind", k}}, Value: v}
+	}
 	s := admin.New(admin.SourceFunc(func() admin.Stats {
 		return admin.Stats{
-			BroadcastLateness: admin.Histogram{Bounds: []float64{0.001, 0.002}, Counts: []uint64{7, 9}, Count: 10, Sum: 0.0125},
-			Malformed:         map[string]uint64{"unknown_type": 2, "orders": 0},
-			Rejected:          map[string]uint64{"tick": 3},
+			Extra: []admin.Metric{
+				{Name: "tickwire_relay_broadcast_lateness_seconds", Help: "Lateness.",
+					Histogram: &admin.Histogram{Bounds: []float64{0.001, 0.002}, Counts: []uint64{7, 9}, Count: 10, Sum: 0.0125}},
+				kind("tickwire_relay_malformed_messages_total", "unknown_type", 1),
+				kind("tickwire_relay_malformed_messages_total", "orders", 0),
+				kind("tickwire_relay_malformed_messages_total", "unknown_type", 1),
+				kind("tickwire_relay_rejected_messages_total", "tick", 3),
+			},
 			HandshakesRefused: map[string]uint64{"token_expired": 4},
 			TokenRefusals:     map[string]uint64{"wrong_room": 5},
 		}

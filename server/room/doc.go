@@ -9,13 +9,30 @@
 //	server                                  model (e.g. lockstep, fog_authoritative)
 //	  JoinRoom → pick model → seat ──┐
 //	  … room full …                  └─▶ Model.New(Params{Seats, Inbox, Clock, …}) → Room
-//	  reader per seat ─ rate limit ─▶ Inbox ─▶ Room.Run (one goroutine)
+//	  reader per seat ─ rate limit ─▶ Inbox ─▶ Room.Run (one goroutine: the Driver)
 //	  JoinRoom as rejoin/spectator/late ─▶ Inbox (Inbound.Joined) ─▶ Room.Run
 //	  Stats / metrics ◀──────────────────── Room.Status, Model.Metrics
 //	  close seats left open ◀──────────────  Run returns
 //
+// # The driver
+//
+// A model brings only what is its own: a Core (handle an inbound message
+// or seat change with now, tick with now, what to send to whom, status,
+// its end) and its figures (Model.Metrics). Driver runs any model's Core
+// and owns the rest, the same for every model:
+//
+//	Inbox.Ready or timer ─▶ Take ─▶ Core.Handle(now, in) … ─▶ Core.Tick(now)
+//	  ─▶ for Core.HasReady: Ready ─▶ Conn.Send per seat ─▶ FlushGroup.Flush ─▶ close seats ─▶ Core.Advance
+//	  ─▶ backpressure policy (SendGrace) ─▶ Status every StatusInterval ─▶ timer = Core.Next
+//
+// The backpressure policy: a seat that takes nothing for SendGrace (its
+// reliable lane refuses and its backlog does not move, or its peer
+// acknowledges nothing) is disconnected with ErrTooSlow's text as the
+// reason its client reads, counted (Counters.TooSlow) and logged at most
+// once a second per model; the others play on. See backpressure.go.
+//
 // A model lives in a package of its own and imports this package, never
-// the lockstep relay. It declares the transport channels it uses
+// another model. It declares the transport channels it uses
 // (Model.Channels, taken from server/lanes.Channels() so every model keeps
 // the same lanes and every client dials with lanes.TransportConfig());
 // every connection of a server shares one transport

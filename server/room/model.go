@@ -94,6 +94,10 @@ type Params struct {
 	// (delivering what is queued) with reason; the server waits for it
 	// when it closes. The seat's end then arrives in the Inbox.
 	CloseSeat func(i int, reason string)
+	// Counters are the model's send figures, shared by its rooms'
+	// drivers (the server reports them by model); nil gives a room
+	// counters of its own.
+	Counters *Counters
 }
 
 // Seat is a seated player, or a spectator (Player 0).
@@ -102,7 +106,8 @@ type Seat struct {
 	Conn   *transport.Conn
 }
 
-// Room is a started match of one model.
+// Room is a started match of one model. A model's New usually returns
+// NewDriver(p, core): the Driver is the Room, the model brings its Core.
 type Room interface {
 	// Run drives the match until it ends, every seat is gone or ctx is
 	// done (the server is closing). The server closes the seats still

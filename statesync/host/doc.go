@@ -1,8 +1,11 @@
 // Package host runs state-sync rooms in tickwire's server: Model is the
 // "state_sync" network model for the server's model seam
-// (server/room), and its rooms are the thin shell around the pure
-// statesync.Server core: they decode what the seats send, feed the core
-// with the server clock, and send what it produces.
+// (server/room), and its rooms are the thin adapter around the pure
+// statesync.Server core that the room driver (room.Driver) runs: they
+// decode what the seats send, feed the core with the server clock, and
+// hand the driver what it produces, encoded. The driver sends it, and
+// applies the server's one backpressure policy (room.SendGrace) to a
+// seat that does not take it.
 //
 // Every message travels on the reliable ordered orders lane, except
 // STATE_HASH and PARTITION_DATA from clients, which a client sends on the

@@ -1,7 +1,6 @@
 package host
 
 import (
-	"context"
 	"errors"
 	"slices"
 	"sync/atomic"
@@ -75,7 +74,7 @@ func Model(cfg Config) room.Model {
 		New: func(p room.Params) (room.Room, error) {
 			c := cfg.Core
 			c.TickHz = hz
-			return newRoom(p, c, cfg.OnReport, totals), nil
+			return room.NewDriver(p, newRoom(p, c, cfg.OnReport, totals)), nil
 		},
 		Metrics: totals.metrics,
 	}
@@ -95,87 +94,45 @@ func (t *totals) metrics() []admin.Metric {
 	}
 }
 
-// ssRoom is one state-sync room: the shell around a statesync.Server.
+// ssRoom is one state-sync room's core for the room driver
+// (server/room.Driver): it decodes what the seats send, feeds the
+// statesync.Server with the server clock, and hands the driver what the
+// core produces, encoded and chunked.
 type ssRoom struct {
-	p       room.Params
 	core    *statesync.Server
 	open    []bool
 	reasm   []msg.Reassembler
-	outbox  []Outbox
-	taken   []room.Inbound
+	out     []room.Envelope
+	arena   []byte
 	report  Report
 	onEnd   func(Report)
 	totals  *totals
-	frame   atomic.Uint64
 	started time.Duration
-	flushed []*transport.Conn
-	cpu     time.Duration // decoding, core and encoding of this turn
-	group   transport.FlushGroup
+	frame   uint32        // the core's frame when the CPU time was last settled
+	cpu     time.Duration // decoding, core and encoding since then
 }
 
 func newRoom(p room.Params, cfg statesync.Config, onEnd func(Report), t *totals) *ssRoom {
-	r := &ssRoom{p: p, core: statesync.NewServer(cfg, p.Clock()), open: make([]bool, len(p.Seats)),
-		reasm: make([]msg.Reassembler, len(p.Seats)), outbox: make([]Outbox, len(p.Seats)), onEnd: onEnd, totals: t}
+	now := p.Clock()
+	r := &ssRoom{core: statesync.NewServer(cfg, now), open: make([]bool, len(p.Seats)),
+		reasm: make([]msg.Reassembler, len(p.Seats)), onEnd: onEnd, totals: t, started: now}
 	r.report = Report{Room: p.Name, Players: len(p.Seats), BytesIn: make([]int, len(p.Seats)), BytesOut: make([]int, len(p.Seats))}
-	return r
-}
-
-func (r *ssRoom) Status() room.Status {
-	return room.Status{Phase: "playing", Tick: r.frame.Load()}
-}
-
-// Run drives the room until every seat is gone or ctx ends.
-func (r *ssRoom) Run(ctx context.Context) error {
-	now := r.p.Clock()
-	r.started = now
-	for i := range r.p.Seats {
+	for i := range p.Seats {
 		r.open[i] = true
 		_ = r.core.Join(now, seatID(i))
 	}
-	r.output()
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	defer r.end()
-	for {
-		select {
-		case <-r.p.Inbox.Ready():
-		case <-timer.C:
-		case <-ctx.Done():
-			return nil
-		}
-		r.taken = r.p.Inbox.Take(r.taken[:0])
-		start := time.Now()
-		for i := range r.taken {
-			r.handle(&r.taken[i])
-		}
-		clear(r.taken)
-		before := r.core.Frame()
-		r.core.Tick(r.p.Clock())
-		r.cpu = time.Since(start)
-		r.output()
-		cpu := r.cpu
-		if r.core.Frame() != before {
-			r.report.FrameCPU = keep(r.report.FrameCPU, cpu)
-			r.frame.Store(uint64(r.core.Frame()))
-			r.totals.frames.Add(uint64(r.core.Frame() - before))
-		} else if n := len(r.report.FrameCPU); n > 0 {
-			r.report.FrameCPU[n-1] += cpu // messages of the frame being collected
-		}
-		if !slices.Contains(r.open, true) {
-			return nil
-		}
-		next := r.core.NextDeadline() - r.p.Clock()
-		if slices.ContainsFunc(r.outbox, func(o Outbox) bool { return o.Waiting() }) {
-			next = min(next, 5*time.Millisecond) // retry what the lanes refused
-		}
-		timer.Reset(max(next, 0))
-	}
+	return r
 }
 
 func seatID(i int) uint32 { return uint32(i + 1) }
 
-// handle applies one inbound message or a seat's end.
-func (r *ssRoom) handle(in *room.Inbound) {
+// Handle implements room.Core: one inbound message or a seat's change.
+func (r *ssRoom) Handle(now time.Duration, in *room.Inbound) {
+	if in.Seat >= len(r.open) {
+		return
+	}
+	start := time.Now()
+	defer func() { r.cpu += time.Since(start) }()
 	id := seatID(in.Seat)
 	switch {
 	case in.Err != nil:
@@ -185,12 +142,8 @@ func (r *ssRoom) handle(in *room.Inbound) {
 		}
 		return
 	case in.Joined != nil: // a new player in the seat of one that left
-		if in.Seat >= len(r.p.Seats) {
-			return
-		}
-		r.p.Seats[in.Seat].Conn = in.Joined.Conn
 		r.open[in.Seat] = true
-		r.reasm[in.Seat], r.outbox[in.Seat] = msg.Reassembler{}, Outbox{}
+		r.reasm[in.Seat] = msg.Reassembler{}
 		r.core.Leave(in.At, id)
 		_ = r.core.Join(in.At, id)
 		return
@@ -221,86 +174,100 @@ func (r *ssRoom) handle(in *room.Inbound) {
 	}
 }
 
-// output sends what the core produced and records its events.
-func (r *ssRoom) output() {
-	r.drain()
-	for r.core.HasReady() {
-		rd := r.core.Ready()
-		for _, env := range rd.Messages {
-			start := time.Now()
-			b, err := msg.Append(nil, env.Msg)
-			if err != nil {
-				continue
-			}
-			pieces, err := msg.Split(b, MaxDatagramMessage)
-			r.cpu += time.Since(start)
-			if err != nil {
-				continue
-			}
-			if env.Broadcast {
-				for i := range r.p.Seats {
-					r.send(i, pieces)
-				}
-			} else if i := int(env.To) - 1; i >= 0 && i < len(r.p.Seats) {
-				r.send(i, pieces)
-			}
-		}
-		for _, e := range rd.Events {
-			r.record(e)
-		}
-		r.core.Advance(rd)
-	}
-	if len(r.flushed) > 0 {
-		r.group.Flush(r.flushed...)
-		r.flushed = r.flushed[:0]
-	}
+// Tick implements room.Core.
+func (r *ssRoom) Tick(now time.Duration) {
+	start := time.Now()
+	r.core.Tick(now)
+	r.cpu += time.Since(start)
+	r.settle()
 }
 
-func (r *ssRoom) send(i int, pieces [][]byte) {
+// HasReady implements room.Core.
+func (r *ssRoom) HasReady() bool { return r.core.HasReady() }
+
+// Ready implements room.Core: the core's messages encoded, chunked, for
+// their seats, and its events recorded.
+func (r *ssRoom) Ready() room.Ready {
+	start := time.Now()
+	rd := r.core.Ready()
+	for _, env := range rd.Messages {
+		b, err := msg.Append(r.arena, env.Msg)
+		if err != nil {
+			continue
+		}
+		pieces, err := msg.Split(b[len(r.arena):], MaxDatagramMessage)
+		r.arena = b
+		if err != nil {
+			continue
+		}
+		if env.Broadcast {
+			for i := range r.open {
+				r.emit(i, pieces)
+			}
+		} else if i := int(env.To) - 1; i >= 0 && i < len(r.open) {
+			r.emit(i, pieces)
+		}
+	}
+	for _, e := range rd.Events {
+		r.record(e)
+	}
+	r.core.Advance(rd)
+	r.cpu += time.Since(start)
+	return room.Ready{Messages: r.out}
+}
+
+// emit hands seat i's pieces of a message to the driver.
+func (r *ssRoom) emit(i int, pieces [][]byte) {
 	if !r.open[i] {
 		return
 	}
-	conn := r.p.Seats[i].Conn
-	n, err := r.outbox[i].Send(conn, lanes.Orders, pieces)
-	r.report.BytesOut[i] += n
-	if err != nil {
-		r.closeSeat(i, err)
+	for _, p := range pieces {
+		r.out = append(r.out, room.Envelope{Seat: i, Lane: lanes.Orders, Data: p})
+		r.report.BytesOut[i] += len(p)
+	}
+}
+
+// Advance implements room.Core (the core's Ready was advanced in Ready:
+// its messages are encoded).
+func (r *ssRoom) Advance() {
+	clear(r.out)
+	r.out, r.arena = r.out[:0], r.arena[:0]
+	r.settle()
+}
+
+// settle adds the CPU time since the last settle to the frame it served:
+// a new broadcast frame, or the one being collected.
+func (r *ssRoom) settle() {
+	if r.core.HasReady() {
 		return
 	}
-	if !slices.Contains(r.flushed, conn) {
-		r.flushed = append(r.flushed, conn)
+	frame := r.core.Frame()
+	switch {
+	case frame != r.frame:
+		r.report.FrameCPU = keep(r.report.FrameCPU, r.cpu)
+		r.totals.frames.Add(uint64(frame - r.frame))
+		r.frame = frame
+	case len(r.report.FrameCPU) > 0:
+		r.report.FrameCPU[len(r.report.FrameCPU)-1] += r.cpu // messages of the frame being collected
 	}
+	r.cpu = 0
 }
 
-// drain retries what the seats' lanes refused before.
-func (r *ssRoom) drain() {
-	for i := range r.p.Seats {
-		if !r.open[i] || !r.outbox[i].Waiting() {
-			continue
-		}
-		conn := r.p.Seats[i].Conn
-		n, err := r.outbox[i].Drain(conn, lanes.Orders)
-		r.report.BytesOut[i] += n
-		if err != nil {
-			r.closeSeat(i, err)
-			continue
-		}
-		if n > 0 && !slices.Contains(r.flushed, conn) {
-			r.flushed = append(r.flushed, conn)
-		}
-	}
+// Next implements room.Core.
+func (r *ssRoom) Next() (time.Duration, bool) { return r.core.NextDeadline(), true }
+
+// Done implements room.Core: every seat is gone.
+func (r *ssRoom) Done() bool { return !slices.Contains(r.open, true) }
+
+// Status implements room.Core.
+func (r *ssRoom) Status(time.Duration) room.Status {
+	return room.Status{Phase: "playing", Tick: uint64(r.core.Frame())}
 }
 
-// closeSeat gives up on a seat whose connection cannot take its messages.
-func (r *ssRoom) closeSeat(i int, err error) {
-	r.open[i] = false
-	r.core.Leave(r.p.Clock(), seatID(i))
-	r.p.CloseSeat(i, err.Error())
-}
-
-func (r *ssRoom) end() {
+// End implements room.Core: the room's report.
+func (r *ssRoom) End(now time.Duration) {
 	r.report.Stats = r.core.Stats()
-	r.report.Duration = r.p.Clock() - r.started
+	r.report.Duration = now - r.started
 	if r.onEnd != nil {
 		r.onEnd(r.report)
 	}

@@ -6,16 +6,18 @@ import (
 	"github.com/tickwire/tickwire/transport"
 )
 
-// MaxOutbox bounds the bytes waiting for one connection's reliable lane
-// to take them; a peer that falls this far behind is closed.
+// MaxOutbox bounds the bytes waiting for a client connection's reliable
+// lane to take them. (A room's seats are under the room driver's
+// policy instead: room.SendGrace, room.MaxBacklog.)
 const MaxOutbox = 1 << 20
 
 // ErrOutboxFull: a peer fell too far behind.
 var ErrOutboxFull = errors.New("statesync/host: peer too far behind")
 
-// Outbox holds, per connection, the messages its reliable lane refused
-// for the moment (transport.ErrBackpressure), in order: a TICK or a chunk
-// of one can never be dropped, or the peer would wait for it forever.
+// Outbox holds, for a client's connection, the messages its reliable
+// lane refused for the moment (transport.ErrBackpressure), in order: a
+// TICK or a chunk of one can never be dropped, or the peer would wait
+// for it forever.
 type Outbox struct {
 	queue [][]byte
 	bytes int

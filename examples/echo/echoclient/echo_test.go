@@ -11,6 +11,7 @@ import (
 	"github.com/tickwire/tickwire/examples/echo/echoclient"
 	"github.com/tickwire/tickwire/examples/echo/echoserver"
 	"github.com/tickwire/tickwire/server"
+	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/transport"
 )
@@ -73,14 +74,16 @@ func TestBotsOverLoopbackUDP(t *testing.T) {
 }
 
 // TestJoinRefusedForAnotherModel: a server that does not host the echo
-// model refuses an echo client's join, and Join says so.
+// model (only another) refuses an echo client's join, and Join says so.
 func TestJoinRefusedForAnotherModel(t *testing.T) {
-	addr, tc := serve(t, server.Config{}) // lockstep only
+	other := room.Model{Name: "other", MaxRoomSize: 2, Channels: lanes.Channels(),
+		New: func(room.Params) (room.Room, error) { return nil, errors.New("never started") }}
+	addr, tc := serve(t, server.Config{Models: []room.Model{other}, DefaultModel: other.Name})
 	conn, err := transport.DialUDP(t.Context(), addr.String(), tc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := echoclient.Join(t.Context(), conn, "r", 2); !errors.Is(err, echoclient.ErrRefused) {
-		t.Fatalf("a lockstep-only server answered an echo client's join with %v, want ErrRefused", err)
+		t.Fatalf("a server without the echo model answered an echo client's join with %v, want ErrRefused", err)
 	}
 }
