@@ -125,4 +125,9 @@ type Status struct {
 	Phase string
 	// Tick is the match's current tick.
 	Tick uint64
+	// Outcome is the model's verdict once the match is over ("finished",
+	// "desync", …) for the server's match records; "" lets the server
+	// decide (finished if the match got past tick 0, abandoned if not,
+	// shutdown if the server closed it).
+	Outcome string
 }
