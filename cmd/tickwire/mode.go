@@ -25,9 +25,9 @@ type mode interface {
 	// without settings. serve decodes the table before serverModels.
 	settings() (key string, table modeSettings)
 	// serverModels are the room models serve hosts for the mode, from
-	// the server's options and the mode's settings; none for a model
-	// the server hosts by itself (lockstep). An error names the bad
-	// setting.
+	// the server's options and the mode's settings (lockstep's room
+	// model too: the server hosts no model by itself). An error names
+	// the bad setting.
 	serverModels(h hostOptions) ([]room.Model, error)
 	// demo plays "tickwire demo --mode NAME" with args: a server in this
 	// process and its bots over loopback UDP, then the summary.
