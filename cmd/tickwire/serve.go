@@ -34,6 +34,7 @@ type serveFlags struct {
 	messageRate    int
 	messageBurst   int
 	defaultModel   string
+	play           string
 	sec            securityFlags
 	// from the configuration file only
 	matchTypes     map[string]string
@@ -60,6 +61,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 	fs.IntVar(&f.messageRate, "message-rate", 0, "inbound messages per second per connection (default 4 × --tps)")
 	fs.IntVar(&f.messageBurst, "message-burst", 0, "inbound message burst per connection (default 4 × --tps)")
 	fs.StringVar(&f.defaultModel, "default-network-model", room.Lockstep, "network model of rooms whose match type names none ("+strings.Join(hostedModels(), ", ")+")")
+	fs.StringVar(&f.play, "play", "", "HTTP address serving the playable page at / and the WebSocket endpoint at /ws (empty: none); the page joins ?room=NAME&size=N, default a prediction room \"play\" of 1")
 	f.sec.addServer(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return f, err
@@ -190,6 +192,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		wg.Go(func() { adminErr = adm.Serve(ctx, hl) })
 		log.Info("admin listening", "addr", hl.Addr().String())
 	}
+	if f.play != "" {
+		ps, err := startPlay(ctx, f.play, ln, publicKey(tcfg.Security), joinFromQuery(f.predictArena()))
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		defer ps.stop()
+		log.Info("play page", "url", ps.url)
+	}
 	log.Info("server listening", "addr", ln.Addr().String(), "tps", f.tps, "max_games", f.maxGames, "default_network_model", f.defaultModel,
 		"encrypted", tcfg.Security != nil, "public_key", publicKeyHex(tcfg.Security),
 		"tokens_required", scfg.RequireToken)
@@ -254,4 +265,15 @@ func adminSource(srv *server.Server, ln *transport.Listener) admin.Source {
 		addFigures(&a, st, ln.Stats())
 		return a
 	})
+}
+
+// predictArena is the prediction rooms' arena_size ([relay.prediction]),
+// which the play page's clients must share.
+func (f *serveFlags) predictArena() int {
+	for _, m := range f.modes {
+		if pm, ok := m.(*predictMode); ok {
+			return pm.file.ArenaSize
+		}
+	}
+	return 0
 }
