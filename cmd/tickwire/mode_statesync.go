@@ -32,6 +32,7 @@ func (statesyncMode) serverModels(hostOptions) ([]room.Model, error) {
 type ssDemoFlags struct {
 	demoCommon
 	ssFaults
+	hostile int
 }
 
 // ssFaults are the fault-plan options demo and bot share.
@@ -74,7 +75,13 @@ func parseStateSyncDemoFlags(args []string, stderr io.Writer) (ssDemoFlags, erro
 		jitter: 5 * time.Millisecond, loss: 0.02, ticks: "frames to play, at 20 per second", seed: ssSeedUsage,
 		json: "print one JSON object"}, stderr)
 	f.ssFaults.add(fs, 3, 0.1)
-	err := f.parse(fs, args, 255, func() error { return f.ssFaults.check(f.players, f.ticks) })
+	fs.IntVar(&f.hostile, "hostile", 0, "hostile bots beside the players: they play honestly and lie with every tactic of the adversary tests")
+	err := f.parse(fs, args, 255, func() error {
+		if f.hostile < 0 || f.players+f.hostile > 255 {
+			return fmt.Errorf("%w: --hostile must be 0..%d", errUsage, 255-f.players)
+		}
+		return f.ssFaults.check(f.players, f.ticks)
+	})
 	return f, err
 }
 
@@ -95,8 +102,15 @@ type ssReport struct {
 	DownloadBytesPerClientS float64           `json:"download_bytes_per_client_s"`
 	ServerCPUMsPerTickP99   float64           `json:"server_cpu_ms_per_tick_p99"`
 	AllInSync               bool              `json:"all_in_sync"`
+	// HostileIdentified is how many hostile bots the server charged with
+	// an offence (demo --hostile).
+	HostileIdentified int `json:"hostile_identified"`
 
 	injected int // bots corrupted by the plan
+	hostile  int // hostile bots besides the players
+	// honestDesyncs and honestRecovered are the honest bots' own counts
+	// of desync episodes and repairs, judged when hostile bots desync too.
+	honestDesyncs, honestRecovered int
 }
 
 // demo plays a state-sync match in one process over loopback
@@ -115,19 +129,32 @@ func (statesyncMode) demo(ctx context.Context, args []string, stdout, stderr io.
 		return err
 	}
 	plans := f.plans(f.players, f.ticks, f.seed)
-	results := syncclient.Play(ctx, syncclient.Run{Players: f.players, RoomSize: f.players, Room: "demo", Frames: uint32(f.ticks), Plans: plans, Dial: d.dial})
+	for range f.hostile {
+		plans = append(plans, syncclient.Plan{Hostile: true})
+	}
+	all := syncclient.Play(ctx, syncclient.Run{Players: len(plans), RoomSize: len(plans), Room: "demo", Frames: uint32(f.ticks), Plans: plans, Dial: d.dial})
 	d.stop()
 	var rep host.Report
 	select {
 	case rep = <-reports:
 	case <-time.After(5 * time.Second):
 	}
+	results, liars := all[:f.players], all[f.players:]
 	r := ssSummary(f.players, f.ticks, results, &rep)
-	r.injected = f.corrupt
+	r.injected, r.hostile = f.corrupt, f.hostile
+	for _, p := range liars {
+		if rep.Offenders[p.CoreID] > 0 {
+			r.HostileIdentified++
+		}
+	}
+	for _, p := range results {
+		r.honestDesyncs += p.Desyncs
+		r.honestRecovered += p.Recovered
+	}
 	reportStuck(stderr, results)
 	return printReport(stdout, r, f.json, func(w io.Writer) {
-		fmt.Fprintf(w, "tickwire demo --mode statesync: %d bots, %d frames at 20 Hz, %s, %d corrupted, %.0f%% churn\n",
-			f.players, f.ticks, f.impairment(), f.corrupt, 100*f.churn)
+		fmt.Fprintf(w, "tickwire demo --mode statesync: %d bots and %d hostile ones, %d frames at 20 Hz, %s, %d corrupted, %.0f%% churn\n",
+			f.players, f.hostile, f.ticks, f.impairment(), f.corrupt, 100*f.churn)
 	})
 }
 
@@ -195,12 +222,24 @@ func (r ssReport) table(w io.Writer) {
 	fmt.Fprintf(w, "per client: upload %.0f B/s, download %.0f B/s; server CPU p99 %.3f ms per frame\n",
 		r.UploadBytesPerClientS, r.DownloadBytesPerClientS, r.ServerCPUMsPerTickP99)
 	fmt.Fprintf(w, "in sync: %v\n", r.AllInSync)
+	if r.hostile > 0 {
+		fmt.Fprintf(w, "hostile bots identified: %d of %d; honest bots: %d desyncs, %d repairs\n",
+			r.HostileIdentified, r.hostile, r.honestDesyncs, r.honestRecovered)
+	}
 }
 
 // verdict is errNotInSync unless the clients are in sync and every desync
-// was recovered, at least one per corrupted bot.
+// was recovered, at least one per corrupted bot. With hostile bots (whose
+// desyncs need not be recovered: they may be removed), the honest bots
+// must end in sync with at least one repair per corrupted bot, and every
+// hostile bot must have been identified.
 func (r ssReport) verdict() error {
-	if !r.AllInSync || r.DesyncsRecovered != r.DesyncsDetected || r.DesyncsRecovered < r.injected {
+	switch {
+	case !r.AllInSync:
+		return errNotInSync
+	case r.hostile == 0 && (r.DesyncsRecovered != r.DesyncsDetected || r.DesyncsRecovered < r.injected):
+		return errNotInSync
+	case r.hostile > 0 && (r.honestRecovered < r.injected || r.HostileIdentified < r.hostile):
 		return errNotInSync
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/tickwire/tickwire/internal/botpool"
@@ -24,15 +25,31 @@ type Run struct {
 // Play joins the bots and plays them to the end concurrently, returning
 // each bot's result in order. A bot that churns closes its connection,
 // stays away a second and comes back as a new client over a new
-// connection (the room's late-join path).
+// connection (the room's late-join path). Hostile bots play until the
+// honest ones are done (a hostile bot the room removed gets no more
+// frames).
 func Play(ctx context.Context, r Run) []Result {
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(r.Frames)*50*time.Millisecond+2*time.Minute)
 	defer cancel()
-	return botpool.Play(r.Players, func(i int) Result {
-		p := &player{ticks: r.Frames}
-		if i < len(r.Plans) {
-			p.plan = r.Plans[i]
+	plans := make([]Plan, r.Players)
+	copy(plans, r.Plans)
+	hostileCtx, honestDone := context.WithCancel(ctx)
+	defer honestDone()
+	var honest sync.WaitGroup
+	for _, pl := range plans {
+		if !pl.Hostile {
+			honest.Add(1)
 		}
+	}
+	go func() { honest.Wait(); honestDone() }()
+	return botpool.Play(r.Players, func(i int) Result {
+		ctx := ctx
+		if plans[i].Hostile {
+			ctx = hostileCtx
+		} else {
+			defer honest.Done()
+		}
+		p := &player{ticks: r.Frames, plan: plans[i]}
 		for {
 			if err := p.dialAndJoin(ctx, i, r.Room, r.RoomSize, r.Dial); err != nil {
 				p.res.Err = err

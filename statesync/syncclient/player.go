@@ -13,6 +13,7 @@ import (
 	"github.com/tickwire/tickwire/statesync"
 	"github.com/tickwire/tickwire/statesync/actiongame"
 	"github.com/tickwire/tickwire/statesync/host"
+	"github.com/tickwire/tickwire/statesync/hostile"
 	ssmsg "github.com/tickwire/tickwire/statesync/msg"
 	"github.com/tickwire/tickwire/transport"
 )
@@ -30,6 +31,9 @@ const gameSeed = 20261123
 type Plan struct {
 	CorruptAt uint32   // frame after which it corrupts its state (0: never)
 	ChurnAt   []uint32 // frames at which it leaves for away and comes back
+	// Hostile: it plays honestly and lies on top, with every tactic of
+	// package statesync/hostile.
+	Hostile bool
 }
 
 // away is how long a churned bot stays away: 20 frames.
@@ -48,14 +52,16 @@ type player struct {
 	bot    *action.Bot
 	reasm  ssmsg.Reassembler
 	outbox host.Outbox
-	joined bool // its JoinInput went out since it last synced
-	churn  bool // it left, to come back over a new connection
+	liar   *hostile.Liar // a hostile bot's lies
+	joined bool          // its JoinInput went out since it last synced
+	churn  bool          // it left, to come back over a new connection
 	last   uint32
 	// helloAt is when it dialed to come back, until it synced.
 	helloAt time.Time
 	// desynced: named desynced at desyncAt and not yet recovered.
-	desynced bool
-	desyncAt uint32
+	desynced   bool
+	desyncAt   uint32
+	repairedAt uint32 // the frame of its last correction or full state
 
 	res Result
 }
@@ -73,6 +79,8 @@ type Result struct {
 	Desyncs    int // episodes: named desynced after being in sync
 	Recovered  int
 	Corrupted  bool
+	Hostile    bool
+	CoreID     uint32 // the id its room's core knows it by
 	RecoveryF  []uint32
 	RecoveryB  []int
 	LateJoins  []time.Duration
@@ -133,6 +141,10 @@ func (p *player) fresh() {
 	p.core = statesync.NewClient(statesync.ClientConfig{}, p.eng)
 	p.bot = action.NewBot(uint64(p.id) * 7919)
 	p.joined, p.last = false, 0
+	p.res.Hostile = p.plan.Hostile
+	if p.plan.Hostile {
+		p.liar = &hostile.Liar{Tactics: hostile.All, Engine: p.eng, Client: p.core}
+	}
 }
 
 // play runs the bot on its connection until it has simulated frame
@@ -153,6 +165,12 @@ func (p *player) play(ctx context.Context) (churned bool) {
 			continue
 		}
 		_ = p.core.Step(m) // a message the core refuses changes nothing; it may still have queued output
+		if tick, ok := m.(*ssmsg.Tick); ok && p.liar != nil {
+			for _, lie := range p.liar.OnTick(tick) {
+				p.send(lie)
+			}
+		}
+		p.res.CoreID = p.core.ID()
 		p.afterStep()
 		p.flush()
 		if h, ok := p.core.HashAt(p.ticks); ok && p.core.Frame() >= p.ticks {
@@ -220,6 +238,9 @@ func (p *player) flush() {
 	for p.core.HasReady() {
 		rd := p.core.Ready()
 		for _, m := range rd.Messages {
+			if p.liar != nil {
+				m = p.liar.Rewrite(m)
+			}
 			p.send(m)
 		}
 		for _, e := range rd.Events {
@@ -265,11 +286,14 @@ func (p *player) event(e statesync.ClientEvent) {
 	case statesync.ClientDisagreed:
 		r.Disagreed++
 	case statesync.ClientDesynced:
-		if !p.desynced {
+		// A verdict on a frame before its last repair is stale, not a
+		// new desync.
+		if !p.desynced && e.Frame > p.repairedAt {
 			p.desynced, p.desyncAt = true, e.Frame
 			r.Desyncs++
 		}
 	case statesync.ClientCorrected, statesync.ClientSynced:
+		p.repairedAt = e.Frame
 		switch {
 		case p.desynced:
 			p.desynced = false
