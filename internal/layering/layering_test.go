@@ -67,7 +67,7 @@ var gamePackages = []string{"protocol", "sim", "lockstep", "fogauth", "predict",
 
 // models are the network models: each is a tree of packages (pure core,
 // client, server model) that imports no other model.
-var models = []string{"lockstep", "fogauth", "predict", "statesync"}
+var models = []string{"lockstep", "fogauth", "predict", "statesync", "examples"}
 
 // otherModel reports whether d belongs to a network model other than self.
 func otherModel(self string, d dep) bool {
@@ -148,6 +148,7 @@ func rules() []rule {
 		{pkg: "fogauth", name: "fogauth/...", allowed: noOtherModel("fogauth")},
 		{pkg: "predict", name: "predict/...", allowed: noOtherModel("predict")},
 		{pkg: "statesync", name: "statesync/...", allowed: noOtherModel("statesync")},
+		{pkg: "examples", name: "examples/...", allowed: noOtherModel("examples")},
 		// RelayCore is a pure state machine: sockets live in the server.
 		{pkg: "lockstep/relay", exact: true, allowed: func(d dep) (bool, string) {
 			switch {
@@ -250,6 +251,17 @@ func rules() []rule {
 				return true, ""
 			}
 			return false, "a game adapter may import only predict, sim, protocol, wire, metrics, xxHash and the standard library"
+		}},
+		// The example model's core is pure, as every model's is: no
+		// sockets, no transport, no server.
+		{pkg: "examples/echo", exact: true, allowed: func(d dep) (bool, string) {
+			switch {
+			case d.standard && networking(d.path):
+				return false, "the echo core is pure: no networking code"
+			case d.standard, under(d.path, "protocol", "wire"):
+				return true, ""
+			}
+			return false, "the echo core may import only protocol, wire and the standard library"
 		}},
 	}
 }
@@ -367,6 +379,8 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"fogauth":               {{path: module + "/transport"}, {path: module + "/netsim"}, {path: module + "/server/room"}, {path: "net", standard: true}},
 		"predict/...":           {{path: module + "/lockstep/msg"}, {path: module + "/lockstep/relay"}, {path: module + "/statesync"}, {path: module + "/fogauth/fogclient"}},
 		"statesync/...":         {{path: module + "/lockstep"}, {path: module + "/lockstep/msg"}, {path: module + "/predict/lanes"}, {path: module + "/fogauth"}},
+		"examples/...":          {{path: module + "/lockstep/msg"}, {path: module + "/lockstep/relay"}, {path: module + "/fogauth/fogclient"}, {path: module + "/statesync"}},
+		"examples/echo":         {{path: module + "/transport"}, {path: module + "/server/room"}, {path: "net", standard: true}},
 		"lockstep/relay":        {{path: module + "/transport"}, {path: module + "/server"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
 		"predict/predictserver": {{path: module + "/sim/action"}, {path: module + "/sim"}},
 		"predict/actiongame":    {{path: module + "/transport"}, {path: module + "/predict/netlayer"}, {path: "net/netip", standard: true}},
