@@ -17,8 +17,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tickwire/tickwire/internal/botrun"
 	"github.com/tickwire/tickwire/internal/relaybench"
+	"github.com/tickwire/tickwire/lockstep/lockstepbot"
 	"github.com/tickwire/tickwire/lockstep/lockstepserver"
 	"github.com/tickwire/tickwire/lockstep/relay"
 	"github.com/tickwire/tickwire/metrics"
@@ -237,7 +237,7 @@ type ramp struct {
 
 	probeWG   sync.WaitGroup
 	stopProbe context.CancelFunc
-	probeEnd  botrun.Report // set when the probe game ends
+	probeEnd  lockstepbot.Report // set when the probe game ends
 
 	loads    []*exec.Cmd
 	running  int // games asked for so far, the probe included
@@ -278,8 +278,8 @@ func startRamp(ctx context.Context, r *relayBenchReport, most int, progress io.W
 	rp.stopProbe = stop
 	addr := rp.lr.addr.String()
 	rp.probeWG.Go(func() {
-		rp.probeEnd, _ = botrun.Run(pctx, botrun.Config{Players: 4, Ticks: math.MaxUint32, Light: true, OnTick: rp.probe.add,
-			Join: func(ctx context.Context, i int) (botrun.Client, error) {
+		rp.probeEnd, _ = lockstepbot.Run(pctx, lockstepbot.Config{Players: 4, Ticks: math.MaxUint32, Light: true, OnTick: rp.probe.add,
+			Join: func(ctx context.Context, i int) (lockstepbot.Client, error) {
 				conn, err := transport.DialUDP(ctx, addr, lanes.TransportConfig())
 				if err != nil {
 					return nil, err

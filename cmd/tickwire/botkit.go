@@ -6,8 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"sync"
 
+	"github.com/tickwire/tickwire/internal/botpool"
 	"github.com/tickwire/tickwire/transport"
 )
 
@@ -16,7 +16,7 @@ import (
 // bots side by side and printing their summary.
 
 // dialer connects bot i to the server.
-type dialer func(ctx context.Context, i int) (*transport.Conn, error)
+type dialer = botpool.Dial
 
 // botCommon are the options every "tickwire bot --mode M" has.
 type botCommon struct {
@@ -97,18 +97,6 @@ func (f *botCommon) dialer(tcfg transport.Config) (dialer, error) {
 	return func(ctx context.Context, _ int) (*transport.Conn, error) {
 		return transport.DialUDP(ctx, f.server, tcfg)
 	}, nil
-}
-
-// playBots runs play for bots 0..n-1 side by side and returns their
-// results in that order.
-func playBots[T any](n int, play func(i int) T) []T {
-	out := make([]T, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() { out[i] = play(i) })
-	}
-	wg.Wait()
-	return out
 }
 
 // summary is a mode's report of its bots.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tickwire/tickwire/internal/botrun"
+	"github.com/tickwire/tickwire/lockstep/lockstepbot"
 )
 
 func TestBotCommonParse(t *testing.T) {
@@ -24,19 +24,10 @@ func TestBotCommonParse(t *testing.T) {
 	}
 }
 
-func TestPlayBotsKeepsOrder(t *testing.T) {
-	got := playBots(50, func(i int) int { return i * i })
-	for i, v := range got {
-		if v != i*i {
-			t.Fatalf("result %d is %d", i, v)
-		}
-	}
-}
-
 // TestLockstepReportJSON: the lockstep summary's JSON is exactly the
-// botrun.Report's.
+// lockstepbot.Report's.
 func TestLockstepReportJSON(t *testing.T) {
-	r := botrun.Report{Players: []botrun.PlayerReport{{ID: 1, FinalHash: "00ff"}}, AllInSync: true, NetworkModel: "lockstep"}
+	r := lockstepbot.Report{Players: []lockstepbot.PlayerReport{{ID: 1, FinalHash: "00ff"}}, AllInSync: true, NetworkModel: "lockstep"}
 	want, _ := json.Marshal(&r)
 	var out bytes.Buffer
 	if err := printReport(&out, lockstepReport{&r}, true, nil); err != nil {

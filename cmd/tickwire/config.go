@@ -3,23 +3,23 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/tickwire/tickwire/fogauth"
 	"github.com/tickwire/tickwire/server/join"
 )
 
 // fileConfig is server_config.toml: the seed's keys and one key for each
-// flag of "tickwire relay". A key left out keeps its default (or the
+// flag of "tickwire serve". A key left out keeps its default (or the
 // flag's value); a flag given on the command line overrides the file.
 // Every key is in snake case under [relay] (see docs/serve.md for the list).
 type fileConfig struct {
 	Capabilities struct {
-		// Relay = false disables game hosting: "tickwire relay" refuses
+		// Relay = false disables game hosting: "tickwire serve" refuses
 		// to start.
 		Relay *bool `toml:"relay"`
 	} `toml:"capabilities"`
@@ -46,29 +46,13 @@ type relayFile struct {
 	// the model of a room whose match type has none.
 	AllowRequestedNetworkModel *bool                `toml:"allow_requested_network_model"`
 	MatchTypes                 map[string]matchType `toml:"match_types"`
-	FogAuth                    fogAuthFile          `toml:"fogauth"`
-	Prediction                 predictionFile       `toml:"prediction"`
+	// A mode's own settings are its table, [relay.KEY] (mode.settings),
+	// decoded into the mode by decodeModeTables.
 }
 
 // matchType is a [relay.match_types.NAME] table.
 type matchType struct {
 	NetworkModel string `toml:"network_model"`
-}
-
-// fogAuthFile is the [relay.fogauth] table: the fog-authoritative
-// model's settings (the seed's names). A zero field is unset.
-type fogAuthFile struct {
-	BandwidthPerClientKbps int `toml:"bandwidth_per_client_kbps"`
-	MaxEntitiesPerUpdate   int `toml:"max_entities_per_update"`
-	// PriorityStalenessBonus is nil when unset: 0 is a setting (no bonus).
-	PriorityStalenessBonus *int `toml:"priority_staleness_bonus"`
-	TickRate               int  `toml:"tick_rate"`
-	MaxConcurrentGames     int  `toml:"max_concurrent_games"`
-	// MaxSpectators is the spectators one room takes (0: none).
-	MaxSpectators int `toml:"max_spectators"`
-	// SpectatorFullMap lets spectators see the whole map (tournament
-	// casting) instead of the union of the players' views.
-	SpectatorFullMap bool `toml:"spectator_full_map"`
 }
 
 // duration is a time.Duration written as a string in TOML.
@@ -83,33 +67,89 @@ func (d *duration) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// loadConfig reads and checks a server configuration file. hosted lists
-// the network models this binary hosts. An unknown key or a bad value is
-// an error naming the key.
-func loadConfig(path string, hosted []string) (fileConfig, error) {
+// loadConfig reads and checks a server configuration file, decoding each
+// mode's table into the mode (ms). An unknown key or a bad value is an
+// error naming the key.
+func loadConfig(path string, ms []mode) (fileConfig, error) {
 	var fc fileConfig
-	md, err := toml.DecodeFile(path, &fc)
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return fc, err
+	}
+	md, err := toml.Decode(string(text), &fc)
 	if err != nil {
 		return fc, fmt.Errorf("%s: %w", path, err)
 	}
-	if und := md.Undecoded(); len(und) > 0 {
-		keys := make([]string, len(und))
-		for i, k := range und {
+	unknown, err := decodeModeTables(string(text), md.Undecoded(), ms)
+	if err != nil {
+		return fc, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(unknown) > 0 {
+		keys := make([]string, len(unknown))
+		for i, k := range unknown {
 			keys[i] = k.String()
 		}
 		return fc, fmt.Errorf("%s: unknown key %s", path, strings.Join(keys, ", "))
 	}
+	hosted := make([]string, len(ms))
+	for i, m := range ms {
+		hosted[i] = m.modelName()
+	}
 	if err := fc.check(hosted); err != nil {
 		return fc, fmt.Errorf("%s: %w", path, err)
 	}
+	for _, m := range ms {
+		if _, table := m.settings(); table != nil {
+			if err := table.check(); err != nil {
+				return fc, fmt.Errorf("%s: %w", path, err)
+			}
+		}
+	}
 	return fc, nil
+}
+
+// decodeModeTables decodes each mode's [relay.KEY] table of text into
+// the mode, and returns the keys unknown to the file and to the modes:
+// those of undecoded (the keys the file's own decoding left) outside
+// every mode's table, and those of the modes' tables that no mode reads.
+func decodeModeTables(text string, undecoded []toml.Key, ms []mode) ([]toml.Key, error) {
+	var raw struct {
+		Relay map[string]toml.Primitive `toml:"relay"`
+	}
+	md, err := toml.Decode(text, &raw)
+	if err != nil {
+		return nil, err
+	}
+	ours := func(k toml.Key) bool {
+		for _, m := range ms {
+			if key, table := m.settings(); table != nil && len(k) >= 2 && k[0] == "relay" && k[1] == key {
+				return true
+			}
+		}
+		return false
+	}
+	for _, m := range ms {
+		key, table := m.settings()
+		if p, ok := raw.Relay[key]; ok && table != nil {
+			if err := md.PrimitiveDecode(p, table); err != nil {
+				return nil, fmt.Errorf("relay.%s: %w", key, err)
+			}
+		}
+	}
+	unknown := slices.DeleteFunc(slices.Clone(undecoded), ours)
+	for _, k := range md.Undecoded() {
+		if ours(k) {
+			unknown = append(unknown, k)
+		}
+	}
+	return unknown, nil
 }
 
 // check validates the values, naming the key of the first bad one.
 func (fc *fileConfig) check(hosted []string) error {
 	r := &fc.Relay
 	if fc.Capabilities.Relay != nil && !*fc.Capabilities.Relay {
-		return errors.New("capabilities.relay: false disables game hosting; tickwire relay has nothing to do")
+		return errors.New("capabilities.relay: false disables game hosting; tickwire serve has nothing to do")
 	}
 	ints := []struct {
 		key      string
@@ -155,27 +195,7 @@ func (fc *fileConfig) check(hosted []string) error {
 			return err
 		}
 	}
-	f := r.FogAuth
-	for _, c := range []struct {
-		key string
-		v   int
-	}{
-		{"relay.fogauth.bandwidth_per_client_kbps", f.BandwidthPerClientKbps},
-		{"relay.fogauth.max_entities_per_update", f.MaxEntitiesPerUpdate},
-		{"relay.fogauth.tick_rate", f.TickRate},
-		{"relay.fogauth.max_concurrent_games", f.MaxConcurrentGames},
-	} {
-		if c.v < 0 {
-			return fmt.Errorf("%s: %d is negative", c.key, c.v)
-		}
-	}
-	if b := f.PriorityStalenessBonus; b != nil && (*b < 0 || *b > fogauth.MaxStalenessBonus) {
-		return fmt.Errorf("relay.fogauth.priority_staleness_bonus: %d is outside 0..%d", *b, fogauth.MaxStalenessBonus)
-	}
-	if f.MaxSpectators < 0 || f.MaxSpectators > 64 {
-		return fmt.Errorf("relay.fogauth.max_spectators: %d is outside 0..64 (0 takes none)", f.MaxSpectators)
-	}
-	return r.Prediction.check()
+	return nil
 }
 
 // checkModel checks a network model name at key.

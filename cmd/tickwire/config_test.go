@@ -16,13 +16,13 @@ import (
 // TestExampleConfig: the checked-in server_config.toml loads, and its
 // values reach the relay's options.
 func TestExampleConfig(t *testing.T) {
-	f, err := parseRelayFlags([]string{"--config", filepath.Join("..", "..", "server_config.toml")}, io.Discard)
+	f, err := parseServeFlags([]string{"--config", filepath.Join("..", "..", "server_config.toml")}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if f.tps != 30 || f.maxGames != 1000 || f.waitingTimeout != 2*time.Minute || f.maxWaiting != 16 || f.defaultModel != "lockstep" ||
-		f.matchTypes["ranked"] != "lockstep" || f.fogAuth.MaxConcurrentGames != 10 || f.fogAuth.BandwidthPerClientKbps != 64 ||
-		f.fogAuth.MaxSpectators != 0 || f.fogAuth.SpectatorFullMap {
+		f.matchTypes["ranked"] != "lockstep" || fogOf(t, f).file.MaxConcurrentGames != 10 || fogOf(t, f).file.BandwidthPerClientKbps != 64 ||
+		fogOf(t, f).file.MaxSpectators != 0 || fogOf(t, f).file.SpectatorFullMap {
 		t.Fatalf("options %+v", f)
 	}
 }
@@ -39,13 +39,13 @@ func writeConfig(t *testing.T, text string) string {
 // TestConfigSpectators: the spectator keys reach the fog model.
 func TestConfigSpectators(t *testing.T) {
 	path := writeConfig(t, "[relay.fogauth]\nmax_spectators = 2\nspectator_full_map = true\n")
-	f, err := parseRelayFlags([]string{"--config", path}, io.Discard)
+	f, err := parseServeFlags([]string{"--config", path}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := fogserver.Model(f.fogConfig())
-	if m.MaxSpectators != 2 || !m.Rejoin || !f.fogConfig().Room.FullMapSpectators {
-		t.Fatalf("fog model: %d spectators, rejoin %v, full map %v", m.MaxSpectators, m.Rejoin, f.fogConfig().Room.FullMapSpectators)
+	m := fogserver.Model(fogOf(t, f).file.config(f.tps))
+	if m.MaxSpectators != 2 || !m.Rejoin || !fogOf(t, f).file.config(f.tps).Room.FullMapSpectators {
+		t.Fatalf("fog model: %d spectators, rejoin %v, full map %v", m.MaxSpectators, m.Rejoin, fogOf(t, f).file.config(f.tps).Room.FullMapSpectators)
 	}
 }
 
@@ -57,11 +57,11 @@ func TestConfigStalenessBonus(t *testing.T) {
 		"[relay.fogauth]\npriority_staleness_bonus = 7\n": 7,
 		"[relay.fogauth]\nmax_spectators = 1\n":           0,
 	} {
-		f, err := parseRelayFlags([]string{"--config", writeConfig(t, body)}, io.Discard)
+		f, err := parseServeFlags([]string{"--config", writeConfig(t, body)}, io.Discard)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := f.fogConfig().Room.StalenessBonus; got != want {
+		if got := fogOf(t, f).file.config(f.tps).Room.StalenessBonus; got != want {
 			t.Errorf("%q: StalenessBonus %d, want %d", body, got, want)
 		}
 	}
@@ -71,7 +71,7 @@ func TestConfigStalenessBonus(t *testing.T) {
 // file; the file wins over a flag's default.
 func TestConfigFlagsOverride(t *testing.T) {
 	path := writeConfig(t, "[relay]\ntick_rate = 20\nmax_games = 50\nwaiting_room_timeout = \"30s\"\n")
-	f, err := parseRelayFlags([]string{"--config", path, "--tps", "60"}, io.Discard)
+	f, err := parseServeFlags([]string{"--config", path, "--tps", "60"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,6 +87,9 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 	for _, tc := range []struct{ text, want string }{
 		{"[relay]\ntick_rat = 30\n", "unknown key relay.tick_rat"},
 		{"[relay.fogauth]\nbandwidth = 1\n", "unknown key relay.fogauth.bandwidth"},
+		{"[relay.nope]\nx = 1\n", "unknown key relay.nope"}, // no mode owns the table
+		{"[relay]\nfogauth = 3\n", "relay.fogauth"},         // a mode's table that is not one
+		{"[relay.prediction]\nbogus = 1\n", "unknown key relay.prediction.bogus"},
 		{"[relay]\ntick_rate = \"fast\"\n", "relay.tick_rate"},
 		{"[relay]\ntick_rate = 0\n", "relay.tick_rate: 0 is outside 1..1000"},
 		{"[relay]\nmax_games = 0\n", "relay.max_games: 0 allows nothing"},
@@ -102,15 +105,30 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"[capabilities]\nrelay = false\n", "capabilities.relay"},
 		{"[relay\n", "server_config.toml"},
 	} {
-		_, err := parseRelayFlags([]string{"--config", writeConfig(t, tc.text)}, io.Discard)
+		_, err := parseServeFlags([]string{"--config", writeConfig(t, tc.text)}, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: got %v, want an error with %q", tc.text, err, tc.want)
 		}
 	}
-	if _, err := parseRelayFlags([]string{"--config", filepath.Join(t.TempDir(), "missing.toml")}, io.Discard); err == nil {
+	if _, err := parseServeFlags([]string{"--config", filepath.Join(t.TempDir(), "missing.toml")}, io.Discard); err == nil {
 		t.Error("a missing file was accepted")
 	}
-	if _, err := parseRelayFlags([]string{"--default-network-model", "fog"}, io.Discard); !errors.Is(err, errUsage) {
+	if _, err := parseServeFlags([]string{"--config", writeConfig(t, "[relay]\ndefault_network_model = \"echo\"\n")}, io.Discard); err != nil {
+		t.Errorf("every mode's model is hosted, echo too: %v", err)
+	}
+	if _, err := parseServeFlags([]string{"--default-network-model", "fog"}, io.Discard); !errors.Is(err, errUsage) {
 		t.Errorf("--default-network-model fog: %v, want a usage error", err)
 	}
+}
+
+// fogOf is the fog mode f hosts, with its [relay.fogauth] settings.
+func fogOf(t *testing.T, f serveFlags) *fogMode {
+	t.Helper()
+	for _, m := range f.modes {
+		if fm, ok := m.(*fogMode); ok {
+			return fm
+		}
+	}
+	t.Fatal("serve hosts no fog mode")
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tickwire/tickwire/fogauth/fogclient"
 	"github.com/tickwire/tickwire/server/room"
 )
 
@@ -78,7 +79,7 @@ func TestFogBotReconnects(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("bot exit %d: %s\n%s", code, errOut, out)
 	}
-	var r fogReport
+	var r fogclient.Report
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
@@ -127,25 +128,6 @@ func TestFogBotCheat(t *testing.T) {
 	stop()
 }
 
-func TestDumperRenamesAtClose(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "dump.jsonl")
-	d, err := newDumper(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.write(3, 7, []byte{0x20, 1})
-	if _, err := os.Stat(path); !os.IsNotExist(err) {
-		t.Fatalf("the dump exists before the run ends: %v", err)
-	}
-	if err := d.close(); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil || string(b) != `{"player":3,"tick":7,"hex":"2001"}`+"\n" {
-		t.Fatalf("dump %q, %v", b, err)
-	}
-}
-
 // TestRelayFogConfig: the [relay.fogauth] keys reach the fog model, and a
 // value the model cannot use stops startup with an error naming the key.
 func TestRelayFogConfig(t *testing.T) {
@@ -157,18 +139,18 @@ func TestRelayFogConfig(t *testing.T) {
 		}
 		return p
 	}
-	f, err := parseRelayFlags([]string{"--config", write("[relay.fogauth]\nbandwidth_per_client_kbps = 32\nmax_concurrent_games = 3\n")}, io.Discard)
+	f, err := parseServeFlags([]string{"--config", write("[relay.fogauth]\nbandwidth_per_client_kbps = 32\nmax_concurrent_games = 3\n")}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := f.fogConfig(); c.Room.BandwidthPerClientKbps != 32 || c.MaxConcurrentGames != 3 || c.Room.TickRate != 30 {
+	if c := fogOf(t, f).file.config(f.tps); c.Room.BandwidthPerClientKbps != 32 || c.MaxConcurrentGames != 3 || c.Room.TickRate != 30 {
 		t.Fatalf("fog config %+v", c)
 	}
 	fog := slices.IndexFunc(f.serverConfig(nil).Models, func(m room.Model) bool { return m.Name == room.FogAuthoritative })
 	if fog < 0 || f.serverConfig(nil).Models[fog].MaxRooms != 3 {
 		t.Fatalf("no fog model with max_concurrent_games 3 in %+v", f.serverConfig(nil).Models)
 	}
-	_, err = parseRelayFlags([]string{"--config", write("[relay.fogauth]\nbandwidth_per_client_kbps = 1\n")}, io.Discard)
+	_, err = parseServeFlags([]string{"--config", write("[relay.fogauth]\nbandwidth_per_client_kbps = 1\n")}, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "bandwidth_per_client_kbps") {
 		t.Fatalf("a 1 KiB/s budget: %v", err)
 	}

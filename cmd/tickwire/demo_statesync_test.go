@@ -26,28 +26,6 @@ func TestStateSyncDemoFlags(t *testing.T) {
 	}
 }
 
-func TestStateSyncPlans(t *testing.T) {
-	plans := ssPlans(100, 1200, 3, 0.1, 1)
-	corrupt, churns := 0, 0
-	for _, p := range plans {
-		if p.corruptAt != 0 {
-			corrupt++
-			if p.corruptAt < 200 || p.corruptAt+300 > 1200 || len(p.churnAt) > 0 {
-				t.Fatalf("corruption plan %+v", p)
-			}
-		}
-		for _, at := range p.churnAt {
-			if at+300 > 1200+50 {
-				t.Fatalf("churn at %d, too late", at)
-			}
-		}
-		churns += len(p.churnAt)
-	}
-	if corrupt != 3 || churns != 10*8 {
-		t.Fatalf("%d corrupted, %d churns", corrupt, churns)
-	}
-}
-
 // TestStateSyncDemoEndToEnd plays a short state-sync match of the action
 // game over loopback UDP with loss, and checks the JSON summary. Its
 // verdict is agreement, never timing.
@@ -119,6 +97,21 @@ func TestStateSyncBotsFromTwoProcesses(t *testing.T) {
 		var rep ssReport
 		if r.code != 0 || json.Unmarshal([]byte(r.out), &rep) != nil || !rep.AllInSync || rep.Players != 3 {
 			t.Fatalf("exit %d: %s\n%s", r.code, r.err, r.out)
+		}
+	}
+}
+
+// TestOnlyStateSyncTakesLateJoiners: of the models tickwire serve hosts,
+// only state_sync opts in to new players in a playing room; lockstep
+// (built into the server) and fog_authoritative keep refusing them.
+func TestOnlyStateSyncTakesLateJoiners(t *testing.T) {
+	f, err := parseServeFlags(nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range f.serverConfig(nil).Models {
+		if m.LateJoin != (m.Name == room.StateSync) {
+			t.Errorf("%s: LateJoin %v", m.Name, m.LateJoin)
 		}
 	}
 }

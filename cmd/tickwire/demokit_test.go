@@ -46,13 +46,6 @@ func TestDemoCommonParse(t *testing.T) {
 	}
 }
 
-func TestRunModeNamesTheModes(t *testing.T) {
-	err := runMode(t.Context(), []string{"--mode", "nope"}, io.Discard, io.Discard, func(m networkMode) subcommand { return m.demo })
-	if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), `unknown --mode "nope" (lockstep, fogauth, predict, statesync)`) {
-		t.Fatalf("%v", err)
-	}
-}
-
 // TestDemoServerDial: bots dial a demo server through netsim, encrypted
 // and pinning its key.
 func TestDemoServerDial(t *testing.T) {

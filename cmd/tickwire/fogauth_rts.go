@@ -5,6 +5,7 @@ import (
 	"github.com/tickwire/tickwire/fogauth/fogclient"
 	"github.com/tickwire/tickwire/fogauth/rtsgame"
 	"github.com/tickwire/tickwire/sim"
+	"github.com/tickwire/tickwire/sim/bot"
 )
 
 // rtsFog is the reference RTS as the fog-authoritative rooms' game.
@@ -16,6 +17,24 @@ func rtsFog(players, units int, mapSeed, simSeed uint64) (fogauth.Game, int, err
 func rtsMap(c *fogclient.Client) (*sim.Terrain, error) {
 	m := c.Match()
 	return rtsgame.Terrain(int(m.Players), int(m.UnitsPerPlayer), int(m.MapSize), m.MapSeed)
+}
+
+// rtsBot is a fog bot's mind: the RTS's bot on the match's map.
+func rtsBot(c *fogclient.Client) (fogclient.Mind, error) {
+	t, err := rtsMap(c)
+	if err != nil {
+		return nil, err
+	}
+	return rtsgame.Bot{Bot: bot.New(c.Player(), uint64(c.Player())*7919), Map: t}, nil
+}
+
+// rtsProber is a --cheat bot's mind: the RTS's prober.
+func rtsProber(c *fogclient.Client) (fogclient.Prober, error) {
+	t, err := rtsMap(c)
+	if err != nil {
+		return nil, err
+	}
+	return prober{rtsgame.NewProber(c.Player(), t, uint64(c.Player())*7919)}, nil
 }
 
 // prober is the RTS's cheating mind, reading the server's Rejections.

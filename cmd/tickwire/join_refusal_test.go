@@ -6,6 +6,9 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/tickwire/tickwire/examples/echo"
+	"github.com/tickwire/tickwire/examples/echo/echoclient"
+	"github.com/tickwire/tickwire/examples/echo/echoserver"
 	"github.com/tickwire/tickwire/fogauth/fogclient"
 	"github.com/tickwire/tickwire/fogauth/fogserver"
 	"github.com/tickwire/tickwire/lockstep"
@@ -16,6 +19,7 @@ import (
 	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/statesync/host"
+	"github.com/tickwire/tickwire/statesync/syncclient"
 	"github.com/tickwire/tickwire/transport"
 )
 
@@ -38,14 +42,17 @@ func TestEveryClientGetsTheSameRefusal(t *testing.T) {
 			return err
 		},
 		room.StateSync: func(ctx context.Context, conn *transport.Conn, roomName string) error {
-			var p ssPlayer
-			err := p.join(ctx, conn, roomName, 2)
-			conn.Close()
+			res := syncclient.Play(ctx, syncclient.Run{Players: 1, RoomSize: 2, Room: roomName, Frames: 1,
+				Dial: func(context.Context, int) (*transport.Conn, error) { return conn, nil }})
+			return res[0].Err
+		},
+		echo.ModelName: func(ctx context.Context, conn *transport.Conn, roomName string) error {
+			_, err := echoclient.Join(ctx, conn, roomName, 2)
 			return err
 		},
 	}
 	synctest.Test(t, func(t *testing.T) {
-		cfg := server.Config{MaxGames: 1, AllowRequestedModel: true, Models: []room.Model{lockstepserver.New(lockstepserver.Config{}).Model(), fogserver.Model(fogserver.Config{}), predictionModel(0), host.Model(host.Config{})}}
+		cfg := server.Config{MaxGames: 1, AllowRequestedModel: true, Models: []room.Model{lockstepserver.New(lockstepserver.Config{}).Model(), fogserver.Model(fogserver.Config{NewGame: rtsFog}), predictionModel(0), host.Model(host.Config{}), echoserver.Model(echoserver.Config{})}}
 		tc, err := cfg.Transport()
 		if err != nil {
 			t.Fatal(err)

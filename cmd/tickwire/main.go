@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strings"
 	"syscall"
 )
 
@@ -21,11 +22,13 @@ type command struct {
 // commands lists the subcommands. It is built on each call so the binary
 // keeps no package-level mutable state.
 func commands() map[string]command {
+	modeList := strings.ReplaceAll(modeNames(modes()), ", ", "|")
 	return map[string]command{
-		"demo":    {"play a whole relay match of bots over loopback UDP through netsim, in one process", runDemo},
-		"bot":     {"play bot clients against a relay: bot --server ADDR --room NAME --players N --ticks T", runBot},
+		"demo":    {"play a whole match of bots over loopback UDP through netsim, in one process: demo [--mode " + modeList + "]", runDemo},
+		"bot":     {"play bot clients against a server: bot [--mode M] --server ADDR --room NAME --players N --ticks T", runBot},
 		"bench":   {"measure the library: bench codec|sim|transport|relay [--json]", runBench},
-		"relay":   {"host relay lockstep games: relay --listen ADDR --admin ADDR [--tps N] [--max-games N]", runRelay},
+		"serve":   {"host games of every network model (" + modeList + "): serve --listen ADDR --admin ADDR [--tps N] [--config FILE]", runServe},
+		"relay":   {"the old name of serve (an alias: same flags, same server)", runServe},
 		"netsim":  {"impair UDP traffic: a proxy with latency, jitter, loss, duplication, reordering", runNetsim},
 		"matches": {"read the match database: matches list|show ID|verify FILE [--db FILE] [--json]", runMatches},
 		"tracker": {"serve the tracking server (game browser, join codes): tracker --listen ADDR [--store memory|redis://HOST:PORT/DB]", runTracker},

@@ -5,55 +5,116 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/tickwire/tickwire/server/room"
 )
 
-// subcommand is how a subcommand runs (command.run).
-type subcommand = func(ctx context.Context, args []string, stdout, stderr io.Writer) error
-
-// networkMode is one network model's pair of subcommands, "demo --mode
-// NAME" and "bot --mode NAME". A new model writes these two (on the
-// helpers of demokit.go) and adds itself to networkModes.
-type networkMode struct {
-	name      string
-	demo, bot subcommand
+// mode is one network model as the binary plays and hosts it: "demo
+// --mode NAME", "bot --mode NAME" and the rooms "tickwire serve" hosts.
+// Each mode is one file (mode_NAME.go) implementing it; modes lists them.
+// A new network model is its packages (core, server model, client and
+// bot) plus that one file and its line in modes.
+type mode interface {
+	// name is the --mode word of demo and bot ("lockstep", "fogauth", …).
+	name() string
+	// modelName is the network model's name on the wire and in the
+	// server's configuration (room.Lockstep, room.FogAuthoritative, …).
+	modelName() string
+	// settings is the mode's table of the server configuration file,
+	// [relay.KEY], and the value it decodes into; "" and nil for a mode
+	// without settings. serve decodes the table before serverModels.
+	settings() (key string, table modeSettings)
+	// serverModels are the room models serve hosts for the mode, from
+	// the server's options and the mode's settings (lockstep's room
+	// model too: the server hosts no model by itself). An error names
+	// the bad setting.
+	serverModels(h hostOptions) ([]room.Model, error)
+	// demo plays "tickwire demo --mode NAME" with args: a server in this
+	// process and its bots over loopback UDP, then the summary.
+	demo(ctx context.Context, args []string, stdout, stderr io.Writer) error
+	// bot plays "tickwire bot --mode NAME" with args: bots against a
+	// remote server, then the summary.
+	bot(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
-// networkModes lists the modes of demo and bot; the first is the default.
-func networkModes() []networkMode {
-	return []networkMode{
-		{"lockstep", runLockstepDemo, runLockstepBot},
-		{"fogauth", runFogDemo, runFogBot},
-		{"predict", runDemoPredict, runBotPredict},
-		{"statesync", runStateSyncDemo, runStateSyncBot},
+// modeSettings is a mode's table of the server configuration file.
+type modeSettings interface {
+	// check reports the first bad value, naming its key.
+	check() error
+}
+
+// hostOptions is what serve tells a mode about the server it is hosted
+// in.
+type hostOptions struct {
+	// tickRate is the server's tick rate (--tps).
+	tickRate int
+	// maxRoomSize bounds a lockstep room's players (--max-room-size).
+	maxRoomSize int
+}
+
+// modes lists the network models of demo, bot and serve; the first is
+// the default --mode. It is built on each call, so a mode's settings are
+// its caller's.
+func modes() []mode {
+	return []mode{
+		lockstepMode{},
+		&fogMode{},
+		&predictMode{},
+		statesyncMode{},
+		echoMode{},
 	}
+}
+
+// modeNames are the --mode words, for usage and errors.
+func modeNames(ms []mode) string {
+	names := make([]string, len(ms))
+	for i, m := range ms {
+		names[i] = m.name()
+	}
+	return strings.Join(names, ", ")
+}
+
+// hostedModels are the network models serve hosts.
+func hostedModels() []string {
+	var names []string
+	for _, m := range modes() {
+		names = append(names, m.modelName())
+	}
+	return names
 }
 
 // runBot plays the bots of the --mode in args (lockstep by default).
 func runBot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return runMode(ctx, args, stdout, stderr, func(m networkMode) subcommand { return m.bot })
+	m, rest, err := pickMode(args)
+	if err != nil {
+		return err
+	}
+	return m.bot(ctx, rest, stdout, stderr)
 }
 
 // runDemo plays the demo of the --mode in args (lockstep by default).
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return runMode(ctx, args, stdout, stderr, func(m networkMode) subcommand { return m.demo })
+	m, rest, err := pickMode(args)
+	if err != nil {
+		return err
+	}
+	return m.demo(ctx, rest, stdout, stderr)
 }
 
-// runMode runs the subcommand pick chooses of the --mode in args (the
-// first of networkModes if none), with the other arguments.
-func runMode(ctx context.Context, args []string, stdout, stderr io.Writer, pick func(networkMode) subcommand) error {
-	mode, rest := splitMode(args)
-	modes := networkModes()
-	if mode == "" {
-		mode = modes[0].name
+// pickMode finds the --mode in args (the first of modes if none) and
+// returns it with the other arguments.
+func pickMode(args []string) (mode, []string, error) {
+	name, rest := splitMode(args)
+	ms := modes()
+	if name == "" {
+		return ms[0], rest, nil
 	}
-	names := make([]string, len(modes))
-	for i, m := range modes {
-		if m.name == mode {
-			return pick(m)(ctx, rest, stdout, stderr)
+	for _, m := range ms {
+		if m.name() == name {
+			return m, rest, nil
 		}
-		names[i] = m.name
 	}
-	return fmt.Errorf("%w: unknown --mode %q (%s)", errUsage, mode, strings.Join(names, ", "))
+	return nil, nil, fmt.Errorf("%w: unknown --mode %q (%s)", errUsage, name, modeNames(ms))
 }
 
 // splitMode takes a --mode flag (--mode X or --mode=X) out of args, for

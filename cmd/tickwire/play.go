@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tickwire/tickwire/predict/predictbot"
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/transport"
@@ -125,7 +126,7 @@ func (v *visitorRooms) join(*http.Request) (page.Join, error) {
 	size := v.players + 1
 	go func() {
 		defer v.active.Add(-1)
-		playPredict(v.ctx, v.players, v.ticks, v.arena, false, openPredict(name, size, v.dial))
+		predictbot.Play(v.ctx, v.players, v.ticks, v.arena, false, predictbot.Remote(name, size, v.dial))
 	}()
 	return page.Join{Room: name, RoomSize: size, Arena: v.arena}, nil
 }

@@ -13,16 +13,16 @@ import (
 )
 
 func TestRelayFlags(t *testing.T) {
-	f, err := parseRelayFlags(nil, io.Discard)
+	f, err := parseServeFlags(nil, io.Discard)
 	if err != nil || f.listen != "127.0.0.1:7777" || f.admin != "127.0.0.1:7778" || f.tps != 30 || f.maxGames != 1000 || f.waitingTimeout != 2*time.Minute {
 		t.Fatalf("defaults %+v, %v", f, err)
 	}
-	f, err = parseRelayFlags([]string{"--listen", ":9000", "--admin", "", "--tps", "60", "--max-games", "5"}, io.Discard)
+	f, err = parseServeFlags([]string{"--listen", ":9000", "--admin", "", "--tps", "60", "--max-games", "5"}, io.Discard)
 	if err != nil || f.listen != ":9000" || f.admin != "" || f.tps != 60 || f.maxGames != 5 {
 		t.Fatalf("parsed %+v, %v", f, err)
 	}
 	for _, bad := range [][]string{{"--tps", "0"}, {"--max-games", "0"}, {"--max-games", "-2"}, {"--max-room-size", "65"}, {"--waiting-timeout", "-1s"}, {"extra"}, {"--nope"}} {
-		if _, err := parseRelayFlags(bad, io.Discard); !errors.Is(err, errUsage) {
+		if _, err := parseServeFlags(bad, io.Discard); !errors.Is(err, errUsage) {
 			t.Errorf("%v: %v, want a usage error", bad, err)
 		}
 	}
@@ -65,11 +65,18 @@ func TestRelayAdmin(t *testing.T) {
 // admin addresses.
 func startRelay(t *testing.T, extra ...string) (stop func(), udpAddr, adminAddr string) {
 	t.Helper()
+	return startServer(t, "relay", extra...)
+}
+
+// startServer is startRelay for the subcommand sub ("serve" or its alias
+// "relay").
+func startServer(t *testing.T, sub string, extra ...string) (stop func(), udpAddr, adminAddr string) {
+	t.Helper()
 	udp, adm := freeAddr(t, "udp"), freeAddr(t, "tcp")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	var errOut bytes.Buffer
-	args := append([]string{"relay", "--listen", udp, "--admin", adm}, extra...)
+	args := append([]string{sub, "--listen", udp, "--admin", adm}, extra...)
 	go func() { done <- run(ctx, args, io.Discard, &errOut) }()
 	waitReady(t, "http://"+adm+"/readyz")
 	t.Cleanup(cancel)

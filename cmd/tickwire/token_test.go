@@ -143,7 +143,7 @@ func TestMatchmakerKeyNeedsSecurity(t *testing.T) {
 	if _, err := (securityFlags{token: strings.Repeat("00", secure.TokenSize)}).clientConfig(); !errors.Is(err, errUsage) {
 		t.Errorf("--token without --identity: %v", err)
 	}
-	if _, err := parseRelayFlags([]string{"--matchmaker-key", key, "--exempt-loopback"}, io.Discard); err != nil {
+	if _, err := parseServeFlags([]string{"--matchmaker-key", key, "--exempt-loopback"}, io.Discard); err != nil {
 		t.Errorf("relay flags: %v", err)
 	}
 }

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/tickwire/tickwire/lockstep"
+	"github.com/tickwire/tickwire/lockstep/lockstepbot"
+	"github.com/tickwire/tickwire/lockstep/lockstepserver"
+	"github.com/tickwire/tickwire/server"
+	"github.com/tickwire/tickwire/server/lanes"
+	"github.com/tickwire/tickwire/server/room"
+	"github.com/tickwire/tickwire/sim"
+	"github.com/tickwire/tickwire/transport"
+)
+
+// lockstepMode is relay lockstep: every client simulates the whole
+// match from the orders the relay orders and broadcasts (package
+// lockstep; its bots, lockstep/lockstepbot).
+type lockstepMode struct{}
+
+func (lockstepMode) name() string                     { return "lockstep" }
+func (lockstepMode) modelName() string                { return room.Lockstep }
+func (lockstepMode) settings() (string, modeSettings) { return "", nil }
+
+// serverModels is the lockstep room model (lockstep/lockstepserver); its
+// options are serve's own flags: --tps, --max-room-size.
+func (lockstepMode) serverModels(h hostOptions) ([]room.Model, error) {
+	return []room.Model{lockstepserver.Model(lockstepserver.Config{MaxRoomSize: h.maxRoomSize})}, nil
+}
+
+func (lockstepMode) demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return runLockstepDemo(ctx, args, stdout, stderr)
+}
+
+func (lockstepMode) bot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return runLockstepBot(ctx, args, stdout, stderr)
+}
+
+// errNotInSync makes bot and demo exit non-zero after printing a summary
+// whose clients disagree, stalled or saw a desync.
+var errNotInSync = errors.New("the clients are not in sync")
+
+// botFlags are the options of "tickwire bot".
+type botFlags struct {
+	botCommon
+	// the load generator of "bench relay"
+	light bool
+	games int
+}
+
+func parseBotFlags(args []string, stderr io.Writer) (botFlags, error) {
+	var f botFlags
+	fs := f.flagSet(botSpec{name: "bot", server: "relay address, host:port (required)", ticks: "ticks each bot plays (required)"}, stderr)
+	fs.BoolVar(&f.light, "light", false, "load generator: no simulation, one Move order per tick, a constant hash")
+	fs.IntVar(&f.games, "games", 1, "with --light: fill this many rooms, ROOM-0, ROOM-1, …, of --players bots each")
+	err := f.parse(fs, args, 255, func() error {
+		if f.games < 1 || (f.games > 1 && !f.light) {
+			return fmt.Errorf("%w: --games must be at least 1, and only light bots play several games", errUsage)
+		}
+		return nil
+	})
+	return f, err
+}
+
+// runLockstepBot plays bot clients against a relay: "tickwire bot".
+func runLockstepBot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, err := parseBotFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	dial, err := f.dialer(lanes.TransportConfig())
+	if err != nil {
+		return err
+	}
+	join := func(ctx context.Context, i int) (lockstepbot.Client, error) {
+		room := f.room
+		if f.games > 1 {
+			room = fmt.Sprintf("%s-%d", f.room, i/f.players)
+		}
+		conn, err := dial(ctx, i)
+		if err != nil {
+			return nil, err
+		}
+		return joinRoom(ctx, conn, room, f.roomSize)
+	}
+	cfg := lockstepbot.Config{Players: f.players * f.games, RoomSize: f.roomSize, Ticks: f.ticks, Join: join, Light: f.light}
+	if f.games > 1 {
+		cfg.MaxJoining = 16 // stagger thousands of handshakes
+	}
+	r, err := lockstepbot.Run(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	return printReport(stdout, lockstepReport{&r}, f.json, func(w io.Writer) {
+		fmt.Fprintf(w, "tickwire bot: %d bots in room %q of %d, %d ticks, relay %s\n", f.players, f.room, f.roomSize, f.ticks, f.server)
+	})
+}
+
+// joinRoom joins room over conn, which the client (or, on failure,
+// JoinRelay) closes.
+func joinRoom(ctx context.Context, conn *transport.Conn, room string, roomSize int) (lockstepbot.Client, error) {
+	c, err := lockstep.JoinRelay(ctx, conn, room, roomSize, lockstep.RelayClientConfig{})
+	if err != nil {
+		return nil, err // a nil *RelayClient must not become a non-nil Client
+	}
+	return c, nil
+}
+
+// lockstepReport is the summary of lockstep bots (bot and demo --json):
+// exactly a lockstepbot.Report.
+type lockstepReport struct{ *lockstepbot.Report }
+
+func (r lockstepReport) table(w io.Writer) { printBotReport(w, r.Report) }
+
+// verdict is errNotInSync unless the clients agree.
+func (r lockstepReport) verdict() error {
+	if !r.AllInSync {
+		return errNotInSync
+	}
+	return nil
+}
+
+func printBotReport(w io.Writer, r *lockstepbot.Report) {
+	fmt.Fprintf(w, "%4s %6s %6s %5s %7s %9s %9s %9s %4s %8s %8s  %s\n", "id", "ticks", "orders", "late", "strikes",
+		"rtt p50", "rtt p99", "gap p99", "ra", "up B/s", "down B/s", "final hash")
+	for _, p := range r.Players {
+		fmt.Fprintf(w, "%4d %6d %6d %5d %7d %7.1fms %7.1fms %7.1fms %4d %8.0f %8.0f  %s\n", p.ID, p.Ticks, p.OrdersSent,
+			p.LateOrders, p.Strikes, p.RTTP50MS, p.RTTP99MS, p.TickGapP99MS, p.RunAhead, p.BytesUpPerS, p.BytesDownPerS, p.FinalHash)
+		if p.Desyncs > 0 {
+			fmt.Fprintf(w, "     desyncs reported: %d\n", p.Desyncs)
+		}
+		if p.Error != "" {
+			fmt.Fprintf(w, "     stopped: %s\n", p.Error)
+		}
+	}
+	fmt.Fprintf(w, "in sync: %s\n", yesNo(r.AllInSync, "yes: every final hash matches, no desync"))
+}
+
+// demoFlags are the options of "tickwire demo".
+type demoFlags struct {
+	demoCommon
+}
+
+func parseDemoFlags(args []string, stderr io.Writer) (demoFlags, error) {
+	var f demoFlags
+	fs := f.flagSet(demoSpec{name: "demo", tps: 30, latency: 40 * time.Millisecond, loss: 0.05,
+		ticks: "ticks to play", seed: "seed of the network impairment", json: "print one JSON object (the bot --json summary)"}, stderr)
+	err := f.parse(fs, args, sim.MaxPlayers, nil)
+	return f, err
+}
+
+// runLockstepDemo plays a whole relay match in one process over real
+// loopback UDP sockets: a relay server and one bot client per player, each
+// client's socket impaired by netsim. It prints the bot summary and fails
+// unless every client ends with the same state hash and no desync.
+func runLockstepDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, err := parseDemoFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	var progress func(lockstepbot.Progress)
+	if !f.json && isTerminal(stdout) {
+		progress = func(p lockstepbot.Progress) {
+			if p.Playing < f.players {
+				fmt.Fprintf(stdout, "\rjoining and calibrating: %d/%d bots playing   ", p.Playing, f.players)
+				return
+			}
+			fmt.Fprintf(stdout, "\rtick %d/%d  late orders %d  rtt %v  desyncs %d          ",
+				p.Tick, p.Ticks, p.LateOrders, p.RTT.Round(time.Millisecond), p.Desyncs)
+		}
+	}
+	r, st, err := playDemo(ctx, f, progress)
+	if err != nil {
+		return err
+	}
+	if progress != nil {
+		fmt.Fprintln(stdout)
+	}
+	return printReport(stdout, lockstepReport{&r}, f.json, func(w io.Writer) {
+		fmt.Fprintf(w, "tickwire demo: %d bots, %d ticks at %d tps, %s\n", f.players, f.ticks, f.tps, f.impairment())
+		fmt.Fprintf(w, "relay: %d late orders, %d strikes, %d QoS adjustments, %d desyncs, %d bytes in, %d bytes out\n",
+			st.lockstep.LateOrders, st.lockstep.Strikes, st.lockstep.QosAdjustments, st.lockstep.Desyncs, st.BytesIn, st.BytesOut)
+	})
+}
+
+// playDemo runs the demo's match: a relay server on a loopback socket and
+// f.players bots whose sockets netsim impairs. It returns the bots'
+// summary and the relay's figures at the end.
+func playDemo(ctx context.Context, f demoFlags, progress func(lockstepbot.Progress)) (lockstepbot.Report, relayFigures, error) {
+	ls := lockstepserver.New(lockstepserver.Config{})
+	d, err := startDemoServer(ctx, &f.demoCommon, server.Config{TickRate: f.tps, Models: []room.Model{ls.Model()}})
+	if err != nil {
+		return lockstepbot.Report{}, relayFigures{}, err
+	}
+	defer d.stop()
+	join := func(ctx context.Context, i int) (lockstepbot.Client, error) {
+		conn, err := d.dial(ctx, i)
+		if err != nil {
+			return nil, err
+		}
+		return joinRoom(ctx, conn, "demo", f.players)
+	}
+	r, err := lockstepbot.Run(ctx, lockstepbot.Config{Players: f.players, Ticks: f.ticks, Join: join, OnProgress: progress})
+	return r, relayFigures{d.srv.Stats(), ls.Stats()}, err
+}
+
+// relayFigures are a lockstep relay's figures: the server's and its
+// lockstep model's.
+type relayFigures struct {
+	server.Stats
+	lockstep lockstepserver.Stats
+}
+
+// isTerminal reports whether w is a character device such as a terminal.
+func isTerminal(w io.Writer) bool {
+	file, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := file.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,279 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tickwire/tickwire/lockstep/relay"
+	"github.com/tickwire/tickwire/server"
+	"github.com/tickwire/tickwire/server/admin"
+	"github.com/tickwire/tickwire/server/room"
+	"github.com/tickwire/tickwire/transport"
+)
+
+// serveFlags are the options of "tickwire serve" (and of its alias,
+// "tickwire relay").
+type serveFlags struct {
+	config         string
+	listen         string
+	admin          string
+	tps            int
+	maxGames       int
+	maxConns       int
+	maxRoomSize    int
+	waitingTimeout time.Duration
+	maxWaiting     int
+	messageRate    int
+	messageBurst   int
+	defaultModel   string
+	play           string
+	sec            securityFlags
+	// from the configuration file only
+	matchTypes     map[string]string
+	allowRequested bool
+	// the network models hosted: every mode, with its settings from the
+	// file, and the room models they make
+	modes  []mode
+	models []room.Model
+}
+
+func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
+	f := serveFlags{modes: modes()}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.config, "config", "", "server configuration file (TOML, see server_config.toml); flags override it")
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:7777", "UDP address for clients")
+	fs.StringVar(&f.admin, "admin", "127.0.0.1:7778", "HTTP address for /healthz, /readyz and /metrics (empty: none)")
+	fs.IntVar(&f.tps, "tps", 30, "ticks per second")
+	fs.IntVar(&f.maxGames, "max-games", server.DefaultMaxGames, "concurrent games (rooms, waiting or playing), -1 for no limit")
+	fs.IntVar(&f.maxConns, "max-conns", 16384, "concurrent client connections")
+	fs.IntVar(&f.maxRoomSize, "max-room-size", relay.MaxPlayers, "players of a lockstep room at most")
+	fs.DurationVar(&f.waitingTimeout, "waiting-timeout", server.DefaultWaitingTimeout, "a room not full this long after its first join expires (0: never)")
+	fs.IntVar(&f.maxWaiting, "max-waiting-per-addr", server.DefaultMaxWaitingPerAddr, "waiting rooms one IP address may have created, -1 for no limit")
+	fs.IntVar(&f.messageRate, "message-rate", 0, "inbound messages per second per connection (default 4 × --tps)")
+	fs.IntVar(&f.messageBurst, "message-burst", 0, "inbound message burst per connection (default 4 × --tps)")
+	fs.StringVar(&f.defaultModel, "default-network-model", room.Lockstep, "network model of rooms whose match type names none ("+strings.Join(hostedModels(), ", ")+")")
+	fs.StringVar(&f.play, "play", "", "HTTP address serving the playable page at / and the WebSocket endpoint at /ws (empty: none); the page joins ?room=NAME&size=N, default a prediction room \"play\" of 1")
+	f.sec.addServer(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return f, err
+	}
+	if fs.NArg() > 0 {
+		return f, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if f.config != "" {
+		fc, err := loadConfig(f.config, f.modes)
+		if err != nil {
+			return f, err
+		}
+		set := map[string]bool{}
+		fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+		f.merge(&fc, set)
+	}
+	switch {
+	case f.tps < 1 || f.tps > 1000:
+		return f, fmt.Errorf("%w: --tps must be 1..1000", errUsage)
+	case f.maxGames < -1 || f.maxGames == 0 || f.maxConns < 1:
+		return f, fmt.Errorf("%w: --max-games must be positive or -1, --max-conns positive", errUsage)
+	case f.maxRoomSize < 1 || f.maxRoomSize > relay.MaxPlayers:
+		return f, fmt.Errorf("%w: --max-room-size must be 1..%d", errUsage, relay.MaxPlayers)
+	case f.waitingTimeout < 0 || f.maxWaiting < -1 || f.maxWaiting == 0 || f.messageRate < 0 || f.messageBurst < 0:
+		return f, fmt.Errorf("%w: --waiting-timeout, --message-rate and --message-burst must not be negative, --max-waiting-per-addr positive or -1", errUsage)
+	}
+	if err := checkModel("--default-network-model", f.defaultModel, hostedModels()); err != nil {
+		return f, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	for _, m := range f.modes {
+		models, err := m.serverModels(hostOptions{tickRate: f.tps, maxRoomSize: f.maxRoomSize})
+		if err != nil {
+			return f, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		f.models = append(f.models, models...)
+	}
+	return f, nil
+}
+
+// merge takes the file's values for the options not set on the command
+// line.
+func (f *serveFlags) merge(fc *fileConfig, set map[string]bool) {
+	r := &fc.Relay
+	take := func(flagName string, dst *int, v *int) {
+		if v != nil && !set[flagName] {
+			*dst = *v
+		}
+	}
+	takeString := func(flagName string, dst *string, v *string) {
+		if v != nil && !set[flagName] {
+			*dst = *v
+		}
+	}
+	takeString("listen", &f.listen, r.Listen)
+	takeString("admin", &f.admin, r.Admin)
+	takeString("default-network-model", &f.defaultModel, r.DefaultNetworkModel)
+	take("tps", &f.tps, r.TickRate)
+	take("max-games", &f.maxGames, r.MaxGames)
+	take("max-conns", &f.maxConns, r.MaxConns)
+	take("max-room-size", &f.maxRoomSize, r.MaxRoomSize)
+	take("max-waiting-per-addr", &f.maxWaiting, r.MaxWaitingRooms)
+	take("message-rate", &f.messageRate, r.MessageRate)
+	take("message-burst", &f.messageBurst, r.MessageBurst)
+	if r.WaitingRoomTimeout != nil && !set["waiting-timeout"] {
+		f.waitingTimeout = r.WaitingRoomTimeout.Duration
+	}
+	if len(r.MatchTypes) > 0 {
+		f.matchTypes = make(map[string]string, len(r.MatchTypes))
+		for name, mt := range r.MatchTypes {
+			f.matchTypes[name] = mt.NetworkModel
+		}
+	}
+	if r.AllowRequestedNetworkModel != nil {
+		f.allowRequested = *r.AllowRequestedNetworkModel
+	}
+}
+
+// serverConfig is the server's configuration from the options: every
+// mode's models.
+func (f *serveFlags) serverConfig(log *slog.Logger) server.Config {
+	cfg := server.Config{TickRate: f.tps, MaxGames: f.maxGames, WaitingTimeout: f.waitingTimeout,
+		MaxWaitingPerAddr: f.maxWaiting, MessageRate: f.messageRate, MessageBurst: f.messageBurst,
+		DefaultModel: f.defaultModel, MatchTypes: f.matchTypes, AllowRequestedModel: f.allowRequested, Logger: log,
+		Models: f.models}
+	if cfg.WaitingTimeout == 0 {
+		cfg.WaitingTimeout = -1 // the flag's 0 means never
+	}
+	return cfg
+}
+
+// runServe hosts games of every network model until ctx ends (SIGINT or
+// SIGTERM): "tickwire serve", alias "tickwire relay".
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, err := parseServeFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	scfg := f.serverConfig(log)
+	if err := scfg.Check(); err != nil {
+		return err
+	}
+	tcfg, err := scfg.Transport()
+	if err != nil {
+		return err
+	}
+	tcfg.MaxConnections = f.maxConns
+	tcfg.AcceptBacklog = 1024
+	if tcfg.Security, err = f.sec.serverConfig(f.maxConns); err != nil {
+		return err
+	}
+	ln, err := listenRelay(ctx, f.listen, tcfg)
+	if err != nil {
+		return err
+	}
+	scfg.RequireToken = tcfg.Security != nil && tcfg.Security.Matchmaker != nil
+	srv := server.New(scfg)
+	var wg sync.WaitGroup
+	var adminErr error
+	if f.admin != "" {
+		hl, err := net.Listen("tcp", f.admin)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		adm := admin.New(adminSource(srv, ln))
+		adm.SetReady(true)
+		wg.Go(func() { adminErr = adm.Serve(ctx, hl) })
+		log.Info("admin listening", "addr", hl.Addr().String())
+	}
+	if f.play != "" {
+		ps, err := startPlay(ctx, f.play, ln, publicKey(tcfg.Security), joinFromQuery(f.predictArena()))
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		defer ps.stop()
+		log.Info("play page", "url", ps.url)
+	}
+	log.Info("server listening", "addr", ln.Addr().String(), "tps", f.tps, "max_games", f.maxGames, "default_network_model", f.defaultModel,
+		"encrypted", tcfg.Security != nil, "public_key", publicKeyHex(tcfg.Security),
+		"tokens_required", scfg.RequireToken)
+	err = srv.Serve(ctx, ln)
+	// Shutting down: end the games, close their connections gracefully,
+	// then the socket.
+	srv.Close()
+	ln.Close()
+	wg.Wait()
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		err = nil
+	}
+	log.Info("server stopped")
+	return errors.Join(err, adminErr)
+}
+
+// socketBuffer is the kernel buffer size asked for the relay's socket in
+// each direction: one socket carries every player's traffic, and at tick
+// boundaries hundreds of games' submissions arrive together. The default
+// (about 200 KiB on Linux) overflows from about a hundred games on, and
+// every datagram dropped there is an order late by a retransmission. The
+// kernel caps the request (net.core.rmem_max, wmem_max).
+const socketBuffer = 4 << 20
+
+// listenRelay opens the relay's UDP socket with large kernel buffers and
+// accepts transport connections on it.
+func listenRelay(ctx context.Context, addr string, tcfg transport.Config) (*transport.Listener, error) {
+	var lc net.ListenConfig
+	pc, err := lc.ListenPacket(ctx, "udp", addr)
+	if err != nil {
+		return nil, err
+	}
+	if u, ok := pc.(*net.UDPConn); ok {
+		// Best effort: a smaller buffer still works.
+		u.SetReadBuffer(socketBuffer)
+		u.SetWriteBuffer(socketBuffer)
+	}
+	ln, err := transport.Listen(ctx, pc, tcfg)
+	if err != nil {
+		pc.Close()
+	}
+	return ln, err
+}
+
+// adminSource exposes a relay server's figures (and its listener's
+// handshake refusals) to the admin endpoint.
+func adminSource(srv *server.Server, ln *transport.Listener) admin.Source {
+	return admin.SourceFunc(func() admin.Stats {
+		st := srv.Stats()
+		sendErrors := make(map[string]uint64, server.NumSendCauses)
+		for c := range server.NumSendCauses {
+			sendErrors[c.String()] = st.SendErrors[c]
+		}
+		a := admin.Stats{
+			ActiveGames: st.ActiveGames,
+			Players:     st.Players,
+			BytesIn:     st.BytesIn,
+			BytesOut:    st.BytesOut,
+			SendErrors:  sendErrors,
+			Extra:       st.AdminMetrics(),
+		}
+		addFigures(&a, st, ln.Stats())
+		return a
+	})
+}
+
+// predictArena is the prediction rooms' arena_size ([relay.prediction]),
+// which the play page's clients must share.
+func (f *serveFlags) predictArena() int {
+	for _, m := range f.modes {
+		if pm, ok := m.(*predictMode); ok {
+			return pm.file.ArenaSize
+		}
+	}
+	return 0
+}
