@@ -46,6 +46,16 @@ type relayFile struct {
 	// the model of a room whose match type has none.
 	AllowRequestedNetworkModel *bool                `toml:"allow_requested_network_model"`
 	MatchTypes                 map[string]matchType `toml:"match_types"`
+
+	// The operator's side (docs/serve.md): the match database, the
+	// trackers to publish open rooms at, the address and region they
+	// list, Agones, and how long SIGTERM lets running matches finish.
+	DB           *string   `toml:"db"`
+	Trackers     []string  `toml:"trackers"`
+	PublicAddr   *string   `toml:"public_addr"`
+	Region       *string   `toml:"region"`
+	Agones       *bool     `toml:"agones"`
+	DrainTimeout *duration `toml:"drain_timeout"`
 	// A mode's own settings are its table, [relay.KEY] (mode.settings),
 	// decoded into the mode by decodeModeTables.
 }
