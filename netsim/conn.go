@@ -47,7 +47,11 @@ func Wrap(pc net.PacketConn, cfg Config) *PacketConn {
 		deadlines: newDeadlines(),
 		done:      make(chan struct{}),
 	}
-	c.out = newScheduler(NewPath(cfg.Out, cfg.Seed, 0), c.writeOut)
+	var out decider = NewPath(cfg.Out, cfg.Seed, 0)
+	if cfg.OutVia != nil {
+		out = cfg.OutVia
+	}
+	c.out = newScheduler(out, c.writeOut)
 	c.in = newScheduler(NewPath(cfg.In, cfg.Seed, 1), c.queueIn)
 	c.wg.Add(3)
 	go c.out.run(c.done, &c.wg)
@@ -164,7 +168,7 @@ type scheduler struct {
 	deliver func(datagram) bool // false when the packet is dropped
 
 	mu       sync.Mutex
-	path     *Path
+	path     decider
 	timeline timeline
 	seq      uint64
 	counts   LinkStats // Delivered and DeliveredBytes
@@ -172,7 +176,7 @@ type scheduler struct {
 	wake     chan struct{}
 }
 
-func newScheduler(p *Path, deliver func(datagram) bool) *scheduler {
+func newScheduler(p decider, deliver func(datagram) bool) *scheduler {
 	return &scheduler{deliver: deliver, path: p, wake: make(chan struct{}, 1)}
 }
 

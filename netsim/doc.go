@@ -44,6 +44,10 @@
 //	       ▼
 //	delivered at `at` (and the copy at its own time)
 //
+// A Bottleneck is one Path shared by several PacketConns (Config.OutVia),
+// so that flows of different connections, or of different transports,
+// queue together as at a real bottleneck.
+//
 // Path is pure: Decide(now, size) returns a Decision and touches no clock,
 // goroutine or socket, so the model is tested exhaustively without them.
 // Each impairment draws from its own math/rand/v2 PCG generator derived

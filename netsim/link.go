@@ -93,6 +93,10 @@ type Config struct {
 	// In impairs packets received from the wrapped connection before
 	// ReadFrom returns them.
 	In Link
+	// OutVia, when set, replaces Out with a Bottleneck shared with other
+	// PacketConns: their packets queue together (Stats then counts them
+	// all for Out).
+	OutVia *Bottleneck
 	// ReadQueue bounds the packets that have arrived but are not yet read
 	// (like a socket's receive buffer); further arrivals are dropped and
 	// counted as Overflow. Zero means DefaultReadQueue.

@@ -134,6 +134,14 @@ type ChannelConfig struct {
 	// BufferLimit bounds the bytes waiting for their first transmission,
 	// with the same overflow rule as MaxQueuedMessages. 0 means 4 MiB.
 	BufferLimit int
+
+	// Redundancy protects the channel's small reliable messages (up to
+	// 256 bytes, uncompressed) with parity frames sized to the measured
+	// loss, RTT and message rate, so that a lost one is rebuilt without a
+	// round trip. The zero value, RedundancyAuto, does so on Critical
+	// channels only. A receiver rebuilds messages on the channels it
+	// configures the same way.
+	Redundancy Redundancy
 }
 
 // Channel ids of the standard channel set (transport seed §4.2).

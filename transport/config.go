@@ -55,9 +55,16 @@ type Config struct {
 	// progress for this long. 0 means 10 s.
 	FragmentTimeout time.Duration
 
+	// CongestionControl selects the congestion controller that paces
+	// reliable non-critical data: the zero value is the model-based
+	// controller (CongestionModel); CongestionFixedWindow keeps only the
+	// fixed MaxInFlightBytes window, for a LAN. Critical, unreliable and
+	// control data are never held back by it.
+	CongestionControl CongestionControl
 	// MaxInFlightBytes bounds the bytes of unacknowledged datagrams that
-	// carry non-critical data (a fixed window; critical and control data
-	// are exempt). 0 means 1 MiB.
+	// carry non-critical data (critical and control data are exempt): the
+	// window of CongestionFixedWindow, and an upper bound on the
+	// model-based controller's. 0 means 1 MiB.
 	MaxInFlightBytes int
 	// MaxReceiveBuffer bounds delivered messages not yet read by the
 	// application; beyond it, datagrams are left unacknowledged so the peer
@@ -149,6 +156,7 @@ type settings struct {
 	closeTimeout  time.Duration
 	fragTimeout   time.Duration
 	maxInFlight   int
+	congestion    CongestionControl
 	maxRecvBuffer int
 	maxReassembly int
 	maxMessage    int // largest message of any channel
@@ -180,6 +188,7 @@ func (c Config) resolve() (*settings, error) {
 		closeTimeout:  orDefault(c.CloseTimeout, 3*time.Second),
 		fragTimeout:   orDefault(c.FragmentTimeout, 10*time.Second),
 		maxInFlight:   orDefault(c.MaxInFlightBytes, 1<<20),
+		congestion:    c.CongestionControl,
 		maxRecvBuffer: orDefault(c.MaxReceiveBuffer, 32<<20),
 		workers:       orDefault(c.CompressionWorkers, 2),
 		maxConns:      orDefault(c.MaxConnections, 4096),
@@ -212,6 +221,9 @@ func (c Config) resolve() (*settings, error) {
 		return nil, fmt.Errorf("%w: bandwidth fractions must be below 1", ErrInvalidConfig)
 	}
 	s.budget = b
+	if c.CongestionControl > CongestionFixedWindow {
+		return nil, fmt.Errorf("%w: unknown congestion control %d", ErrInvalidConfig, c.CongestionControl)
+	}
 	for _, d := range []time.Duration{s.flushInterval, s.ackDelay, s.keepAlive, s.idleTimeout, s.handshake, s.closeTimeout, s.fragTimeout} {
 		if d < 0 {
 			return nil, fmt.Errorf("%w: negative duration", ErrInvalidConfig)
@@ -234,8 +246,8 @@ func (c Config) resolve() (*settings, error) {
 		if s.byID[cc.ID] >= 0 {
 			return fmt.Errorf("%w: channel %d configured twice", ErrInvalidConfig, cc.ID)
 		}
-		if cc.Reliability > ReliableOrdered || cc.Priority > Bulk || cc.Compression > CompressAboveThreshold {
-			return fmt.Errorf("%w: channel %d has an unknown reliability, priority or compression policy", ErrInvalidConfig, cc.ID)
+		if cc.Reliability > ReliableOrdered || cc.Priority > Bulk || cc.Compression > CompressAboveThreshold || cc.Redundancy > RedundancyAdaptive {
+			return fmt.Errorf("%w: channel %d has an unknown reliability, priority, compression or redundancy policy", ErrInvalidConfig, cc.ID)
 		}
 		if cc.Weight < 0 || cc.Weight > 1000 || cc.MaxMessageSize < 0 || cc.MaxUnackedBytes < 0 ||
 			cc.MaxQueuedMessages < 0 || cc.BufferLimit < 0 || cc.CompressionThreshold < 0 {

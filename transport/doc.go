@@ -37,7 +37,7 @@
 // round robin on their weights, within a [BandwidthBudget]: non-critical
 // data may use at most 1-CriticalReserve of the budget and Bulk data at most
 // BulkMaxFraction. Channel 0 is reserved for the handshake and disconnect.
-// [StandardChannels] and [Lanes] are ready-made channel sets.
+// [StandardChannels] is the ready-made channel set of a game connection.
 //
 // Send never blocks: when a reliable channel's limits are reached it
 // returns [ErrBackpressure] and the caller retries later; unreliable
@@ -83,7 +83,8 @@
 //	| payload (length bytes) ...
 //
 //	flags     bit 0 reliable, bit 1 sequenced, bit 2 fragment,
-//	          bit 3 compressed, bit 4 last fragment, bit 5 to the end
+//	          bit 3 compressed, bit 4 last fragment, bit 5 to the end,
+//	          bit 6 parity (see Redundancy; only bit 5 may join it)
 //	sequence  per-channel 16-bit message sequence (serial arithmetic);
 //	          it is also the fragment group id. Absent when bits 0-2 are
 //	          all clear (an unfragmented Unreliable message, for which
@@ -94,6 +95,25 @@
 //
 // So a 64-byte reliable message costs 10 + 4 + 64 = 78 bytes in a datagram
 // of its own, and a 600-byte unreliable one 10 + 2 + 600.
+//
+// A parity frame (flag bit 6, sequence = the group's first message) carries
+// one row of a Reed–Solomon code over the group's k messages (see
+// Redundancy):
+//
+//	+--------------------------+-----------------+------------------------+
+//	| (k-1)<<4 | (m-1)<<2 | j  | length of the   | payload, zero-padded   |
+//	| (1 byte)                 | row (16 bits)   | to the group's longest |
+//	+--------------------------+-----------------+------------------------+
+//	k: messages in the group (1-16), m: parity rows (1-4), j: this row;
+//	bytes 1.. are Σ_i c(j,i)·(length_i ‖ payload_i) in GF(2^8)
+//	(x^8+x^4+x^3+x^2+1), with Cauchy coefficients c(j,i) = 1/((16+j) ⊕ i)
+//
+// So two messages "ab" and "c" (sequence 7 on channel 1) with two rows
+// give the frames 01 40 0007 0005 14 00df7fab and 01 40 0007 0005 15
+// 003c36d3 (TestParityGolden). A receiver that does not protect the
+// channel ignores them; one that finds a parity frame on an unreliable
+// channel, or with a row longer than 2 + min(channel maximum, 256), drops
+// the datagram as a protocol error.
 //
 // A compressed payload (after reassembly) is a uvarint of the original size
 // followed by one zstd frame and, when that frame alone is shorter than
@@ -147,13 +167,11 @@
 // acknowledged or declared lost: three later datagrams acknowledged (packet
 // threshold) or 9/8 RTT elapsed since a later one was acknowledged (time
 // threshold). Lost frames are queued again ahead of new data on their
-// channel, and a retransmitted frame of up to 256 bytes rides again in
-// each of the next two datagrams sent, so that losing the retransmission
-// too rarely costs another round trip. Small reliable Critical messages
-// (inputs, orders) get the same two copies from their first transmission
-// on (frame data resilience): a lost datagram then delays them by the
-// interval to the next datagram instead of a round trip and a half. The
-// copies only ride in datagrams sent anyway, never cause one. A retransmission timeout of srtt + 4·rttvar +
+// channel, and a retransmitted frame of up to 256 bytes of a channel
+// without parity rides again in each of the next two datagrams sent, so
+// that losing the retransmission too rarely costs another round trip. The
+// copies only ride in datagrams sent anyway, never cause one. A
+// retransmission timeout of srtt + 4·rttvar +
 // ack delay, doubled on each expiry without progress, covers lost tails.
 // RTT samples come from the acknowledgement of the latest datagram minus
 // the peer's delay. A datagram is ack-eliciting when it carries a reliable
@@ -168,6 +186,68 @@
 // channels buffer out-of-order messages within it, unordered channels use
 // it to drop duplicates; the sender never runs further ahead than the
 // window.
+//
+// # Congestion control
+//
+// Reliable non-critical data (what can queue up: world chunks, assets,
+// chat) is governed by a congestion controller ([Config.CongestionControl]).
+// The default, [CongestionModel], is model-based after BBR: every
+// acknowledgement yields a delivery-rate sample (the bytes acknowledged
+// while the datagram was in flight over the longer of its send and
+// acknowledgement intervals; samples taken while the application had
+// nothing to send count only if they raise the estimate); the bottleneck
+// bandwidth is the largest sample of the last ten round trips and the
+// propagation delay the smallest RTT of the last ten seconds. Data is
+// paced at the bandwidth estimate times a gain: 2.885 in Startup until
+// the estimate stops growing by 25% for three rounds, its inverse in Drain
+// until inflight is down to one bandwidth-delay product, then cycles of
+// 1.25, 0.75 and six rounds of 1 (ProbeBW), with a ProbeRTT of 200 ms at
+// four datagrams in flight when the min RTT is ten seconds old. In ProbeBW
+// the window is one BDP plus a queue room that grows by one MTU per round
+// and halves when a whole round's smallest RTT stays a quarter of the min
+// RTT above it: flows sharing a bottleneck see the same queue and give
+// room back together, so their shares converge (AIMD) and the queue stays
+// short. Loss never lowers the rate, so random loss is not read as
+// congestion. Critical data, unreliable data and control messages are
+// never held back; the [BandwidthBudget] pacer and MaxInFlightBytes stay
+// upper bounds. [CongestionFixedWindow] keeps only the fixed window, for a
+// LAN. [Stats] reports the estimate (EstimatedBandwidth), the window, the
+// min RTT and the loss.
+//
+// Proved in virtual time over netsim's bandwidth queue (10 Mbit/s, 50 ms
+// queue, 40 ms min RTT): one flow gets ≥ 90% of the link with a
+// queueing delay p99 ≤ half the min RTT, where the fixed window fills the
+// queue (TestCongestionOneFlow); two flows share it within 20%
+// (TestCongestionTwoFlows); an 8 MiB message through 2% random loss and
+// 20 ms each way takes ≤ 1.87 s with ≤ 8% more bytes on the wire
+// (TestCongestionRandomLoss).
+//
+// # Redundancy
+//
+// Small reliable messages (up to 256 bytes, uncompressed) of a protected
+// channel ([ChannelConfig].Redundancy: by default the Critical channels)
+// are grouped by k consecutive first transmissions and followed by m
+// parity frames, one per later datagram (riding in one that leaves anyway
+// within a message interval, else alone), so that the receiver rebuilds
+// up to m lost messages of a group without waiting a round trip. k and m
+// come from the measured loss (an average over about 512 datagrams,
+// corrected for its start), the smoothed RTT and the channel's message
+// interval: a group spans at most a third of the RTT, and of the plans
+// that keep the share of messages delayed by a failed rebuild (the lost
+// message and, on an ordered channel, half an RTT of messages behind it)
+// within 0.6%, the one with the fewest rows per message wins. Below 0.2%
+// loss nothing is sent, so a clean path carries no redundancy at all; the
+// first losses on a path find no parity yet. Retransmissions of a
+// protected channel get no extra copies. [Stats] counts RedundancyBytes
+// and the messages Recovered.
+//
+// Proved in virtual time: 500 messages of 128 bytes per second over
+// 40 ± 10 ms each way with 3% loss and 1% duplication reach a p99 within
+// 1.5× the path's floor at ≤ 192 bytes per message, both directions,
+// where no parity gives 2.8× (TestRedundancyUrgent); any e ≤ m lost
+// messages of any group are rebuilt from any e rows
+// (TestParityRebuildsAnyErasures); a clean path sends no parity byte
+// (TestRedundancyCleanPath).
 //
 // # Handshake and lifecycle
 //

@@ -21,15 +21,17 @@ const (
 	frameLastFragment = 1 << 4
 	// frameToEnd marks the last frame of a datagram, whose length field is
 	// left out: its payload runs to the end of the datagram.
-	frameToEnd      = 1 << 5
-	knownFrameFlags = frameReliable | frameOrdered | frameFragment | frameCompressed | frameLastFragment | frameToEnd
+	frameToEnd = 1 << 5
+	// frameParity (bit 6, see parity.go) marks a parity frame; only
+	// frameToEnd may accompany it.
+	knownFrameFlags = frameReliable | frameOrdered | frameFragment | frameCompressed | frameLastFragment | frameToEnd | frameParity
 )
 
 // hasSeq reports whether a frame with these flags carries a sequence
 // number: all but unfragmented frames of plain Unreliable channels, which
 // never look at it (duplicated datagrams are dropped whole).
 func hasSeq(flags uint8) bool {
-	return flags&(frameReliable|frameOrdered|frameFragment) != 0
+	return flags&(frameReliable|frameOrdered|frameFragment|frameParity) != 0
 }
 
 // frame is one message, or one fragment of a message, inside a datagram.
@@ -84,7 +86,7 @@ func parseFrame(b []byte) (frame, []byte, error) {
 		return frame{}, nil, fmt.Errorf("%w: truncated frame header", ErrMalformed)
 	}
 	f := frame{channel: ChannelID(b[0]), flags: b[1]}
-	if f.flags&^knownFrameFlags != 0 {
+	if f.flags&^knownFrameFlags != 0 || (f.flags&frameParity != 0 && f.flags&^(frameParity|frameToEnd) != 0) {
 		return frame{}, nil, fmt.Errorf("%w: unknown frame flags %#x", ErrMalformed, f.flags)
 	}
 	b = b[2:]

@@ -45,6 +45,11 @@ func FuzzParseDatagram(f *testing.F) {
 	for _, d := range capture(f) {
 		f.Add(d.b)
 	}
+	dg := appendHeader(nil, header{connID: 1, seq: 2})
+	for _, r := range parityRows([][]byte{[]byte("input"), []byte("order")}, 9, 2) {
+		dg = appendFrame(dg, &r)
+	}
+	f.Add(dg)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		h, rest, err := parseHeader(b)
 		if err != nil {

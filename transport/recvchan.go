@@ -19,6 +19,9 @@ type recvChannel struct {
 	last    uint16
 	hasLast bool
 	stats   ChannelStats
+	// par holds what rebuilding lost messages from parity needs, on
+	// channels that protect their messages (see ChannelConfig.Redundancy).
+	par *parityRecv
 }
 
 func (c *recvChannel) bit(seq uint16) (*uint64, uint64) {

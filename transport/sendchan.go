@@ -86,6 +86,7 @@ type sendChannel struct {
 	unackedN int            // bytes in unacked
 	deficit  int            // deficit round robin credit
 	skipGen  uint64         // datagram in which the head did not fit
+	par      paritySend
 	stats    ChannelStats
 }
 
@@ -162,7 +163,7 @@ func (c *sendChannel) take(r fragRef, gen uint64, copies bool) {
 	if m.state[r.idx] == fragQueued {
 		c.retx.pop()
 		c.stats.Retransmits++
-		if copies && m.fragWireSize(r.idx) <= repeatMaxSize {
+		if copies && m.fragWireSize(r.idx) <= repeatMaxSize && !c.cfg.protected() {
 			c.repeat.push(repeatRef{ref: r, gen: gen, left: repeatCopies})
 		}
 	} else {
@@ -170,12 +171,6 @@ func (c *sendChannel) take(r fragRef, gen uint64, copies bool) {
 		if m.next == m.count {
 			c.queue.pop()
 			c.queued -= m.size
-		}
-		if copies && c.cfg.Priority == Critical && c.reliable() && m.fragWireSize(r.idx) <= repeatMaxSize {
-			// Frame data resilience: small Critical messages (inputs,
-			// orders) ride again in the next two datagrams, so a lost
-			// datagram costs them a frame interval, not a round trip.
-			c.repeat.push(repeatRef{ref: r, gen: gen, left: criticalCopies})
 		}
 	}
 	m.state[r.idx] = fragSent
@@ -223,12 +218,11 @@ func (c *sendChannel) resend() {
 // copies follow the retransmission, one per later datagram. With two, a
 // retransmission is lost only if three datagrams are (1 in 8,000 at 5%
 // independent loss), instead of 1 in 400 with one copy.
-// Small Critical messages get criticalCopies copies from their first
-// transmission on (seed 001's frame data resilience).
+// Small messages of protected channels get parity from their first
+// transmission on instead (parity.go; seed 001's frame data resilience).
 const (
-	repeatMaxSize  = 256
-	repeatCopies   = 2
-	criticalCopies = 2
+	repeatMaxSize = 256
+	repeatCopies  = 2
 )
 
 // repeatRef is a retransmitted fragment due for left more copies, in

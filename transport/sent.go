@@ -19,6 +19,7 @@ type sentDatagram struct {
 	lost      bool // declared lost; an acknowledgement may still prove it was not
 	timedOut  bool // declared lost by the retransmission timeout
 	frames    []fragRef
+	deliveryStamp
 }
 
 // sentHistory holds the sent datagrams from the oldest unresolved one on,
@@ -108,6 +109,8 @@ func (s *Session) onAck(h header, now time.Time) {
 		s.stats.heard++
 	}
 	newly := false
+	var newest *sentDatagram // the newest eliciting datagram acknowledged now
+	ackedBytes := 0
 	for n := range uint32(ackVectorBits) {
 		if h.ackMask&(1<<n) == 0 {
 			continue
@@ -131,6 +134,10 @@ func (s *Session) onAck(h header, now time.Time) {
 		}
 		sh.resolve(d)
 		if d.eliciting {
+			if newest == nil {
+				newest = d
+			}
+			ackedBytes += d.size
 			newly = true
 			s.stats.acked++
 			s.noteLoss(false)
@@ -141,8 +148,22 @@ func (s *Session) onAck(h header, now time.Time) {
 	}
 	if newly {
 		s.rtoCount = 0
+		s.sampleDelivery(newest, ackedBytes, now)
 	}
 	s.detectLoss(now)
+}
+
+// sampleDelivery feeds the congestion controller the sample of an
+// acknowledgement whose newest ack-eliciting datagram is p.
+func (s *Session) sampleDelivery(p *sentDatagram, acked int, now time.Time) {
+	rs := s.dlv.sample(now, p.at, p.deliveryStamp, acked, s.rtt.min)
+	rs.rtt = now.Sub(p.at)
+	if p.seq == s.sent.largestAcked {
+		rs.rtt = s.rtt.latest // corrected by the peer's delay
+	}
+	rs.inFlight = s.sent.inFlight
+	s.cc.onAck(now, rs)
+	s.setPacing(now)
 }
 
 // spuriousLoss handles the acknowledgement of a datagram declared lost:
@@ -208,13 +229,16 @@ func (s *Session) declareLost(d *sentDatagram) {
 }
 
 // noteLoss updates the recent loss rate (an exponential average over about
-// the last 64 datagrams).
+// the last 64 datagrams) and the slower one the redundancy policy plans
+// with (about the last 512).
 func (s *Session) noteLoss(lost bool) {
 	v := 0.0
 	if lost {
 		v = 1
 	}
 	s.lossRate += (v - s.lossRate) / 64
+	s.lossSlow += (v - s.lossSlow) / 512
+	s.lossSamples++
 }
 
 // rtoDeadline returns when the retransmission timeout fires, or zero.

@@ -87,6 +87,8 @@ type Session struct {
 	sent     sentHistory
 	rtt      rttStats
 	pacer    pacer
+	cc       congestionController
+	dlv      delivery
 	rtoCount int
 	dgGen    uint64
 	lastSent time.Time
@@ -116,6 +118,9 @@ type Session struct {
 
 	stats    counters
 	lossRate float64
+	lossSlow float64
+	// lossSamples counts the datagrams lossSlow has seen.
+	lossSamples uint64
 }
 
 // NewSession returns the state machine of one side of a connection. A
@@ -139,12 +144,16 @@ func newSession(set *settings, p SessionParams, now time.Time) *Session {
 		hs:           &plainHandshake{digest: set.digest, token: p.Token},
 		nextSeq:      p.InitialSeq,
 		pacer:        newPacer(set.budget, set.mtu, now),
+		cc:           newController(set, now),
 		lastSent:     now,
 		lastRecv:     now,
 		deadline:     now.Add(set.handshake),
 		asm:          assembler{limit: set.maxReassembly},
 	}
 	s.sent.reorderPackets, s.sent.reorderEighths = packetThreshold, 1
+	s.dlv.pace = bucket{last: now}
+	s.setPacing(now)
+	s.dlv.pace.tokens = s.dlv.pace.burst
 	if set.flushInterval > 0 {
 		s.nextTick = now.Add(set.flushInterval)
 	}
@@ -154,6 +163,9 @@ func newSession(set *settings, p SessionParams, now time.Time) *Session {
 	for i := range set.channels {
 		cs := &set.channels[i]
 		sends[i].cfg, recvs[i].cfg = cs, cs
+		if cs.protected() && !p.ReliableLink {
+			recvs[i].par = &parityRecv{}
+		}
 		s.send[i], s.recv[i] = &sends[i], &recvs[i]
 		lvl := int(cs.Priority) - 1
 		s.levels[lvl] = append(s.levels[lvl], s.send[i])
@@ -305,6 +317,9 @@ func (s *Session) MemoryInUse() int {
 			n += c.queued
 		}
 		n += s.recv[i].heldBytes
+		if p := s.recv[i].par; p != nil {
+			n += p.bytes
+		}
 	}
 	return n
 }

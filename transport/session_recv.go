@@ -107,6 +107,10 @@ func (s *Session) validFrame(f *frame) bool {
 		return false
 	}
 	r := cs.Reliability
+	if f.flags&frameParity != 0 {
+		_, ok := parseParity(f.payload, cs.maxSize)
+		return ok && r.reliable()
+	}
 	if (f.flags&frameReliable != 0) != r.reliable() || (f.flags&frameOrdered != 0) != r.sequenced() {
 		return false
 	}
@@ -145,6 +149,10 @@ func (s *Session) reservation(frames []frame) int {
 // handleFrame delivers what a frame completes.
 func (s *Session) handleFrame(f *frame, now time.Time) {
 	rc := s.recv[s.set.byID[f.channel]]
+	if f.flags&frameParity != 0 {
+		s.onParity(rc, f, now)
+		return
+	}
 	if !rc.fresh(f.seq) {
 		rc.stats.Duplicates++
 		if f.channel == ChannelControl && s.halfOpen() {
@@ -170,8 +178,13 @@ func (s *Session) handleFrame(f *frame, now time.Time) {
 	}
 	if f.flags&frameCompressed != 0 {
 		data = s.decompress(rc, data)
+	} else if rc.par != nil && f.flags&frameFragment == 0 {
+		rc.par.remember(f.seq, data)
 	}
 	rc.accept(f.seq, data, func(d []byte) { s.deliver(rc, d) })
+	if rc.par != nil && len(rc.par.groups) > 0 {
+		s.rebuild(rc, now)
+	}
 }
 
 // decompress returns the original payload, or nil if it is corrupt.

@@ -29,7 +29,11 @@ func (s *Session) AppendDatagram(dst []byte, now time.Time) ([]byte, bool) {
 		f := r.msg.frame(c.cfg.ID, r.idx)
 		last = len(dst)
 		dst = appendFrame(dst, &f)
+		first := r.msg.state[r.idx] == fragUnsent
 		c.take(r, s.dgGen, !s.reliableLink)
+		if first && c.cfg.protected() && !s.reliableLink {
+			s.protect(c, r.msg, now)
+		}
 		s.pacer.spendFrame(c.cfg.Priority, f.size())
 		nframes++
 		switch {
@@ -42,6 +46,11 @@ func (s *Session) AppendDatagram(dst []byte, now time.Time) ([]byte, bool) {
 			windowed = true
 		}
 		lowest = max(lowest, c.cfg.Priority)
+	}
+	parity, parityBytes := 0, 0
+	if live && !s.reliableLink {
+		dst, parity, parityBytes = s.appendParity(dst, start, &last, nframes > 0, now)
+		nframes += parity
 	}
 	if nframes == 0 && !(live && s.pingDue) && !(s.ackPending && !now.Before(s.ackDeadline)) {
 		return dst[:start], false
@@ -66,10 +75,22 @@ func (s *Session) AppendDatagram(dst []byte, now time.Time) ([]byte, bool) {
 		dst[start+1] |= flagPing
 	}
 	size := len(dst) - start
+	if parity > 0 && parity == nframes {
+		parityBytes = size // the whole datagram is for parity
+	}
+	s.stats.redundancyBytes += uint64(parityBytes)
 	eliciting := len(refs) > 0 || ping
 	if !s.reliableLink {
-		s.sent.push(sentDatagram{seq: h.seq, at: now, size: size, eliciting: eliciting,
-			windowed: windowed, done: !eliciting, frames: refs})
+		d := sentDatagram{seq: h.seq, at: now, size: size, eliciting: eliciting,
+			windowed: windowed, done: !eliciting, frames: refs}
+		if eliciting {
+			if !s.governedWaiting(fresh) {
+				s.dlv.markAppLimited(s.sent.inFlight + size)
+			}
+			d.deliveryStamp = s.dlv.stamp(now, s.sent.outstanding == 0)
+			s.dlv.spend(size)
+		}
+		s.sent.push(d)
 		s.sent.trim()
 	}
 	s.nextSeq++
@@ -112,6 +133,7 @@ func (s *Session) pick(room int, fresh bool, now time.Time) (*sendChannel, fragR
 		for range 2*len(chans) + 1 {
 			c := chans[s.cursor[li]]
 			r, ok := c.peek(c.cfg.ID == ChannelControl || (userOK && fresh))
+			ok = ok && !s.congestionHolds(c, now)
 			if ok && !s.turn[li] {
 				c.deficit += c.cfg.Weight * s.set.mtu
 				s.turn[li] = true
@@ -145,16 +167,28 @@ func (s *Session) sendReadyAt(now time.Time) time.Time {
 	userOK := s.state == StateConnected || s.state == StateDisconnecting
 	fresh := s.set.flushInterval == 0 || s.flushReq
 	var t time.Time
+	for _, c := range s.send {
+		if len(c.par.due) > 0 {
+			t = earliest(t, later(now, c.par.due[0].alone))
+		}
+	}
 	for li := range numPriorities {
 		pr := Priority(li + 1)
 		if pr != Critical && s.sent.inFlight >= s.set.maxInFlight {
 			break
 		}
 		for _, c := range s.levels[li] {
-			if _, ok := c.peek(c.cfg.ID == ChannelControl || (userOK && fresh)); ok {
-				t = earliest(t, s.pacer.readyAt(pr, now))
-				break
+			if _, ok := c.peek(c.cfg.ID == ChannelControl || (userOK && fresh)); !ok {
+				continue
 			}
+			at := s.pacer.readyAt(pr, now)
+			if s.governed(c) {
+				if s.sent.inFlight >= s.cc.window() {
+					continue // waits for an acknowledgement
+				}
+				at = later(at, s.dlv.paceReadyAt(now))
+			}
+			t = earliest(t, at)
 		}
 	}
 	return t

@@ -10,6 +10,8 @@ type counters struct {
 	heard                    uint64 // times the peer's latest received datagram advanced
 	duplicates, malformed    uint64
 	refused, protocolErrors  uint64
+	redundancyBytes          uint64
+	recovered                uint64
 }
 
 // Stats is a snapshot of a connection's statistics.
@@ -41,6 +43,21 @@ type Stats struct {
 	// or does not decode to that size, which is dropped. The last two count
 	// in the channel's Errors too.
 	ProtocolErrors uint64
+
+	// EstimatedBandwidth is the congestion controller's estimate of the
+	// path's bottleneck bandwidth, in bytes per second: 0 until measured,
+	// and always with CongestionFixedWindow.
+	EstimatedBandwidth float64
+	// CongestionWindow is the bytes of datagrams carrying non-critical
+	// data the controller lets be in flight.
+	CongestionWindow int
+	// RedundancyBytes is the bytes sent as parity for small urgent
+	// messages: parity frames, and whole datagrams that carried nothing
+	// else.
+	RedundancyBytes uint64
+	// Recovered counts messages rebuilt from parity, without waiting for
+	// their retransmission.
+	Recovered uint64
 
 	// PendingReliable is the number of reliable messages queued or sent
 	// but not yet acknowledged.
@@ -86,6 +103,11 @@ func (s *Session) Stats() Stats {
 		Refused:         s.stats.refused,
 		ProtocolErrors:  s.stats.protocolErrors,
 		InFlightBytes:   s.sent.inFlight,
+
+		EstimatedBandwidth: s.cc.bandwidth(),
+		CongestionWindow:   min(s.cc.window(), s.set.maxInFlight),
+		RedundancyBytes:    s.stats.redundancyBytes,
+		Recovered:          s.stats.recovered,
 	}
 	if !s.rtt.hasSample {
 		st.RTTVar, st.MinRTT = initialRTT/2, initialRTT

@@ -13,6 +13,7 @@
 //	go run . -workload W1 -peer quic -json          # full length (30 s)
 //	go run . -workload W1 -peer kcp -duration 5s    # shortened
 //	go run . -workload W5 -peer tickwire -conns 100
+//	go run . -peer tickwire -beside quic -duration 30s  # two flows, one bottleneck
 //
 // # Peers
 //

@@ -35,21 +35,25 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	ps := peers()
 	var names []string
-	for _, w := range transportbench.Workloads() {
+	for _, w := range append(transportbench.Workloads(), transportbench.CongestionWorkloads()...) {
 		names = append(names, w.Name)
 	}
 	fs := flag.NewFlagSet("peers", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	wname := fs.String("workload", "W1", "workload: "+strings.Join(names, ", "))
 	pname := fs.String("peer", "kcp", "transport: "+strings.Join(sortedKeys(ps), ", "))
-	dur := fs.Duration("duration", 0, "sending time (0: the workload's full length, 30s for W1, W2, W4, W5)")
+	dur := fs.Duration("duration", 0, "sending time (0: the workload's full length, 30s for W1, W2, W4, W5, C2)")
 	conns := fs.Int("conns", 0, "connections (0: the workload's count)")
 	seed := fs.Uint64("seed", 1, "netsim seed; client i uses seed+i")
 	keepalive := fs.Duration("keepalive", time.Second, "keepalive interval")
 	mtu := fs.Int("mtu", 1200, "largest datagram")
 	asJSON := fs.Bool("json", false, "print one JSON object")
+	beside := fs.String("beside", "", "run one bulk flow of -peer beside one of this peer through a shared bottleneck (for -duration, 30s if 0), instead of a workload")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *beside != "" {
+		return runShared(ctx, ps, *pname, *beside, *seed, *dur, *asJSON, stdout)
 	}
 	w, ok := transportbench.WorkloadByName(*wname)
 	if !ok {
@@ -73,6 +77,32 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return enc.Encode(res)
 	}
 	transportbench.WriteText(stdout, res)
+	return nil
+}
+
+// runShared measures how two peers' bulk flows share one bottleneck.
+func runShared(ctx context.Context, ps map[string]Peer, a, b string, seed uint64, d time.Duration, asJSON bool, stdout io.Writer) error {
+	var peers []Peer
+	for _, n := range []string{a, b} {
+		p, ok := ps[n]
+		if !ok {
+			return fmt.Errorf("unknown peer %q (have %s)", n, strings.Join(sortedKeys(ps), ", "))
+		}
+		peers = append(peers, p)
+	}
+	if d <= 0 {
+		d = 30 * time.Second
+	}
+	r, err := transportbench.RunShared(ctx, peers, []string{a, b}, seed, d/3, d)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	transportbench.WriteSharedText(stdout, r)
 	return nil
 }
 

@@ -36,7 +36,7 @@ func benchTransport(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	dur := fs.Duration("duration", 5*time.Second, "sending time of each workload (W3 ends by itself)")
-	names := fs.String("workload", strings.Join(all, ","), "comma-separated workloads to run")
+	names := fs.String("workload", strings.Join(all, ","), "comma-separated workloads to run (W1-W5, and C1, C2 of the congestion issue)")
 	seed := fs.Uint64("seed", 1, "netsim seed; client i uses seed+i")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -48,7 +48,7 @@ func benchTransport(ctx context.Context, args []string, stdout, stderr io.Writer
 	for _, n := range strings.Split(*names, ",") {
 		w, ok := transportbench.WorkloadByName(strings.ToUpper(strings.TrimSpace(n)))
 		if !ok {
-			return fmt.Errorf("%w: unknown workload %q (have %s)", errUsage, n, strings.Join(all, ", "))
+			return fmt.Errorf("%w: unknown workload %q (have %s, C1, C2)", errUsage, n, strings.Join(all, ", "))
 		}
 		ws = append(ws, w)
 	}

@@ -95,7 +95,7 @@ func start(ctx context.Context, p Peer, w Workload, o Options, seed uint64) (*en
 				dialErrs <- err
 				return
 			}
-			e.links[i] = netsim.Wrap(raw, netsim.Config{Seed: seed + uint64(i), Out: w.Link, In: w.Link})
+			e.links[i] = netsim.Wrap(raw, netsim.Config{Seed: seed + uint64(i), Out: w.Link, In: w.Link, OutVia: w.via})
 			c, err := p.Dial(ctx, e.links[i], server.LocalAddr(), o)
 			e.clients[i] = c
 			dialErrs <- err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/metrics"
+	"github.com/tickwire/tickwire/transport"
 )
 
 // SeriesResult holds the figures of one series of messages.
@@ -49,6 +50,43 @@ type Result struct {
 
 	RSSMiB     float64 `json:"rss_mib"`
 	PeakRSSMiB float64 `json:"peak_rss_mib"`
+
+	// Figures of the client connections, for peers that report them
+	// (tickwire, see Figures): estimated bottleneck bandwidth, min RTT and
+	// recent loss averaged over the connections, and the bytes they sent
+	// as redundancy (parity), summed.
+	EstimatedBandwidthBps float64 `json:"estimated_bandwidth_bytes_per_s,omitempty"`
+	MinRTTMs              float64 `json:"min_rtt_ms,omitempty"`
+	LossPercent           float64 `json:"loss_percent,omitempty"`
+	RedundancyBytes       uint64  `json:"redundancy_bytes,omitempty"`
+}
+
+// Figures is a Conn that reports its transport's own figures.
+type Figures interface {
+	Stats() transport.Stats
+}
+
+// addFigures fills r's connection figures from the clients that report
+// them.
+func (r *Result) addFigures(clients []Conn) {
+	n := 0
+	for _, c := range clients {
+		f, ok := c.(Figures)
+		if !ok {
+			continue
+		}
+		st := f.Stats()
+		r.EstimatedBandwidthBps += st.EstimatedBandwidth
+		r.MinRTTMs += float64(st.MinRTT) / 1e6
+		r.LossPercent += st.LossPercent
+		r.RedundancyBytes += st.RedundancyBytes
+		n++
+	}
+	if n > 0 {
+		r.EstimatedBandwidthBps /= float64(n)
+		r.MinRTTMs /= float64(n)
+		r.LossPercent /= float64(n)
+	}
 }
 
 // RunConfig sets up one run of a workload.
@@ -119,6 +157,7 @@ func measure(ctx context.Context, p Peer, w Workload, o Options, seed uint64, d 
 	res := &Result{Workload: w.Name, About: w.About, Conns: w.Conns, ConnsAccepted: e.accepted(), Seconds: sending.Seconds(),
 		WirePackets: pk1 - pk0, WireBytes: by1 - by0, CPUSeconds: cpu.Seconds(),
 		RSSMiB: float64(currentRSS()) / (1 << 20), PeakRSSMiB: float64(peakRSS()) / (1 << 20)}
+	res.addFigures(e.clients)
 	delivered := 0
 	for _, s := range e.seriesSent() {
 		got := e.rec.snapshot(s)
@@ -188,5 +227,9 @@ func WriteText(w io.Writer, r *Result) {
 		r.WirePackets, r.WireBytes, r.WireBytesPerMsg, r.CPUSeconds, r.CPUMicrosPerMsg, r.RSSMiB, r.PeakRSSMiB)
 	if r.Workload == "W5" {
 		fmt.Fprintf(w, "  per connection-second: %.1f wire bytes, %.1f µs cpu\n", r.WireBytesPerConnSec, r.CPUMicrosPerConnSec)
+	}
+	if r.MinRTTMs > 0 {
+		fmt.Fprintf(w, "  per connection: estimated bandwidth %.0f B/s, min RTT %.1f ms, loss %.1f%%; redundancy %d bytes in all\n",
+			r.EstimatedBandwidthBps, r.MinRTTMs, r.LossPercent, r.RedundancyBytes)
 	}
 }

@@ -99,6 +99,9 @@ func (t tickwireConn) Receive(ctx context.Context) ([]byte, error) {
 	return m.Data, err
 }
 
+// Stats reports the connection's figures (see Figures).
+func (t tickwireConn) Stats() transport.Stats { return t.c.Stats() }
+
 func (t tickwireConn) Close() error {
 	err := t.c.Close()
 	if t.pc != nil {

@@ -25,6 +25,9 @@ type Workload struct {
 	Unreliable bool
 	// drive sends the traffic on e's clients for d.
 	drive func(ctx context.Context, e *env, d time.Duration) error
+	// via, when set, carries the clients' packets through a bottleneck
+	// shared with other flows instead of Link (see RunShared).
+	via *netsim.Bottleneck
 }
 
 // rtt50 is the link of the latency-bound workloads: 50 ms round trip,
@@ -56,9 +59,24 @@ func Workloads() []Workload {
 	}
 }
 
-// WorkloadByName returns the workload called name ("W1" … "W5").
+// CongestionWorkloads returns the workloads of the congestion issue, C1
+// and C2: a bulk transfer through random loss, and small urgent messages
+// through loss, jitter and duplication.
+func CongestionWorkloads() []Workload {
+	c1 := netsim.Link{Latency: 20 * time.Millisecond, Loss: 0.02}
+	c2 := netsim.Link{Latency: 40 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.03, Duplicate: 0.01}
+	return []Workload{
+		{Name: "C1", About: "one 8 MiB reliable message, 20 ms each way, 2% random loss",
+			Conns: 1, Link: c1, drive: driveBulkMessage(8 << 20)},
+		{Name: "C2", About: "128-byte reliable-ordered Critical messages at 500/s per connection, 40 ± 10 ms each way, 3% loss, 1% duplication, 4 connections",
+			Conns: 4, Link: c2, Full: 30 * time.Second, drive: driveStream(Critical, 128, 500)},
+	}
+}
+
+// WorkloadByName returns the workload called name ("W1" … "W5", "C1",
+// "C2").
 func WorkloadByName(name string) (Workload, bool) {
-	for _, w := range Workloads() {
+	for _, w := range append(Workloads(), CongestionWorkloads()...) {
 		if w.Name == name {
 			return w, true
 		}
