@@ -27,6 +27,7 @@ type relayFlags struct {
 	config         string
 	listen         string
 	admin          string
+	adminToken     string
 	tps            int
 	maxGames       int
 	maxConns       int
@@ -50,7 +51,8 @@ func parseRelayFlags(args []string, stderr io.Writer) (relayFlags, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.config, "config", "", "server configuration file (TOML, see server_config.toml); flags override it")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:7777", "UDP address for clients")
-	fs.StringVar(&f.admin, "admin", "127.0.0.1:7778", "HTTP address for /healthz, /readyz and /metrics (empty: none)")
+	fs.StringVar(&f.admin, "admin", "127.0.0.1:7778", "HTTP address for /healthz, /readyz, /metrics, the API /api/v1/ and the dashboard /dashboard/ (empty: none)")
+	fs.StringVar(&f.adminToken, "admin-token", "", "bearer token the admin address asks for (all but /healthz, /readyz and the page); use it when --admin is not loopback")
 	fs.IntVar(&f.tps, "tps", 30, "ticks per second")
 	fs.IntVar(&f.maxGames, "max-games", server.DefaultMaxGames, "concurrent games (rooms, waiting or playing), -1 for no limit")
 	fs.IntVar(&f.maxConns, "max-conns", 16384, "concurrent client connections")
@@ -209,10 +211,11 @@ func runRelay(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			ln.Close()
 			return err
 		}
-		adm := admin.New(adminSource(srv, ln))
-		adm.SetReady(true)
-		wg.Go(func() { adminErr = adm.Serve(ctx, hl) })
-		log.Info("admin listening", "addr", hl.Addr().String())
+		if f.adminToken == "" && !isLoopback(f.admin) {
+			log.Warn("admin address is not loopback and has no --admin-token: anyone who reaches it sees every room", "addr", f.admin)
+		}
+		wg.Go(func() { adminErr = serveAdmin(ctx, hl, srv, ln, f.adminToken) })
+		log.Info("admin listening", "addr", hl.Addr().String(), "dashboard", dashboardURL(hl))
 	}
 	log.Info("relay listening", "addr", ln.Addr().String(), "tps", f.tps, "max_games", f.maxGames, "default_network_model", f.defaultModel,
 		"encrypted", tcfg.Security != nil, "public_key", publicKeyHex(tcfg.Security),

@@ -125,4 +125,14 @@ type Status struct {
 	Phase string
 	// Tick is the match's current tick.
 	Tick uint64
+	// Turns are the processing times of the driver's last turns (up to
+	// TurnHistory, oldest first) and Budget the tick interval they are
+	// measured against; the driver fills them.
+	Turns  []time.Duration
+	Budget time.Duration
+	// Report is the model's own figures, if its Core is a Reporter.
+	Report *Report
 }
+
+// TurnHistory is how many turn times a published Status holds.
+const TurnHistory = 120
