@@ -157,17 +157,24 @@ func startDemoServer(ctx context.Context, f *demoCommon, scfg server.Config) (*d
 // dial connects bot i from a loopback socket of its own, impaired both
 // ways with a seed of its own.
 func (d *demoServer) dial(ctx context.Context, i int) (*transport.Conn, error) {
+	conn, _, err := d.dialImpaired(ctx, i)
+	return conn, err
+}
+
+// dialImpaired is dial, returning the impaired socket too (whose links
+// a test may change mid-match).
+func (d *demoServer) dialImpaired(ctx context.Context, i int) (*transport.Conn, *netsim.PacketConn, error) {
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	impaired := netsim.Wrap(pc, netsim.Config{Seed: d.seed*1000 + uint64(i), Out: d.link, In: d.link})
 	conn, err := transport.Dial(ctx, impaired, d.addr, d.client)
 	if err != nil {
 		impaired.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	return conn, nil
+	return conn, impaired, nil
 }
 
 // localRelay is a relay server in this process, on a loopback socket.

@@ -122,7 +122,7 @@ function drawSync(room) {
   lastDesyncs = desyncs;
   const ev = document.getElementById("events");
   ev.replaceChildren();
-  for (const e of (m.events || []).slice().reverse()) ev.append(el("li", `tick ${e.tick}${e.player ? " player " + e.player : ""}: ${e.kind}: ${e.detail}`, e.kind));
+  for (const e of (m.events || []).slice(-20).reverse()) ev.append(el("li", `tick ${e.tick}${e.player ? " player " + e.player : ""}: ${e.kind}: ${e.detail}`, e.kind));
 }
 
 function drawRoom(room) {
