@@ -11,6 +11,7 @@ import (
 
 	"github.com/tickwire/tickwire/internal/roomtest"
 	"github.com/tickwire/tickwire/lockstep"
+	"github.com/tickwire/tickwire/lockstep/lockstepserver"
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/server/room"
@@ -37,14 +38,18 @@ func (d *deaf) ReadFrom(b []byte) (int, net.Addr, error) {
 // TestSlowClientDropped: the room driver's backpressure policy in a
 // lockstep room. One of three players stops taking what the relay sends
 // after 60 ticks: the server drops it once it has acknowledged nothing
-// for room.SendGrace (before the relay's own frozen-client rule), counts
-// it and logs it once, and the client, hearing again, reads the policy's
+// for room.SendGrace (the relay's own frozen-client rule set beyond it),
+// counts it and logs it once, and the client, hearing again, reads the policy's
 // reason; the relay removes the player on one tick for everyone and the
 // other two play on in sync.
 func TestSlowClientDropped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		logs := &roomtest.Records{}
-		rn := startRelay(t, server.Config{Logger: slog.New(logs)})
+		// The relay's own rule for a client that stops (FrozenTimeout, 3 s
+		// by default) would remove it first: this test is the driver's.
+		lc := lockstepserver.Config{}
+		lc.Relay.FrozenTimeout = time.Minute
+		rn := startRelay(t, server.Config{Logger: slog.New(logs)}, lc)
 		defer rn.close()
 		ctx := t.Context()
 		const n, ticks, slow, after = 3, 400, 2, 60

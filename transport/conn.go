@@ -224,17 +224,17 @@ func (c *Conn) Send(ch ChannelID, data []byte) error {
 	return err
 }
 
-// Heard reports the datagrams this side sent and how many times the
-// peer's acknowledgements named a newer one as the latest it received:
-// a peer whose count stands still while datagrams leave takes nothing (a
-// game server drops it, see server/room.SendGrace). Any datagram counts,
-// acknowledged for itself or not, so a lossy link or a stream of
-// unreliable data that asks for no acknowledgement still shows a peer
-// that hears.
-func (c *Conn) Heard() (sent, heard uint64) {
+// Heard reports how many datagrams this side sent that ask for an
+// acknowledgement, and how many times the peer's acknowledgements named
+// a newer datagram as the latest it received. A peer whose count stands
+// still while datagrams ask it takes nothing (a game server drops it, see
+// server/room.SendGrace). Any datagram the peer names counts, whether it
+// asked or not, so a lossy link or a stream of unreliable data still
+// shows a peer that hears.
+func (c *Conn) Heard() (asked, heard uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.sess.stats.packetsSent, c.sess.stats.heard
+	return c.sess.stats.asked, c.sess.stats.heard
 }
 
 // Flush sends queued messages now instead of at the next FlushInterval tick.

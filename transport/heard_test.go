@@ -40,15 +40,15 @@ func TestHeard(t *testing.T) {
 		}
 		send(1) // fills the peer's buffer
 		time.Sleep(100 * time.Millisecond)
-		sent0, heard0 := c.Heard()
+		asked0, heard0 := c.Heard()
 		for range 5 {
 			send(1)
 			send(2)
 			time.Sleep(500 * time.Millisecond)
 		}
-		sent, heard := c.Heard()
-		if sent == sent0 || heard != heard0 {
-			t.Fatalf("a peer that reads nothing: sent %d → %d, heard %d → %d", sent0, sent, heard0, heard)
+		asked, heard := c.Heard()
+		if asked == asked0 || heard != heard0 {
+			t.Fatalf("a peer that reads nothing: asked %d → %d, heard %d → %d", asked0, asked, heard0, heard)
 		}
 	})
 }

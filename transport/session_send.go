@@ -80,6 +80,9 @@ func (s *Session) AppendDatagram(dst []byte, now time.Time) ([]byte, bool) {
 	}
 	s.stats.redundancyBytes += uint64(parityBytes)
 	eliciting := len(refs) > 0 || ping
+	if eliciting {
+		s.stats.asked++
+	}
 	if !s.reliableLink {
 		d := sentDatagram{seq: h.seq, at: now, size: size, eliciting: eliciting,
 			windowed: windowed, done: !eliciting, frames: refs}

@@ -7,6 +7,7 @@ type counters struct {
 	packetsSent, packetsRecv uint64
 	bytesSent, bytesRecv     uint64
 	acked, lost, rtos        uint64
+	asked                    uint64 // datagrams sent that ask for an acknowledgement
 	heard                    uint64 // times the peer's latest received datagram advanced
 	duplicates, malformed    uint64
 	refused, protocolErrors  uint64

@@ -29,9 +29,11 @@ import (
 // and logs it, at most one line per second per model (the others are
 // counted in the next line). The other seats play on.
 const (
-	// SendGrace is how long a seat may stay backed up: two seconds of a
-	// game its client did not take is a client that cannot play.
-	SendGrace = 2 * time.Second
+	// SendGrace is how long a seat may stay backed up: five seconds of a
+	// game its client did not take is a client that cannot play (half the
+	// transport's idle timeout; at 2 s a client that only acknowledges,
+	// over a link losing 10% each way, was sometimes dropped).
+	SendGrace = 5 * time.Second
 	// MaxBacklog bounds the bytes waiting in one seat's backlog.
 	MaxBacklog = 1 << 20
 	// RetryInterval is how often a backlog is retried.
@@ -186,22 +188,24 @@ func (b *backlog) reset() { *b = backlog{} }
 
 // pressure is a seat's state under the policy.
 type pressure struct {
-	backlog     backlog
-	sent, heard uint64        // the connection's Heard at the last check
-	stalled     bool          // datagrams left since a check and the peer named none of them
-	since       time.Duration // when the stall began
+	backlog      backlog
+	asked, heard uint64        // the connection's Heard at the last check
+	stalled      bool          // datagrams asked the peer for an acknowledgement and it named none since
+	since        time.Duration // when the stall began: the first check that saw an unanswered ask
 }
 
-// check looks at what c's peer acknowledged at now.
+// check looks at what c's peer acknowledged at now. A stall runs from
+// the first datagram asking for an acknowledgement after the peer's last
+// one, until the peer names a newer datagram.
 func (p *pressure) check(now time.Duration, c *transport.Conn) {
-	sent, heard := c.Heard()
+	asked, heard := c.Heard()
 	switch {
 	case heard != p.heard:
 		p.heard, p.stalled = heard, false
-	case sent != p.sent && !p.stalled:
+	case asked != p.asked && !p.stalled:
 		p.stalled, p.since = true, now
 	}
-	p.sent = sent
+	p.asked = asked
 }
 
 // overdue reports whether the seat broke the policy at now.

@@ -148,7 +148,7 @@ func (d *Driver) handle(now time.Duration, in *Inbound) {
 	switch {
 	case in.Joined != nil:
 		*s = seatConn{conn: in.Joined.Conn, open: true}
-		s.sent, s.heard = s.conn.Heard()
+		s.asked, s.heard = s.conn.Heard()
 	case in.Err != nil:
 		if s.ended { // the driver dropped it already
 			return
