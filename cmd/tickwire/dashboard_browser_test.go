@@ -170,4 +170,3 @@ func countFlag(d twData, flag string) int {
 	}
 	return n
 }
-

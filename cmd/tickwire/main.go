@@ -22,12 +22,14 @@ type command struct {
 // keeps no package-level mutable state.
 func commands() map[string]command {
 	return map[string]command{
-		"demo":   {"play a whole relay match of bots over loopback UDP through netsim, in one process", runDemo},
-		"bot":    {"play bot clients against a relay: bot --server ADDR --room NAME --players N --ticks T", runBot},
-		"bench":  {"measure the library: bench codec|sim|transport|relay [--json]", runBench},
-		"relay":  {"host relay lockstep games: relay --listen ADDR --admin ADDR [--tps N] [--max-games N]", runRelay},
-		"netsim": {"impair UDP traffic: a proxy with latency, jitter, loss, duplication, reordering", runNetsim},
-		"token":  {"mint a matchmaker connect token: token --key FILE --server-key HEX --room NAME --player-key HEX|FILE", runToken},
+		"demo":    {"play a whole relay match of bots over loopback UDP through netsim, in one process", runDemo},
+		"bot":     {"play bot clients against a relay: bot --server ADDR --room NAME --players N --ticks T", runBot},
+		"bench":   {"measure the library: bench codec|sim|transport|relay [--json]", runBench},
+		"relay":   {"host relay lockstep games: relay --listen ADDR --admin ADDR [--tps N] [--max-games N]", runRelay},
+		"netsim":  {"impair UDP traffic: a proxy with latency, jitter, loss, duplication, reordering", runNetsim},
+		"matches": {"read the match database: matches list|show ID|verify FILE [--db FILE] [--json]", runMatches},
+		"tracker": {"serve the tracking server (game browser, join codes): tracker --listen ADDR [--store memory|redis://HOST:PORT/DB]", runTracker},
+		"token":   {"mint a matchmaker connect token: token --key FILE --server-key HEX --room NAME --player-key HEX|FILE", runToken},
 	}
 }
 

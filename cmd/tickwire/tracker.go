@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/tickwire/tickwire/tracker"
+	"github.com/tickwire/tickwire/tracker/redisstore"
+)
+
+type trackerFlags struct {
+	listen, store, rate, cert, key string
+	ttl                            time.Duration
+	maxListings                    int
+}
+
+func parseTrackerFlags(args []string, stderr io.Writer) (trackerFlags, tracker.Rate, error) {
+	var f trackerFlags
+	fs := flag.NewFlagSet("tracker", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:7780", "HTTP address of the API")
+	fs.StringVar(&f.store, "store", "memory", "listing store: memory, or redis://HOST:PORT/DB (several trackers share one directory)")
+	fs.DurationVar(&f.ttl, "ttl", 30*time.Second, "how long a listing lives without a heartbeat")
+	fs.IntVar(&f.maxListings, "max-listings", 1000, "most listings at once (-1: no limit)")
+	fs.StringVar(&f.rate, "rate", "60/min", "requests per client address (N/s, N/min, N/hour); heartbeats get ten times as many")
+	fs.StringVar(&f.cert, "cert", "", "TLS certificate file (PEM): serve HTTPS")
+	fs.StringVar(&f.key, "key", "", "TLS private key file (PEM), with --cert")
+	if err := parseFlags(fs, args); err != nil {
+		return f, tracker.Rate{}, err
+	}
+	if fs.NArg() > 0 {
+		return f, tracker.Rate{}, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	rate, err := tracker.ParseRate(f.rate)
+	if err != nil {
+		return f, rate, fmt.Errorf("%w: --rate: %v", errUsage, err)
+	}
+	switch {
+	case f.ttl <= 0:
+		return f, rate, fmt.Errorf("%w: --ttl must be positive", errUsage)
+	case f.maxListings == 0 || f.maxListings < -1:
+		return f, rate, fmt.Errorf("%w: --max-listings must be positive or -1", errUsage)
+	case (f.cert == "") != (f.key == ""):
+		return f, rate, fmt.Errorf("%w: --cert and --key go together", errUsage)
+	case f.store != "memory" && !strings.HasPrefix(f.store, "redis://"):
+		return f, rate, fmt.Errorf("%w: --store must be memory or redis://HOST:PORT/DB", errUsage)
+	}
+	return f, rate, nil
+}
+
+// runTracker serves the tracking server (game browser and join codes)
+// until ctx ends.
+func runTracker(ctx context.Context, args []string, _, stderr io.Writer) error {
+	f, rate, err := parseTrackerFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	cfg := tracker.Config{TTL: f.ttl, MaxListings: f.maxListings}
+	if strings.HasPrefix(f.store, "redis://") {
+		s, err := redisstore.Open(ctx, f.store)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		cfg.Store = s
+	}
+	var ready atomic.Bool
+	h := tracker.NewHandler(tracker.NewDirectory(cfg), tracker.HandlerConfig{Rate: rate, Logger: log, Ready: ready.Load})
+	l, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
+		WriteTimeout: 10 * time.Second, IdleTimeout: time.Minute, MaxHeaderBytes: 16 << 10}
+	scheme := "http"
+	if f.cert != "" {
+		scheme = "https"
+	}
+	errc := make(chan error, 1)
+	go func() {
+		if f.cert != "" {
+			errc <- srv.ServeTLS(l, f.cert, f.key)
+		} else {
+			errc <- srv.Serve(l)
+		}
+	}()
+	ready.Store(true)
+	log.Info("tracker listening", "url", scheme+"://"+l.Addr().String(), "store", storeName(f.store), "ttl", f.ttl,
+		"max_listings", f.maxListings, "rate", rate.String())
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	ready.Store(false)
+	shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shut); err != nil {
+		return err
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// storeName is the store for the log, without a password a URL may hold.
+func storeName(s string) string {
+	if i := strings.LastIndex(s, "@"); i >= 0 {
+		return "redis://…" + s[i:]
+	}
+	return s
+}

@@ -1,0 +1,308 @@
+package records
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Outcomes of a match.
+const (
+	OutcomeRunning    = "running"    // started, not ended yet
+	OutcomeFinished   = "finished"   // played to its end
+	OutcomeAbandoned  = "abandoned"  // every player left
+	OutcomeDesync     = "desync"     // ended by a desync
+	OutcomeShutdown   = "shutdown"   // ended by the server's shutdown or drain deadline
+	OutcomeUnfinished = "unfinished" // the server died while it ran
+)
+
+// ErrNotFound is a match id the database does not hold.
+var ErrNotFound = errors.New("records: no such match")
+
+// Player is a seated player of a match.
+type Player struct {
+	Player int `json:"player"`
+	// Name is the player's name, if the model knows one.
+	Name string `json:"name,omitempty"`
+	// PublicKey is the player's Ed25519 key (hex) from the secure
+	// handshake, "" on a plaintext server.
+	PublicKey string `json:"public_key,omitempty"`
+}
+
+// Removal is a player removed during the match.
+type Removal struct {
+	Player int    `json:"player"`
+	AtTick uint64 `json:"at_tick"`
+	Reason string `json:"reason"`
+}
+
+// Record is one match.
+type Record struct {
+	ID             int64     `json:"id"`
+	Room           string    `json:"room"`
+	NetworkModel   string    `json:"network_model"`
+	MatchType      string    `json:"match_type,omitempty"`
+	Players        []Player  `json:"players"`
+	StartedAt      time.Time `json:"started_at"`
+	EndedAt        time.Time `json:"ended_at,omitzero"`
+	Ticks          uint64    `json:"ticks"`
+	Outcome        string    `json:"outcome"`
+	FinalHash      string    `json:"final_hash,omitempty"`
+	Desyncs        uint64    `json:"desyncs"`
+	Removals       []Removal `json:"removals"`
+	QosAdjustments uint64    `json:"qos_adjustments"`
+	ReplayFile     string    `json:"replay_file,omitempty"`
+	ReplayHash     string    `json:"replay_hash,omitempty"`
+}
+
+// DB is an open match database. It is safe for concurrent use.
+type DB struct {
+	db *sql.DB
+}
+
+// migrations are the schema's versions: migrations[i] takes a database
+// from user_version i to i+1.
+var migrations = []string{
+	`CREATE TABLE matches (
+		id INTEGER PRIMARY KEY,
+		room TEXT NOT NULL,
+		network_model TEXT NOT NULL,
+		match_type TEXT NOT NULL DEFAULT '',
+		started_at INTEGER NOT NULL,
+		ended_at INTEGER,
+		ticks INTEGER NOT NULL DEFAULT 0,
+		outcome TEXT NOT NULL,
+		final_hash TEXT NOT NULL DEFAULT '',
+		desyncs INTEGER NOT NULL DEFAULT 0,
+		qos_adjustments INTEGER NOT NULL DEFAULT 0,
+		replay_file TEXT NOT NULL DEFAULT '',
+		replay_hash TEXT NOT NULL DEFAULT ''
+	);
+	CREATE INDEX matches_started ON matches(started_at);
+	CREATE TABLE match_players (
+		match_id INTEGER NOT NULL REFERENCES matches(id),
+		player INTEGER NOT NULL,
+		name TEXT NOT NULL DEFAULT '',
+		public_key TEXT NOT NULL DEFAULT '',
+		PRIMARY KEY (match_id, player)
+	);
+	CREATE TABLE match_removals (
+		match_id INTEGER NOT NULL REFERENCES matches(id),
+		player INTEGER NOT NULL,
+		at_tick INTEGER NOT NULL,
+		reason TEXT NOT NULL
+	);
+	CREATE INDEX match_removals_match ON match_removals(match_id);`,
+}
+
+// Open opens (creating if needed) the database at path, brings its schema
+// up to date, and marks matches that were running when the last server
+// died as unfinished.
+func Open(ctx context.Context, path string) (*DB, error) {
+	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("records: open %s: %w", path, err)
+	}
+	d := &DB{db: db}
+	if err := d.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("records: %s: %w", path, err)
+	}
+	if _, err := db.ExecContext(ctx, `UPDATE matches SET outcome = ? WHERE outcome = ?`, OutcomeUnfinished, OutcomeRunning); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("records: %s: %w", path, err)
+	}
+	return d, nil
+}
+
+// OpenReadOnly opens an existing database for reading (while a server
+// writes it), without migrating or marking anything.
+func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(5000)")
+	if err != nil {
+		return nil, err
+	}
+	var v int
+	if err := db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("records: open %s: %w", path, err)
+	}
+	if v == 0 {
+		db.Close()
+		return nil, fmt.Errorf("records: %s holds no match records", path)
+	}
+	return &DB{db: db}, nil
+}
+
+func (d *DB) migrate(ctx context.Context) error {
+	var v int
+	if err := d.db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
+		return err
+	}
+	if v > len(migrations) {
+		return fmt.Errorf("schema version %d is newer than this binary's %d", v, len(migrations))
+	}
+	for ; v < len(migrations); v++ {
+		tx, err := d.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migration %d: %w", v+1, err)
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, v+1)); err != nil {
+			tx.Rollback()
+			return err
+		}
+		if err := tx.Commit(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close closes the database.
+func (d *DB) Close() error { return d.db.Close() }
+
+func us(t time.Time) int64 { return t.UnixMicro() }
+
+// Start records a match that begins: r's room, model, match type, players
+// and StartedAt. It returns the match's id.
+func (d *DB) Start(ctx context.Context, r Record) (int64, error) {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `INSERT INTO matches (room, network_model, match_type, started_at, outcome) VALUES (?, ?, ?, ?, ?)`,
+		r.Room, r.NetworkModel, r.MatchType, us(r.StartedAt), OutcomeRunning)
+	if err != nil {
+		return 0, err
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, err
+	}
+	for _, p := range r.Players {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO match_players (match_id, player, name, public_key) VALUES (?, ?, ?, ?)`,
+			id, p.Player, p.Name, p.PublicKey); err != nil {
+			return 0, err
+		}
+	}
+	return id, tx.Commit()
+}
+
+// End records how match r.ID ended: EndedAt, Ticks, Outcome, FinalHash,
+// Desyncs, Removals, QosAdjustments and the replay.
+func (d *DB) End(ctx context.Context, r Record) error {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `UPDATE matches SET ended_at = ?, ticks = ?, outcome = ?, final_hash = ?, desyncs = ?,
+		qos_adjustments = ?, replay_file = ?, replay_hash = ? WHERE id = ?`,
+		us(r.EndedAt), int64(r.Ticks), r.Outcome, r.FinalHash, int64(r.Desyncs), int64(r.QosAdjustments), r.ReplayFile, r.ReplayHash, r.ID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("%w: %d", ErrNotFound, r.ID)
+	}
+	for _, rm := range r.Removals {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO match_removals (match_id, player, at_tick, reason) VALUES (?, ?, ?, ?)`,
+			r.ID, rm.Player, int64(rm.AtTick), rm.Reason); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+const selectMatch = `SELECT id, room, network_model, match_type, started_at, ended_at, ticks, outcome, final_hash,
+	desyncs, qos_adjustments, replay_file, replay_hash FROM matches`
+
+func scanMatch(row interface{ Scan(...any) error }) (Record, error) {
+	var r Record
+	var started int64
+	var ended sql.NullInt64
+	var ticks, desyncs, qos int64
+	if err := row.Scan(&r.ID, &r.Room, &r.NetworkModel, &r.MatchType, &started, &ended, &ticks, &r.Outcome,
+		&r.FinalHash, &desyncs, &qos, &r.ReplayFile, &r.ReplayHash); err != nil {
+		return r, err
+	}
+	r.StartedAt = time.UnixMicro(started).UTC()
+	if ended.Valid {
+		r.EndedAt = time.UnixMicro(ended.Int64).UTC()
+	}
+	r.Ticks, r.Desyncs, r.QosAdjustments = uint64(ticks), uint64(desyncs), uint64(qos)
+	return r, nil
+}
+
+// Get returns match id with its players and removals.
+func (d *DB) Get(ctx context.Context, id int64) (Record, error) {
+	r, err := scanMatch(d.db.QueryRowContext(ctx, selectMatch+` WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, fmt.Errorf("%w: %d", ErrNotFound, id)
+	}
+	if err != nil {
+		return r, err
+	}
+	r.Players = []Player{}
+	rows, err := d.db.QueryContext(ctx, `SELECT player, name, public_key FROM match_players WHERE match_id = ? ORDER BY player`, id)
+	if err != nil {
+		return r, err
+	}
+	for rows.Next() {
+		var p Player
+		if err := rows.Scan(&p.Player, &p.Name, &p.PublicKey); err != nil {
+			rows.Close()
+			return r, err
+		}
+		r.Players = append(r.Players, p)
+	}
+	rows.Close()
+	r.Removals = []Removal{}
+	rows, err = d.db.QueryContext(ctx, `SELECT player, at_tick, reason FROM match_removals WHERE match_id = ? ORDER BY rowid`, id)
+	if err != nil {
+		return r, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var rm Removal
+		var at int64
+		if err := rows.Scan(&rm.Player, &at, &rm.Reason); err != nil {
+			return r, err
+		}
+		rm.AtTick = uint64(at)
+		r.Removals = append(r.Removals, rm)
+	}
+	return r, rows.Err()
+}
+
+// List returns the newest matches first, at most limit (≤ 0: 100), without
+// their players and removals.
+func (d *DB) List(ctx context.Context, limit int) ([]Record, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	rows, err := d.db.QueryContext(ctx, selectMatch+` ORDER BY id DESC LIMIT ?`, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Record
+	for rows.Next() {
+		r, err := scanMatch(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,205 @@
+package records
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func sampleRecord() Record {
+	return Record{Room: "ranked-1", NetworkModel: "lockstep", MatchType: "ranked",
+		Players:   []Player{{Player: 1, PublicKey: strings.Repeat("ab", 32)}, {Player: 2, Name: "bo"}},
+		StartedAt: time.Date(2026, 11, 26, 4, 0, 0, 123000, time.UTC)}
+}
+
+func TestStartEndGet(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "m.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	r := sampleRecord()
+	id, err := db.Start(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := db.Get(ctx, id)
+	if got.Outcome != OutcomeRunning || len(got.Players) != 2 || !got.EndedAt.IsZero() {
+		t.Fatalf("running match = %+v", got)
+	}
+	r.ID, r.EndedAt, r.Ticks, r.Outcome, r.FinalHash = id, r.StartedAt.Add(time.Minute), 1800, OutcomeFinished, "cd25999b085a0de3"
+	r.Desyncs, r.QosAdjustments = 1, 2
+	r.Removals = []Removal{{Player: 2, AtTick: 900, Reason: "timeout"}}
+	r.ReplayFile, r.ReplayHash = "m.replay", "00ff"
+	if err := db.End(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	got, err = db.Get(ctx, id)
+	if err != nil || !reflect.DeepEqual(got, r) {
+		t.Fatalf("Get =\n%+v, %v\nwant\n%+v", got, err, r)
+	}
+	if _, err := db.Get(ctx, id+1); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Get of a missing id = %v", err)
+	}
+	if err := db.End(ctx, Record{ID: 99}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("End of a missing id = %v", err)
+	}
+	for range 3 {
+		db.Start(ctx, sampleRecord())
+	}
+	ls, _ := db.List(ctx, 2)
+	if len(ls) != 2 || ls[0].ID != id+3 {
+		t.Errorf("List = %+v", ls)
+	}
+}
+
+func TestReopenMarksUnfinished(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m.db")
+	db, _ := Open(ctx, path)
+	running, _ := db.Start(ctx, sampleRecord())
+	done, _ := db.Start(ctx, sampleRecord())
+	db.End(ctx, Record{ID: done, Outcome: OutcomeFinished, EndedAt: time.Now()})
+	db.Close()
+	db, err := Open(ctx, path) // the migrations run once: a second open is a no-op
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if r, _ := db.Get(ctx, running); r.Outcome != OutcomeUnfinished {
+		t.Errorf("running match after restart: %q", r.Outcome)
+	}
+	if r, _ := db.Get(ctx, done); r.Outcome != OutcomeFinished {
+		t.Errorf("finished match after restart: %q", r.Outcome)
+	}
+}
+
+func TestNewerSchemaRefused(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m.db")
+	db, _ := Open(ctx, path)
+	db.db.Exec(`PRAGMA user_version = 99`)
+	db.Close()
+	if _, err := Open(ctx, path); err == nil || !strings.Contains(err.Error(), "newer") {
+		t.Fatalf("Open of a newer schema = %v", err)
+	}
+}
+
+// TestKill9 runs a process that writes matches as fast as it can, kills it
+// with SIGKILL mid-stream, and checks the database opens, passes SQLite's
+// integrity check, and holds every match the writer had committed, the one
+// it was in marked unfinished.
+func TestKill9(t *testing.T) {
+	if path := os.Getenv("RECORDS_KILL9_WRITER"); path != "" {
+		db, err := Open(context.Background(), path)
+		if err != nil {
+			os.Exit(3)
+		}
+		for i := 0; ; i++ {
+			id, err := db.Start(context.Background(), sampleRecord())
+			if err != nil {
+				os.Exit(4)
+			}
+			fmt.Println(id) // committed
+			if i%2 == 0 {
+				db.End(context.Background(), Record{ID: id, Outcome: OutcomeFinished, EndedAt: time.Now(), Ticks: 10})
+			}
+		}
+	}
+	path := filepath.Join(t.TempDir(), "m.db")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKill9$")
+	cmd.Env = append(os.Environ(), "RECORDS_KILL9_WRITER="+path)
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 4096)
+	seen := ""
+	for strings.Count(seen, "\n") < 50 {
+		n, err := out.Read(buf)
+		if err != nil {
+			t.Fatalf("writer ended early: %v (%q)", err, seen)
+		}
+		seen += string(buf[:n])
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	lines := strings.Fields(seen)
+	var last int64
+	fmt.Sscan(lines[len(lines)-1], &last)
+	ctx := context.Background()
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var check string
+	db.db.QueryRow(`PRAGMA integrity_check`).Scan(&check)
+	if check != "ok" {
+		t.Fatalf("integrity_check: %s", check)
+	}
+	for id := int64(1); id <= last; id++ {
+		r, err := db.Get(ctx, id)
+		if err != nil {
+			t.Fatalf("committed match %d lost: %v", id, err)
+		}
+		if r.Outcome == OutcomeRunning {
+			t.Fatalf("match %d still running after restart", id)
+		}
+	}
+}
+
+func TestCertify(t *testing.T) {
+	pub, key, _ := ed25519.GenerateKey(nil)
+	r := sampleRecord()
+	r.ID, r.Outcome, r.Ticks, r.EndedAt = 7, OutcomeFinished, 900, r.StartedAt.Add(time.Minute)
+	c, err := Certify(r, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Through JSON, as a player receives and stores it.
+	b, _ := json.Marshal(c)
+	var back Certificate
+	json.Unmarshal(b, &back)
+	if err := Verify(back, pub); err != nil {
+		t.Fatalf("Verify: %v", err)
+	}
+	other, _, _ := ed25519.GenerateKey(nil)
+	if err := Verify(back, other); !errors.Is(err, ErrBadSignature) {
+		t.Errorf("wrong server key: %v", err)
+	}
+	tampers := map[string]func(*Certificate){
+		"outcome": func(c *Certificate) { c.Record.Outcome = OutcomeAbandoned },
+		"ticks":   func(c *Certificate) { c.Record.Ticks++ },
+		"player key": func(c *Certificate) {
+			c.Record.Players = append([]Player(nil), c.Record.Players...)
+			c.Record.Players[0].PublicKey = strings.Repeat("cd", 32)
+		},
+		"ended": func(c *Certificate) { c.Record.EndedAt = c.Record.EndedAt.Add(time.Microsecond) },
+		"signature": func(c *Certificate) {
+			flip := map[byte]string{'0': "1"}[c.Signature[0]]
+			if flip == "" {
+				flip = "0"
+			}
+			c.Signature = flip + c.Signature[1:]
+		},
+		"key": func(c *Certificate) { c.ServerKey = "zz" },
+	}
+	for name, tamper := range tampers {
+		c2 := back
+		tamper(&c2)
+		if err := Verify(c2, nil); !errors.Is(err, ErrBadSignature) {
+			t.Errorf("tampered %s verifies: %v", name, err)
+		}
+	}
+}
