@@ -111,6 +111,8 @@ func (s *Server) createLocked(c *transport.Conn, j *msg.JoinRoom) (*hostedRoom, 
 		return nil, ref
 	}
 	switch addr := addrKey(c.RemoteAddr()); {
+	case s.draining:
+		return nil, refuse(msg.RefuseShutdown, "the server is draining: it takes no new rooms")
 	case int(j.RoomSize) > m.MaxRoomSize:
 		return nil, refuse(msg.RefuseRoomSize, "a %s room has at most %d players, not %d", m.Name, m.MaxRoomSize, j.RoomSize)
 	case s.cfg.MaxGames > 0 && len(s.rooms) >= s.cfg.MaxGames:

@@ -85,6 +85,10 @@ type Config struct {
 	// that the handshake verifies the token's signature, server, expiry
 	// and player key.
 	RequireToken bool
+	// OnMatch, if set, is told when a room's match starts and ends (see
+	// MatchEvent): match records, listings. It is called from the room's
+	// goroutine and must return quickly.
+	OnMatch func(MatchEvent)
 }
 
 // Transport is the transport configuration of a server with c's models:

@@ -193,10 +193,12 @@ func (s *Server) start(h *hostedRoom) {
 		h.impl.Store(&roomImpl{r})
 		s.counters.gamesStarted.Add(1)
 		h.log.Info("relay: game starting", "players", h.size)
+		ev := s.matchStarted(h)
 		if err := r.Run(h.ctx); err != nil && h.ctx.Err() == nil {
 			h.log.Warn("relay: game ended with an error", "err", err)
 		}
 		s.counters.gamesEnded.Add(1)
+		s.matchEnded(h, ev, r.Status())
 	}()
 }
 

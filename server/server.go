@@ -35,6 +35,9 @@ type Server struct {
 	rooms   map[string]*hostedRoom
 	waiting map[string]int // waiting rooms by their creator's address
 	closed  bool
+	// draining refuses new rooms (Drain).
+	draining bool
+	seq      matchSeq
 
 	joinSends sendLog // failed answers to joins, logged once per cause
 }

@@ -30,10 +30,10 @@ type SeatView struct {
 	Conn      transport.Stats
 }
 
-// Rooms returns a view of every room, sorted by name. It takes the
+// RoomViews returns a view of every room, sorted by name. It takes the
 // server's lock only to copy the room list; the rooms' statuses and
 // connections' figures are read without waiting for their loops.
-func (s *Server) Rooms() []RoomView {
+func (s *Server) RoomViews() []RoomView {
 	type open struct {
 		h     *hostedRoom
 		seats []*seat

@@ -18,7 +18,7 @@ func serveAdmin(ctx context.Context, hl net.Listener, srv *server.Server, ln *tr
 	adm := admin.New(adminSource(srv, ln))
 	adm.SetToken(token)
 	adm.SetReady(true)
-	dash := dashboard.New(srv.Rooms, dashboard.Config{})
+	dash := dashboard.New(srv.RoomViews, dashboard.Config{})
 	dash.Register(adm.Mux())
 	var wg sync.WaitGroup
 	defer wg.Wait()

@@ -10,7 +10,7 @@
 //	GET /dashboard/            the page (embedded; plain JS, no CDN)
 //
 // A Sampler reads the server every Interval from its own goroutine
-// (server.Server.Rooms: atomic snapshots the room drivers publish, and
+// (server.Server.RoomViews: atomic snapshots the room drivers publish, and
 // each connection's figures) into fixed-size rings, so memory is bounded
 // by rooms × players × History and a room's loop never waits for a
 // viewer. Requests read the last sample; its JSON is encoded once per

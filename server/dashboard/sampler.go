@@ -28,7 +28,7 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Source returns the server's rooms (server.Server.Rooms).
+// Source returns the server's rooms (server.Server.RoomViews).
 type Source func() []server.RoomView
 
 // Dashboard samples a server and serves what it sampled.

@@ -125,6 +125,11 @@ type Status struct {
 	Phase string
 	// Tick is the match's current tick.
 	Tick uint64
+	// Outcome is the model's verdict once the match is over ("finished",
+	// "desync", …) for the server's match records; "" lets the server
+	// decide (finished if the match got past tick 0, abandoned if not,
+	// shutdown if the server closed it).
+	Outcome string
 	// Turns are the processing times of the driver's last turns (up to
 	// TurnHistory, oldest first) and Budget the tick interval they are
 	// measured against; the driver fills them.

@@ -1,0 +1,73 @@
+package server_test
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/tickwire/tickwire/lockstep/msg"
+	"github.com/tickwire/tickwire/server"
+)
+
+// TestMatchEventsAndDrain: OnMatch hears a match's start (with its seats)
+// and end (with an outcome); after Drain a join that would create a room
+// is refused, a waiting room expires, the playing room goes on until its
+// players leave, and WaitRooms then returns.
+func TestMatchEventsAndDrain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var echoed atomic.Uint64
+		var mu sync.Mutex
+		var events []server.MatchEvent
+		cfg := modelConfig(&echoed)
+		cfg.OnMatch = func(ev server.MatchEvent) {
+			mu.Lock()
+			defer mu.Unlock()
+			events = append(events, ev)
+		}
+		h := newModelHarness(t, cfg)
+		defer h.close()
+
+		a, _ := h.joinWith(&msg.JoinRoom{Room: "cup", RoomSize: 2, MatchType: "tournament"})
+		b, _ := h.joinWith(&msg.JoinRoom{Room: "cup", RoomSize: 2, MatchType: "tournament"})
+		waiting, wm := h.joinWith(&msg.JoinRoom{Room: "lobby", RoomSize: 2})
+		if _, ok := wm.(*msg.JoinAccepted); !ok {
+			t.Fatalf("lobby join: %+v", wm)
+		}
+		synctest.Wait()
+		mu.Lock()
+		if len(events) != 1 || events[0].Ended || events[0].Room != "cup" || events[0].NetworkModel != "echo" ||
+			events[0].MatchType != "tournament" || len(events[0].Players) != 2 || events[0].Players[1].Player != 2 {
+			t.Fatalf("start events %+v", events)
+		}
+		mu.Unlock()
+
+		h.srv.Drain()
+		if !h.srv.Draining() {
+			t.Fatal("not draining")
+		}
+		_, m := h.joinWith(&msg.JoinRoom{Room: "new", RoomSize: 2})
+		wantRefused(t, m, msg.RefuseShutdown)
+		time.Sleep(5 * time.Second) // the graceful close's handshake
+		if !closed(t, waiting) {
+			t.Error("a waiting room survived the drain")
+		}
+		if n := h.srv.Rooms(); n != 1 {
+			t.Fatalf("%d rooms during the drain, want the playing one", n)
+		}
+		done := make(chan bool)
+		go func() { done <- h.srv.WaitRooms(context.Background(), time.Second) }()
+		a.Close()
+		b.Close()
+		if !<-done {
+			t.Fatal("WaitRooms gave up")
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(events) != 2 || !events[1].Ended || events[1].Seq != events[0].Seq || events[1].Outcome != server.OutcomeAbandoned {
+			t.Fatalf("end event %+v", events)
+		}
+	})
+}
