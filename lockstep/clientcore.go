@@ -7,6 +7,7 @@ import (
 
 	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/server/join"
 )
 
 // clientCore is the relay client's protocol as a pure state machine, the
@@ -41,9 +42,9 @@ type clientCore struct {
 }
 
 // newClientCore returns the core of a seated player; cfg has its defaults.
-func newClientCore(cfg RelayClientConfig, log *slog.Logger, accepted *msg.JoinAccepted, contribution [32]byte, nonce [16]byte) *clientCore {
+func newClientCore(cfg RelayClientConfig, log *slog.Logger, seat join.Seat, contribution [32]byte, nonce [16]byte) *clientCore {
 	c := &clientCore{cfg: cfg, log: log}
-	c.st.id, c.st.roomSize, c.st.tickRate = accepted.Player, int(accepted.RoomSize), int(accepted.TickRate)
+	c.st.id, c.st.roomSize, c.st.tickRate = seat.Player, seat.RoomSize, seat.TickRate
 	c.st.contribution, c.st.nonce = contribution, nonce
 	c.st.status = StatusConnecting
 	return c

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/server/join"
 )
 
 // playingCore is a core in play: tick 0 opened at relay time 0, its
@@ -14,7 +15,7 @@ import (
 func playingCore(t *testing.T) *clientCore {
 	t.Helper()
 	c := newClientCore(RelayClientConfig{MetricsInterval: time.Hour, MaxQueuedTicks: 16}, slog.New(slog.DiscardHandler),
-		&msg.JoinAccepted{Player: 2, RoomSize: 2, TickRate: 30}, [32]byte{}, [16]byte{})
+		join.Seat{Player: 2, RoomSize: 2, TickRate: 30}, [32]byte{}, [16]byte{})
 	c.Step(0, &msg.MatchTiming{TickIntervalUs: 33_333, DeadlineUs: 40_000})
 	c.Step(0, &msg.SeedResult{Seed: 1})
 	for c.HasReady() {

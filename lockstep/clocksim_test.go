@@ -10,6 +10,7 @@ import (
 	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/lockstep/relay"
 	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/server/join"
 )
 
 // vnet plays a match between client cores and the real relay.Core over a
@@ -113,7 +114,7 @@ func newVnet(seed uint64, clients []*vclient) (*vnet, error) {
 		var contribution [32]byte
 		var nonce [16]byte
 		contribution[0], nonce[0] = byte(c.id), byte(c.id)*3
-		acc := &msg.JoinAccepted{Player: c.id, RoomSize: uint8(len(clients)), TickRate: relay.DefaultTickRate}
+		acc := join.Seat{Player: c.id, RoomSize: len(clients), TickRate: relay.DefaultTickRate}
 		c.core = newClientCore(cfg, slog.New(slog.DiscardHandler), acc, contribution, nonce)
 		c.srtt = c.up + c.down + c.jitter
 		c.onTime = map[uint64]bool{}

@@ -14,11 +14,11 @@
 //
 // # RelayClient
 //
-// JoinRelay sends JoinRoom on a transport connection (configured with
-// server/lanes.TransportConfig), asking for the lockstep network model (a
-// server that would seat it in a room of another model refuses), and
-// waits for JoinAccepted, whose model RelayClient.NetworkModel reports;
-// from then on the
+// JoinRelay joins a room with server/join's Join on a transport
+// connection (configured with server/lanes.TransportConfig), asking for
+// the lockstep network model (a server that would seat it in a room of
+// another model refuses: join.ErrModelMismatch), and keeps the seat,
+// whose model RelayClient.NetworkModel reports; from then on the
 // client runs the match in two goroutines of its own (a reader and a
 // driver with one timer) while the NetworkModel methods only touch
 // state under a mutex, so PollTick never blocks. The protocol itself is a

@@ -16,6 +16,7 @@ import (
 	"github.com/tickwire/tickwire/netsim"
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/server"
+	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/sim"
 	"github.com/tickwire/tickwire/sim/bot"
@@ -539,21 +540,21 @@ func TestRelayReportsDesync(t *testing.T) {
 	})
 }
 
-// TestJoinRelayRefused: a refused join is a *JoinError that matches
-// ErrJoinRefused.
+// TestJoinRelayRefused: a refused join is a *join.JoinError that matches
+// join.ErrRefused and the reason's sentinel.
 func TestJoinRelayRefused(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rn := startRelay(t, server.Config{MaxGames: 1})
 		defer rn.close()
 		ctx := t.Context()
-		join := func(room string) (*lockstep.RelayClient, error) {
+		joinRoom := func(room string) (*lockstep.RelayClient, error) {
 			conn, err := rn.dial(ctx, netsim.Link{}, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return lockstep.JoinRelay(ctx, conn, room, 2, lockstep.RelayClientConfig{})
 		}
-		first, err := join("a")
+		first, err := joinRoom("a")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -561,9 +562,9 @@ func TestJoinRelayRefused(t *testing.T) {
 		if first.Status() != lockstep.StatusConnecting || first.PlayerID() != 1 || first.RoomSize() != 2 || first.TickRate() != 30 {
 			t.Errorf("waiting player: status %v, id %d, room size %d, tick rate %d", first.Status(), first.PlayerID(), first.RoomSize(), first.TickRate())
 		}
-		_, err = join("b")
-		var je *lockstep.JoinError
-		if !errors.Is(err, lockstep.ErrJoinRefused) || !errors.As(err, &je) || je.Reason != msg.RefuseServerFull {
+		_, err = joinRoom("b")
+		var je *join.JoinError
+		if !errors.Is(err, join.ErrRefused) || !errors.Is(err, join.ErrServerFull) || !errors.As(err, &je) || je.Reason != join.RefuseServerFull {
 			t.Fatalf("second game: %v", err)
 		}
 	})

@@ -13,37 +13,23 @@ import (
 	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/lockstep/relay"
 	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/transport"
 )
 
 // NetworkModelName is the name of the lockstep network model in a join
-// (msg.JoinRoom.NetworkModel) and in a server's configuration.
+// (join.Request.NetworkModel) and in a server's configuration.
 const NetworkModelName = "lockstep"
 
-// Errors of the relay client. Test with errors.Is.
+// Errors of the relay client. Test with errors.Is. A refused join is a
+// *join.JoinError (errors.Is(err, join.ErrRefused), join.ErrRoomFull, …).
 var (
-	// ErrJoinRefused: the relay refused the join; the error is a
-	// *JoinError with the reason.
-	ErrJoinRefused = errors.New("lockstep: join refused")
 	// ErrProtocol: the relay sent something the client cannot follow.
 	ErrProtocol = errors.New("lockstep: relay protocol violation")
 	// ErrEnded: the client ended before the event waited for.
 	ErrEnded = errors.New("lockstep: network model ended")
 )
-
-// JoinError is a refused join.
-type JoinError struct {
-	Reason msg.RefusalReason
-	Detail string
-}
-
-func (e *JoinError) Error() string {
-	return fmt.Sprintf("lockstep: join refused (%v): %s", e.Reason, e.Detail)
-}
-
-// Unwrap returns ErrJoinRefused.
-func (e *JoinError) Unwrap() error { return ErrJoinRefused }
 
 // Defaults of RelayClientConfig.
 const (
@@ -84,7 +70,7 @@ type RelayClientConfig struct {
 	// match types with different network models); "" is none. The client
 	// always asks for the lockstep network model: a server that would
 	// seat it in a room of another model refuses the join
-	// (msg.RefuseModelMismatch).
+	// (join.ErrModelMismatch).
 	MatchType string
 }
 
@@ -128,20 +114,20 @@ type inbound struct {
 }
 
 // JoinRelay joins room (which plays with roomSize players) over an
-// established connection: it sends JoinRoom and waits for the relay's
-// answer. On success the client runs the match from then on; on refusal
-// the error is a *JoinError. conn must use server/lanes.TransportConfig's
+// established connection with server/join's Join. On success the client
+// runs the match from then on; on refusal the error is a
+// *join.JoinError. conn must use server/lanes.TransportConfig's
 // channels. JoinRelay takes conn over: on error it is closed, on success
 // Close closes it.
 func JoinRelay(ctx context.Context, conn *transport.Conn, room string, roomSize int, cfg RelayClientConfig) (*RelayClient, error) {
-	c, err := join(ctx, conn, room, roomSize, cfg)
+	c, err := joinRelay(ctx, conn, room, roomSize, cfg)
 	if err != nil {
 		conn.Close()
 	}
 	return c, err
 }
 
-func join(ctx context.Context, conn *transport.Conn, room string, roomSize int, cfg RelayClientConfig) (*RelayClient, error) {
+func joinRelay(ctx context.Context, conn *transport.Conn, room string, roomSize int, cfg RelayClientConfig) (*RelayClient, error) {
 	if roomSize < 1 || roomSize > relay.MaxPlayers {
 		return nil, fmt.Errorf("lockstep: room size %d outside 1..%d", roomSize, relay.MaxPlayers)
 	}
@@ -172,35 +158,17 @@ func join(ctx context.Context, conn *transport.Conn, room string, roomSize int, 
 	if _, err := io.ReadFull(src, nonce[:]); err != nil {
 		return nil, fmt.Errorf("lockstep: seed nonce: %w", err)
 	}
-	if err := c.send(&msg.JoinRoom{Room: room, RoomSize: uint8(roomSize), NetworkModel: NetworkModelName, MatchType: cfg.MatchType}); err != nil {
-		return nil, err
+	seat, err := join.Join(ctx, conn, join.Request{Room: room, RoomSize: roomSize, NetworkModel: NetworkModelName, MatchType: cfg.MatchType})
+	if err != nil {
+		return nil, fmt.Errorf("lockstep: %w", err)
 	}
-	conn.Flush()
-	for {
-		tm, err := conn.Receive(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("lockstep: joining room %q: %w", room, err)
-		}
-		m, err := c.codec.Decode(tm.Data)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrProtocol, err)
-		}
-		switch m := m.(type) {
-		case *msg.JoinRefused:
-			return nil, &JoinError{Reason: m.Reason, Detail: m.Detail}
-		case *msg.JoinAccepted:
-			if m.NetworkModel != NetworkModelName {
-				return nil, fmt.Errorf("%w: the relay seated the client in a %q room", ErrProtocol, m.NetworkModel)
-			}
-			c.model = m.NetworkModel
-			c.core = newClientCore(c.cfg, c.log, m, contribution, nonce)
-			c.ctx, c.cancel = context.WithCancel(context.Background())
-			c.wg.Add(2)
-			go c.read()
-			go c.run()
-			return c, nil
-		}
-	}
+	c.model = seat.NetworkModel
+	c.core = newClientCore(c.cfg, c.log, seat, contribution, nonce)
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.wg.Add(2)
+	go c.read()
+	go c.run()
+	return c, nil
 }
 
 // now is the client clock.

@@ -111,6 +111,7 @@ type Client struct {
 	pings    int
 
 	anchorTick     uint64
+	anchorViews    []EntityView // every entity of the anchor, for AnchorView
 	ackedSnap      uint64
 	acked          uint32
 	leadAdjust     int // extra lead ticks from late acks

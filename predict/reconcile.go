@@ -60,6 +60,7 @@ func (c *Client) reconcile(m *SnapshotMessage) error {
 	}
 	c.anchorTick, c.acked = t, acked
 	c.interp.push(t, c.game, c.player)
+	c.anchorViews = c.game.Entities(c.anchorViews[:0])
 	own, _ = c.game.PlayerEntity(c.player)
 	if c.anchored && predicted.tick == t {
 		if auth := findRecord(recs, own); auth != nil {

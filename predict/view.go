@@ -158,3 +158,10 @@ func (c *Client) View(now time.Duration, dst []EntityView) []EntityView {
 	}
 	return dst
 }
+
+// AnchorView appends every entity as the newest snapshot reconciled
+// placed it: the server's authoritative state at AnchorTick, which a
+// renderer may draw as ghosts beside the predicted and interpolated view.
+func (c *Client) AnchorView(dst []EntityView) []EntityView {
+	return append(dst, c.anchorViews...)
+}

@@ -1,7 +1,7 @@
 package server
 
 import (
-	"github.com/tickwire/tickwire/lockstep/msg"
+	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/transport"
 )
 
@@ -10,9 +10,9 @@ import (
 // model if the configuration lets a join choose, else the default. A
 // requested model is honoured or the join refused, never silently
 // replaced.
-func (s *Server) pickModel(j *msg.JoinRoom) (*hostedModel, refusal, bool) {
+func (s *Server) pickModel(j *join.JoinRoom) (*hostedModel, refusal, bool) {
 	if j.NetworkModel != "" && s.models[j.NetworkModel] == nil {
-		return nil, refuse(msg.RefuseModelUnavailable, "this server does not host the %q network model", j.NetworkModel), false
+		return nil, refuse(join.RefuseModelUnavailable, "this server does not host the %q network model", j.NetworkModel), false
 	}
 	name, ok := s.cfg.MatchTypes[j.MatchType]
 	switch {
@@ -25,11 +25,11 @@ func (s *Server) pickModel(j *msg.JoinRoom) (*hostedModel, refusal, bool) {
 	m := s.models[name]
 	switch {
 	case m == nil:
-		return nil, refuse(msg.RefuseModelUnavailable, "network model %q is not hosted", name), false
+		return nil, refuse(join.RefuseModelUnavailable, "network model %q is not hosted", name), false
 	case j.NetworkModel != "" && j.NetworkModel != name && ok:
-		return nil, refuse(msg.RefuseModelMismatch, "match type %q plays %s, not %s", j.MatchType, name, j.NetworkModel), false
+		return nil, refuse(join.RefuseModelMismatch, "match type %q plays %s, not %s", j.MatchType, name, j.NetworkModel), false
 	case j.NetworkModel != "" && j.NetworkModel != name:
-		return nil, refuse(msg.RefuseModelMismatch, "this server plays %s, not %s", name, j.NetworkModel), false
+		return nil, refuse(join.RefuseModelMismatch, "this server plays %s, not %s", name, j.NetworkModel), false
 	}
 	return m, refusal{}, true
 }
@@ -37,7 +37,7 @@ func (s *Server) pickModel(j *msg.JoinRoom) (*hostedModel, refusal, bool) {
 // join seats c in the room j names, creating the room if needed, and
 // queues its JoinAccepted. It returns the room and the seat, whether the
 // room is now full and the error of queueing the answer; or a refusal.
-func (s *Server) join(c *transport.Conn, j *msg.JoinRoom) (h *hostedRoom, st *seat, full bool, ref refusal, answer error) {
+func (s *Server) join(c *transport.Conn, j *join.JoinRoom) (h *hostedRoom, st *seat, full bool, ref refusal, answer error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h, st, full, ref = s.joinLocked(c, j)
@@ -46,7 +46,7 @@ func (s *Server) join(c *transport.Conn, j *msg.JoinRoom) (h *hostedRoom, st *se
 		// fills the room starts it only after taking the lock, so every
 		// seat's JoinAccepted is on its connection's ordered lane before
 		// the room's first message.
-		accepted := &msg.JoinAccepted{Player: st.player, RoomSize: uint8(h.size), TickRate: uint16(h.tickRate),
+		accepted := &join.JoinAccepted{Player: st.player, RoomSize: uint8(h.size), TickRate: uint16(h.tickRate),
 			NetworkModel: h.model.Name, Secret: st.secret}
 		answer = s.send(c, accepted)
 	}
@@ -54,11 +54,11 @@ func (s *Server) join(c *transport.Conn, j *msg.JoinRoom) (h *hostedRoom, st *se
 }
 
 // joinLocked is join's choice of room and seat; s.mu is held.
-func (s *Server) joinLocked(c *transport.Conn, j *msg.JoinRoom) (*hostedRoom, *seat, bool, refusal) {
+func (s *Server) joinLocked(c *transport.Conn, j *join.JoinRoom) (*hostedRoom, *seat, bool, refusal) {
 	if s.closed {
-		return nil, nil, false, refuse(msg.RefuseShutdown, "the relay is shutting down")
+		return nil, nil, false, refuse(join.RefuseShutdown, "the relay is shutting down")
 	}
-	if j.As != msg.JoinPlayer {
+	if j.As != join.AsPlayer {
 		h, st, ref := s.joinPlayingLocked(c, j)
 		return h, st, false, ref
 	}
@@ -75,14 +75,14 @@ func (s *Server) joinLocked(c *transport.Conn, j *msg.JoinRoom) (*hostedRoom, *s
 	}
 	switch {
 	case j.NetworkModel != "" && j.NetworkModel != h.model.Name:
-		return nil, nil, false, refuse(msg.RefuseModelMismatch, "room %q plays %s, not %s", h.name, h.model.Name, j.NetworkModel)
+		return nil, nil, false, refuse(join.RefuseModelMismatch, "room %q plays %s, not %s", h.name, h.model.Name, j.NetworkModel)
 	case j.MatchType != h.matchType:
 		if name, ok := s.cfg.MatchTypes[j.MatchType]; ok && name != h.model.Name {
-			return nil, nil, false, refuse(msg.RefuseModelMismatch, "room %q plays %s, match type %q plays %s", h.name, h.model.Name, j.MatchType, name)
+			return nil, nil, false, refuse(join.RefuseModelMismatch, "room %q plays %s, match type %q plays %s", h.name, h.model.Name, j.MatchType, name)
 		}
 	}
 	if h.size != int(j.RoomSize) {
-		return nil, nil, false, refuse(msg.RefuseSizeMismatch, "room %q is for %d players, not %d", h.name, h.size, j.RoomSize)
+		return nil, nil, false, refuse(join.RefuseSizeMismatch, "room %q is for %d players, not %d", h.name, h.size, j.RoomSize)
 	}
 	if h.started && h.model.LateJoin && !h.ended {
 		st, ref := s.lateJoinLocked(h, c)
@@ -92,7 +92,7 @@ func (s *Server) joinLocked(c *transport.Conn, j *msg.JoinRoom) (*hostedRoom, *s
 		return h, st, false, refusal{}
 	}
 	if h.started || h.seated == h.size {
-		return nil, nil, false, refuse(msg.RefuseRoomFull, "room %q has all its %d players", h.name, h.size)
+		return nil, nil, false, refuse(join.RefuseRoomFull, "room %q has all its %d players", h.name, h.size)
 	}
 	st := h.seat(c)
 	if h.seated == h.size {
@@ -105,22 +105,22 @@ func (s *Server) joinLocked(c *transport.Conn, j *msg.JoinRoom) (*hostedRoom, *s
 // createLocked creates the room j names, or refuses: a size beyond the
 // model's bound, the server's or the model's room limit, or too many
 // waiting rooms created from c's address.
-func (s *Server) createLocked(c *transport.Conn, j *msg.JoinRoom) (*hostedRoom, refusal) {
+func (s *Server) createLocked(c *transport.Conn, j *join.JoinRoom) (*hostedRoom, refusal) {
 	m, ref, ok := s.pickModel(j)
 	if !ok {
 		return nil, ref
 	}
 	switch addr := addrKey(c.RemoteAddr()); {
 	case s.draining:
-		return nil, refuse(msg.RefuseShutdown, "the server is draining: it takes no new rooms")
+		return nil, refuse(join.RefuseShutdown, "the server is draining: it takes no new rooms")
 	case int(j.RoomSize) > m.MaxRoomSize:
-		return nil, refuse(msg.RefuseRoomSize, "a %s room has at most %d players, not %d", m.Name, m.MaxRoomSize, j.RoomSize)
+		return nil, refuse(join.RefuseRoomSize, "a %s room has at most %d players, not %d", m.Name, m.MaxRoomSize, j.RoomSize)
 	case s.cfg.MaxGames > 0 && len(s.rooms) >= s.cfg.MaxGames:
-		return nil, refuse(msg.RefuseServerFull, "server at capacity: the relay hosts its limit of %d games", s.cfg.MaxGames)
+		return nil, refuse(join.RefuseServerFull, "server at capacity: the relay hosts its limit of %d games", s.cfg.MaxGames)
 	case m.MaxRooms > 0 && m.rooms >= m.MaxRooms:
-		return nil, refuse(msg.RefuseServerFull, "server at capacity: the relay hosts its limit of %d %s games", m.MaxRooms, m.Name)
+		return nil, refuse(join.RefuseServerFull, "server at capacity: the relay hosts its limit of %d %s games", m.MaxRooms, m.Name)
 	case s.cfg.MaxWaitingPerAddr > 0 && s.waiting[addr] >= s.cfg.MaxWaitingPerAddr:
-		return nil, refuse(msg.RefuseTooManyRooms, "%s already waits for players in %d rooms", addr, s.waiting[addr])
+		return nil, refuse(join.RefuseTooManyRooms, "%s already waits for players in %d rooms", addr, s.waiting[addr])
 	default:
 		h := s.newRoomLocked(j, m, addr)
 		return h, refusal{}

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/tickwire/tickwire/lockstep/msg"
+	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/transport"
@@ -124,8 +124,8 @@ func (c Config) Check() error {
 	seen := map[string]bool{}
 	for _, m := range c.Models {
 		switch {
-		case m.Name == "" || len(m.Name) > msg.MaxModelName:
-			return fmt.Errorf("server: network model name %q: want 1..%d bytes", m.Name, msg.MaxModelName)
+		case m.Name == "" || len(m.Name) > join.MaxModelName:
+			return fmt.Errorf("server: network model name %q: want 1..%d bytes", m.Name, join.MaxModelName)
 		case seen[m.Name]:
 			return fmt.Errorf("server: network model %q registered twice", m.Name)
 		case m.New == nil:

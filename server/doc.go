@@ -8,7 +8,10 @@
 //
 // A client connects (transport.Dial with Config.Transport, which is
 // lanes.TransportConfig while models use the lanes) and sends JoinRoom{Room,
-// RoomSize, NetworkModel, MatchType} as its first message. The server
+// RoomSize, NetworkModel, MatchType} as its first message (package
+// server/join: the join messages and the client's Join, which every
+// model's client uses; a refusal reaches it as a *join.JoinError
+// matching one sentinel per reason). The server
 // seats it in the named room, creating the room on first use with the
 // network model the configuration picks (Config.MatchTypes, else the
 // request if Config.AllowRequestedModel, else Config.DefaultModel), and
@@ -22,7 +25,7 @@
 // Config.MaxWaitingPerAddr rooms, when the model is not hosted, when the
 // first message is not a JoinRoom, or when the server is closing.
 //
-// A JoinRoom with As JoinSpectator or JoinRejoin joins a room that plays,
+// A JoinRoom with As AsSpectator or AsRejoin joins a room that plays,
 // if its model takes it (room.Model.MaxSpectators, room.Model.Rejoin):
 // a spectator gets player 0 up to the model's limit; a rejoin names the
 // seat's player and the secret from that seat's JoinAccepted (drawn from
@@ -30,7 +33,9 @@
 // a token for the seat's player key) and takes the seat again, closing
 // the old connection if it still lives. The new
 // connection goes to the running room as an Inbound.Joined, after the old
-// connection's end. Lockstep takes neither.
+// connection's end. Lockstep takes neither. The rejoin secret is a seat
+// property of the server, not of a model: any model that sets
+// room.Model.Rejoin gets it (TestLateJoinSeam runs it on a test model).
 //
 // A JoinRoom as a player for a playing room whose model takes late
 // joiners (room.Model.LateJoin, e.g. state_sync) takes the lowest seat

@@ -8,8 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/transport"
 )
@@ -47,7 +47,7 @@ type seat struct {
 	index  int
 	player protocol.PlayerID
 	conn   *transport.Conn
-	secret msg.RejoinSecret // the player's rejoin credential; zero if the model takes no rejoins
+	secret join.RejoinSecret // the player's rejoin credential; zero if the model takes no rejoins
 	// identity is the player key of the connection's connect token (nil
 	// without one): a rejoin must present a token for the same key.
 	identity []byte
@@ -59,7 +59,7 @@ type seat struct {
 
 // newRoomLocked creates a waiting room for j's first joiner, created from
 // addr, and arms its expiry.
-func (s *Server) newRoomLocked(j *msg.JoinRoom, m *hostedModel, addr string) *hostedRoom {
+func (s *Server) newRoomLocked(j *join.JoinRoom, m *hostedModel, addr string) *hostedRoom {
 	h := &hostedRoom{name: j.Room, matchType: j.MatchType, model: m, size: int(j.RoomSize), tickRate: m.TickRate,
 		creator: addr, log: s.cfg.Logger.With("room", j.Room, "network_model", m.Name)}
 	if h.tickRate <= 0 {

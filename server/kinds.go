@@ -4,7 +4,7 @@ import (
 	"errors"
 	"sync/atomic"
 
-	"github.com/tickwire/tickwire/lockstep/msg"
+	"github.com/tickwire/tickwire/server/join"
 )
 
 // kind is one label of a by-kind counter: the sentinel error it counts
@@ -14,15 +14,14 @@ type kind struct {
 	err  error // nil: everything no other kind matches
 }
 
-// malformedKinds classify joins that did not decode, by the lockstep/msg
-// sentinel their error wraps (the lockstep model counts its rooms'
-// messages under the same metric and kinds); the table is never
-// modified.
+// malformedKinds classify joins that did not decode, by the server/join
+// sentinel their error wraps (a model counts its rooms' messages under
+// the same metric, with kinds of its own: lockstep adds "orders"); the
+// table is never modified.
 var malformedKinds = [...]kind{
-	{"unknown_type", msg.ErrUnknownType},
-	{"malformed", msg.ErrMalformed},
-	{"range", msg.ErrRange},
-	{"orders", msg.ErrOrders},
+	{"unknown_type", join.ErrUnknownType},
+	{"malformed", join.ErrMalformed},
+	{"range", join.ErrRange},
 	{"other", nil},
 }
 

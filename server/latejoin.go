@@ -6,7 +6,7 @@ import (
 	"crypto/subtle"
 	"errors"
 
-	"github.com/tickwire/tickwire/lockstep/msg"
+	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/transport"
 )
@@ -18,14 +18,14 @@ var errTakenOver = errors.New("server: the player rejoined from another connecti
 // joinPlayingLocked seats c in the playing room j names as a spectator
 // or as a player back in its seat, if the room's model takes them
 // (room.Model.MaxSpectators, room.Model.Rejoin); or refuses.
-func (s *Server) joinPlayingLocked(c *transport.Conn, j *msg.JoinRoom) (*hostedRoom, *seat, refusal) {
+func (s *Server) joinPlayingLocked(c *transport.Conn, j *join.JoinRoom) (*hostedRoom, *seat, refusal) {
 	h := s.rooms[j.Room]
 	switch {
 	case h == nil || !h.started || h.ended:
-		return nil, nil, refuse(msg.RefuseNotPlaying, "room %q is not playing", j.Room)
+		return nil, nil, refuse(join.RefuseNotPlaying, "room %q is not playing", j.Room)
 	case j.NetworkModel != "" && j.NetworkModel != h.model.Name:
-		return nil, nil, refuse(msg.RefuseModelMismatch, "room %q plays %s, not %s", h.name, h.model.Name, j.NetworkModel)
-	case j.As == msg.JoinSpectator:
+		return nil, nil, refuse(join.RefuseModelMismatch, "room %q plays %s, not %s", h.name, h.model.Name, j.NetworkModel)
+	case j.As == join.AsSpectator:
 		return s.spectateLocked(h, c)
 	default:
 		return s.rejoinLocked(h, c, j)
@@ -37,9 +37,9 @@ func (s *Server) joinPlayingLocked(c *transport.Conn, j *msg.JoinRoom) (*hostedR
 func (s *Server) spectateLocked(h *hostedRoom, c *transport.Conn) (*hostedRoom, *seat, refusal) {
 	switch {
 	case h.model.MaxSpectators <= 0:
-		return nil, nil, refuse(msg.RefuseUnsupported, "a %s room takes no spectators", h.model.Name)
+		return nil, nil, refuse(join.RefuseUnsupported, "a %s room takes no spectators", h.model.Name)
 	case h.spectators >= h.model.MaxSpectators:
-		return nil, nil, refuse(msg.RefuseRoomFull, "room %q has its %d spectators", h.name, h.model.MaxSpectators)
+		return nil, nil, refuse(join.RefuseRoomFull, "room %q has its %d spectators", h.name, h.model.MaxSpectators)
 	}
 	i := h.size
 	for i < len(h.seats) && !h.seats[i].ended {
@@ -60,17 +60,17 @@ func (s *Server) spectateLocked(h *hostedRoom, c *transport.Conn) (*hostedRoom, 
 // connect token, c's token names the same player key. A seat whose connection has not
 // ended yet (a client that lost its network and came back before the
 // server noticed) is taken over: the old connection is closed.
-func (s *Server) rejoinLocked(h *hostedRoom, c *transport.Conn, j *msg.JoinRoom) (*hostedRoom, *seat, refusal) {
+func (s *Server) rejoinLocked(h *hostedRoom, c *transport.Conn, j *join.JoinRoom) (*hostedRoom, *seat, refusal) {
 	if !h.model.Rejoin {
-		return nil, nil, refuse(msg.RefuseUnsupported, "a %s room takes no rejoins", h.model.Name)
+		return nil, nil, refuse(join.RefuseUnsupported, "a %s room takes no rejoins", h.model.Name)
 	}
 	i := int(j.Player) - 1
 	if i < 0 || i >= h.size || subtle.ConstantTimeCompare(h.seats[i].secret[:], j.Secret[:]) != 1 {
-		return nil, nil, refuse(msg.RefuseRejoinDenied, "room %q has no seat for that player and secret", h.name)
+		return nil, nil, refuse(join.RefuseRejoinDenied, "room %q has no seat for that player and secret", h.name)
 	}
 	old := h.seats[i]
 	if old.identity != nil && !bytes.Equal(old.identity, tokenPlayer(c)) {
-		return nil, nil, refuse(msg.RefuseRejoinDenied, "the seat was taken with a connect token for another player key")
+		return nil, nil, refuse(join.RefuseRejoinDenied, "the seat was taken with a connect token for another player key")
 	}
 	if !old.ended {
 		s.leaveLocked(h, old, errTakenOver)
@@ -93,7 +93,7 @@ func (s *Server) lateJoinLocked(h *hostedRoom, c *transport.Conn) (*seat, refusa
 		i++
 	}
 	if i == h.size {
-		return nil, refuse(msg.RefuseRoomFull, "room %q has all its %d players", h.name, h.size)
+		return nil, refuse(join.RefuseRoomFull, "room %q has all its %d players", h.name, h.size)
 	}
 	st := &seat{index: i, player: h.seats[i].player, conn: c, identity: tokenPlayer(c), late: true}
 	if h.model.Rejoin {

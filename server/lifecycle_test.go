@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/lockstep/lockstepserver"
-	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/server"
+	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/transport"
 )
@@ -93,26 +93,26 @@ func TestRoomLimits(t *testing.T) {
 		h := newHarness(t, server.Config{Models: []room.Model{lockstepserver.Model(lockstepserver.Config{MaxRoomSize: 8})}, MaxWaitingPerAddr: 2})
 		defer h.close()
 		_, m := h.join("big", 9)
-		wantRefused(t, m, msg.RefuseRoomSize)
+		wantRefused(t, m, join.RefuseRoomSize)
 		_, m = h.join("a", 2)
 		wantAccepted(t, m, 1, 2)
 		b1, m := h.join("b", 2)
 		wantAccepted(t, m, 1, 2)
 		_, m = h.join("c", 2) // every test client dials from one address
-		wantRefused(t, m, msg.RefuseTooManyRooms)
+		wantRefused(t, m, join.RefuseTooManyRooms)
 		_, m = h.join("a", 2) // joining an existing room is fine
 		wantAccepted(t, m, 2, 2)
 		_, m = h.join("c", 2) // "a" started: its creator may wait in another
 		wantAccepted(t, m, 1, 2)
 		_, m = h.join("d", 2)
-		wantRefused(t, m, msg.RefuseTooManyRooms)
+		wantRefused(t, m, join.RefuseTooManyRooms)
 		// A waiting room that empties ends and no longer counts.
 		b1.Close()
 		time.Sleep(time.Second)
 		_, m = h.join("d", 2)
 		wantAccepted(t, m, 1, 2)
 		st := h.srv.Stats()
-		if st.Refused[msg.RefuseRoomSize] != 1 || st.Refused[msg.RefuseTooManyRooms] != 2 || st.JoinsRefused != 3 {
+		if st.Refused[join.RefuseRoomSize] != 1 || st.Refused[join.RefuseTooManyRooms] != 2 || st.JoinsRefused != 3 {
 			t.Errorf("refusals %v", st.Refused)
 		}
 		if st.WaitingRooms != 2 || st.ActiveGames != 1 {
@@ -127,7 +127,7 @@ func TestRoomLimits(t *testing.T) {
 			wantAccepted(t, m, 1, 2)
 		}
 		_, m := h.join("one-too-many", 2)
-		wantRefused(t, m, msg.RefuseServerFull)
+		wantRefused(t, m, join.RefuseServerFull)
 	})
 }
 

@@ -8,8 +8,8 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/server"
+	"github.com/tickwire/tickwire/server/join"
 )
 
 // TestMatchEventsAndDrain: OnMatch hears a match's start (with its seats)
@@ -30,10 +30,10 @@ func TestMatchEventsAndDrain(t *testing.T) {
 		h := newModelHarness(t, cfg)
 		defer h.close()
 
-		a, _ := h.joinWith(&msg.JoinRoom{Room: "cup", RoomSize: 2, MatchType: "tournament"})
-		b, _ := h.joinWith(&msg.JoinRoom{Room: "cup", RoomSize: 2, MatchType: "tournament"})
-		waiting, wm := h.joinWith(&msg.JoinRoom{Room: "lobby", RoomSize: 2})
-		if _, ok := wm.(*msg.JoinAccepted); !ok {
+		a, _ := h.joinWith(&join.JoinRoom{Room: "cup", RoomSize: 2, MatchType: "tournament"})
+		b, _ := h.joinWith(&join.JoinRoom{Room: "cup", RoomSize: 2, MatchType: "tournament"})
+		waiting, wm := h.joinWith(&join.JoinRoom{Room: "lobby", RoomSize: 2})
+		if _, ok := wm.(*join.JoinAccepted); !ok {
 			t.Fatalf("lobby join: %+v", wm)
 		}
 		synctest.Wait()
@@ -48,8 +48,8 @@ func TestMatchEventsAndDrain(t *testing.T) {
 		if !h.srv.Draining() {
 			t.Fatal("not draining")
 		}
-		_, m := h.joinWith(&msg.JoinRoom{Room: "new", RoomSize: 2})
-		wantRefused(t, m, msg.RefuseShutdown)
+		_, m := h.joinWith(&join.JoinRoom{Room: "new", RoomSize: 2})
+		wantRefused(t, m, join.RefuseShutdown)
 		time.Sleep(5 * time.Second) // the graceful close's handshake
 		if !closed(t, waiting) {
 			t.Error("a waiting room survived the drain")

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/lockstep/lockstepserver"
-	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/admin"
+	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/transport"
@@ -78,10 +78,10 @@ func (r *echoRoom) Run(ctx context.Context) error {
 	return nil
 }
 
-func (h *harness) joinWith(j *msg.JoinRoom) (*transport.Conn, msg.Message) {
+func (h *harness) joinWith(j *join.JoinRoom) (*transport.Conn, join.Message) {
 	h.t.Helper()
 	c := h.dial()
-	send(h.t, c, j)
+	sendJoin(h.t, c, j)
 	return c, reply(h.t, c)
 }
 
@@ -110,32 +110,32 @@ func TestModelSeam(t *testing.T) {
 		h := newModelHarness(t, modelConfig(&echoed))
 		defer h.close()
 
-		a, m := h.joinWith(&msg.JoinRoom{Room: "cup", RoomSize: 2, MatchType: "tournament"})
-		if acc, ok := m.(*msg.JoinAccepted); !ok || acc.NetworkModel != "echo" || acc.TickRate != 60 || acc.Player != 1 {
+		a, m := h.joinWith(&join.JoinRoom{Room: "cup", RoomSize: 2, MatchType: "tournament"})
+		if acc, ok := m.(*join.JoinAccepted); !ok || acc.NetworkModel != "echo" || acc.TickRate != 60 || acc.Player != 1 {
 			t.Fatalf("tournament join: %+v", m)
 		}
 		for _, tc := range []struct {
-			j    msg.JoinRoom
-			want msg.RefusalReason
+			j    join.JoinRoom
+			want join.RefusalReason
 		}{
-			{msg.JoinRoom{Room: "cup", RoomSize: 2, NetworkModel: "lockstep"}, msg.RefuseModelMismatch},
-			{msg.JoinRoom{Room: "cup", RoomSize: 2, MatchType: "ranked"}, msg.RefuseModelMismatch},
-			{msg.JoinRoom{Room: "x", RoomSize: 2, NetworkModel: "echo"}, msg.RefuseServerFull}, // the model's one room
-			{msg.JoinRoom{Room: "x", RoomSize: 3, MatchType: "tournament"}, msg.RefuseRoomSize},
-			{msg.JoinRoom{Room: "x", RoomSize: 2, MatchType: "ranked", NetworkModel: "echo"}, msg.RefuseModelMismatch},
-			{msg.JoinRoom{Room: "x", RoomSize: 2, NetworkModel: "state_sync"}, msg.RefuseModelUnavailable},
+			{join.JoinRoom{Room: "cup", RoomSize: 2, NetworkModel: "lockstep"}, join.RefuseModelMismatch},
+			{join.JoinRoom{Room: "cup", RoomSize: 2, MatchType: "ranked"}, join.RefuseModelMismatch},
+			{join.JoinRoom{Room: "x", RoomSize: 2, NetworkModel: "echo"}, join.RefuseServerFull}, // the model's one room
+			{join.JoinRoom{Room: "x", RoomSize: 3, MatchType: "tournament"}, join.RefuseRoomSize},
+			{join.JoinRoom{Room: "x", RoomSize: 2, MatchType: "ranked", NetworkModel: "echo"}, join.RefuseModelMismatch},
+			{join.JoinRoom{Room: "x", RoomSize: 2, NetworkModel: "state_sync"}, join.RefuseModelUnavailable},
 		} {
 			_, m := h.joinWith(&tc.j)
 			wantRefused(t, m, tc.want)
 		}
 		// A request the configuration lets choose; the default otherwise.
-		_, m = h.joinWith(&msg.JoinRoom{Room: "plain", RoomSize: 2})
-		if acc, ok := m.(*msg.JoinAccepted); !ok || acc.NetworkModel != "lockstep" {
+		_, m = h.joinWith(&join.JoinRoom{Room: "plain", RoomSize: 2})
+		if acc, ok := m.(*join.JoinAccepted); !ok || acc.NetworkModel != "lockstep" {
 			t.Fatalf("plain join: %+v", m)
 		}
 
-		b, m := h.joinWith(&msg.JoinRoom{Room: "cup", RoomSize: 2, NetworkModel: "echo", MatchType: "tournament"})
-		if acc, ok := m.(*msg.JoinAccepted); !ok || acc.Player != 2 || acc.NetworkModel != "echo" {
+		b, m := h.joinWith(&join.JoinRoom{Room: "cup", RoomSize: 2, NetworkModel: "echo", MatchType: "tournament"})
+		if acc, ok := m.(*join.JoinAccepted); !ok || acc.Player != 2 || acc.NetworkModel != "echo" {
 			t.Fatalf("second join: %+v", m)
 		}
 		// The room is full and the model's room runs: it echoes.
@@ -154,7 +154,7 @@ func TestModelSeam(t *testing.T) {
 			st.Models[1].ActiveGames != 1 || st.Models[1].Players != 2 || st.Models[0].WaitingRooms != 1 {
 			t.Fatalf("models %+v", st.Models)
 		}
-		if st.Refused[msg.RefuseModelMismatch] != 3 || st.JoinsRefused != 6 {
+		if st.Refused[join.RefuseModelMismatch] != 3 || st.JoinsRefused != 6 {
 			t.Errorf("refused %v (%d)", st.Refused, st.JoinsRefused)
 		}
 		var metrics []string
@@ -226,16 +226,16 @@ func TestModelChoice(t *testing.T) {
 		cfg.DefaultModel = "echo"
 		h := newModelHarness(t, cfg)
 		defer h.close()
-		_, m := h.joinWith(&msg.JoinRoom{Room: "a", RoomSize: 2, NetworkModel: "lockstep"})
-		wantRefused(t, m, msg.RefuseModelMismatch)
-		_, m = h.joinWith(&msg.JoinRoom{Room: "a", RoomSize: 2, NetworkModel: "prediction"})
-		wantRefused(t, m, msg.RefuseModelUnavailable)
-		_, m = h.joinWith(&msg.JoinRoom{Room: "a", RoomSize: 2, MatchType: "ranked", NetworkModel: "lockstep"})
-		if acc, ok := m.(*msg.JoinAccepted); !ok || acc.NetworkModel != "lockstep" {
+		_, m := h.joinWith(&join.JoinRoom{Room: "a", RoomSize: 2, NetworkModel: "lockstep"})
+		wantRefused(t, m, join.RefuseModelMismatch)
+		_, m = h.joinWith(&join.JoinRoom{Room: "a", RoomSize: 2, NetworkModel: "prediction"})
+		wantRefused(t, m, join.RefuseModelUnavailable)
+		_, m = h.joinWith(&join.JoinRoom{Room: "a", RoomSize: 2, MatchType: "ranked", NetworkModel: "lockstep"})
+		if acc, ok := m.(*join.JoinAccepted); !ok || acc.NetworkModel != "lockstep" {
 			t.Fatalf("ranked lockstep join: %+v", m)
 		}
-		_, m = h.joinWith(&msg.JoinRoom{Room: "b", RoomSize: 2})
-		if acc, ok := m.(*msg.JoinAccepted); !ok || acc.NetworkModel != "echo" {
+		_, m = h.joinWith(&join.JoinRoom{Room: "b", RoomSize: 2})
+		if acc, ok := m.(*join.JoinAccepted); !ok || acc.NetworkModel != "echo" {
 			t.Fatalf("join with no request: %+v", m)
 		}
 	})
@@ -253,16 +253,16 @@ func TestModelRoomLifecycle(t *testing.T) {
 		}
 		h := newModelHarness(t, server.Config{Models: models, AllowRequestedModel: true})
 		defer h.close()
-		a, m := h.joinWith(&msg.JoinRoom{Room: "b", RoomSize: 1, NetworkModel: "broken"})
-		if _, ok := m.(*msg.JoinAccepted); !ok {
+		a, m := h.joinWith(&join.JoinRoom{Room: "b", RoomSize: 1, NetworkModel: "broken"})
+		if _, ok := m.(*join.JoinAccepted); !ok {
 			t.Fatalf("broken join: %+v", m)
 		}
 		time.Sleep(time.Second)
 		if !closed(t, a) {
 			t.Error("a seat of a room that could not start is still open")
 		}
-		k1, _ := h.joinWith(&msg.JoinRoom{Room: "k", RoomSize: 2, NetworkModel: "kicker"})
-		k2, _ := h.joinWith(&msg.JoinRoom{Room: "k", RoomSize: 2, NetworkModel: "kicker"})
+		k1, _ := h.joinWith(&join.JoinRoom{Room: "k", RoomSize: 2, NetworkModel: "kicker"})
+		k2, _ := h.joinWith(&join.JoinRoom{Room: "k", RoomSize: 2, NetworkModel: "kicker"})
 		in := <-ended
 		time.Sleep(time.Second)
 		if in.Seat != 0 || in.Err == nil || !closed(t, k1) {

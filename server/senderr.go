@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"sync/atomic"
 
-	"github.com/tickwire/tickwire/lockstep/msg"
+	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/server/room"
 )
 
@@ -23,10 +23,10 @@ const (
 	NumSendCauses    = room.NumSendCauses
 )
 
-// sendCause classifies err, returned by msg.Codec.Append or
+// sendCause classifies err, returned by a join message's Append or
 // transport.Conn.Send.
 func sendCause(err error) SendCause {
-	if me := (*msg.Error)(nil); errors.As(err, &me) {
+	if errors.Is(err, join.ErrRange) {
 		return SendEncode
 	}
 	return room.Cause(err)
@@ -39,7 +39,7 @@ type sendLog [NumSendCauses]atomic.Bool
 
 // sendFailed counts a failed send of m and logs it if it is the first of
 // its cause in l. It returns the cause.
-func (s *Server) sendFailed(l *sendLog, log *slog.Logger, m msg.Message, err error, attrs ...any) SendCause {
+func (s *Server) sendFailed(l *sendLog, log *slog.Logger, m join.Message, err error, attrs ...any) SendCause {
 	cause := sendCause(err)
 	s.counters.sendErrors[cause].Add(1)
 	if l[cause].CompareAndSwap(false, true) {

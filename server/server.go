@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tickwire/tickwire/lockstep/msg"
+	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/transport"
@@ -22,7 +22,6 @@ var ErrClosed = errors.New("server: server closed")
 type Server struct {
 	cfg      Config
 	clock    func() time.Duration
-	codec    msg.Codec
 	counters counters
 	models   map[string]*hostedModel
 	order    []string // the models' names as configured
@@ -117,13 +116,13 @@ func (s *Server) ServeConn(ctx context.Context, c *transport.Conn) error {
 		s.closeConn(c, "no join request")
 		return fmt.Errorf("server: waiting for JoinRoom: %w", err)
 	}
-	m, err := s.codec.Decode(tm.Data)
-	j, ok := m.(*msg.JoinRoom)
+	m, err := join.Parse(tm.Data)
+	j, ok := m.(*join.JoinRoom)
 	if err != nil {
 		s.counters.countMalformed(err)
 	}
 	if !ok {
-		return s.refuse(c, msg.RefuseBadRequest, "the first message must be JoinRoom")
+		return s.refuse(c, join.RefuseBadRequest, "the first message must be JoinRoom")
 	}
 	if detail := s.admitToken(c, j.Room); detail != "" {
 		return s.refuseToken(c, detail)
@@ -137,7 +136,7 @@ func (s *Server) ServeConn(ctx context.Context, c *transport.Conn) error {
 	}
 	c.Flush()
 	s.cfg.Logger.Info("relay: player joined", "room", h.name, "player", st.player, "as", j.As, "network_model", h.model.Name, "peer", c.RemoteAddr())
-	if j.As != msg.JoinPlayer || st.late {
+	if j.As != join.AsPlayer || st.late {
 		s.postJoined(h, st)
 	}
 	s.wg.Add(1)
@@ -153,30 +152,30 @@ var ErrRefused = errors.New("server: join refused")
 
 // refusal is why a join is refused.
 type refusal struct {
-	reason msg.RefusalReason
+	reason join.RefusalReason
 	detail string
 }
 
-func refuse(reason msg.RefusalReason, format string, args ...any) refusal {
+func refuse(reason join.RefusalReason, format string, args ...any) refusal {
 	return refusal{reason, fmt.Sprintf(format, args...)}
 }
 
-func (s *Server) refuse(c *transport.Conn, reason msg.RefusalReason, detail string) error {
+func (s *Server) refuse(c *transport.Conn, reason join.RefusalReason, detail string) error {
 	s.counters.refused[reason].Add(1)
-	if len(detail) > msg.MaxRefusalDetail {
-		detail = detail[:msg.MaxRefusalDetail]
+	if len(detail) > join.MaxRefusalDetail {
+		detail = detail[:join.MaxRefusalDetail]
 	}
-	s.send(c, &msg.JoinRefused{Reason: reason, Detail: detail}) // a failure is counted and logged
+	s.send(c, &join.JoinRefused{Reason: reason, Detail: detail}) // a failure is counted and logged
 	s.closeConn(c, "join refused: "+reason.String())
 	return fmt.Errorf("%w: %v: %s", ErrRefused, reason, detail)
 }
 
-// send encodes a join answer and queues it on its lane; a failure is
-// counted and, the first of its cause, logged.
-func (s *Server) send(c *transport.Conn, m msg.Message) error {
-	b, err := s.codec.Append(nil, m)
+// send encodes a join answer and queues it on the orders lane; a
+// failure is counted and, the first of its cause, logged.
+func (s *Server) send(c *transport.Conn, m join.Message) error {
+	b, err := m.Append(nil)
 	if err == nil {
-		err = c.Send(lanes.Of(msg.IsSample(m)), b)
+		err = c.Send(lanes.Orders, b)
 	}
 	if err != nil {
 		s.sendFailed(&s.joinSends, s.cfg.Logger, m, err, "peer", c.RemoteAddr())

@@ -14,6 +14,7 @@ import (
 	"github.com/tickwire/tickwire/netsim"
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/server"
+	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/transport"
@@ -96,44 +97,58 @@ func send(t *testing.T, c *transport.Conn, m msg.Message) {
 	c.Flush()
 }
 
-// reply waits for the answer to a join.
-func reply(t *testing.T, c *transport.Conn) msg.Message {
+// sendJoin encodes and sends j on the orders lane.
+func sendJoin(t *testing.T, c *transport.Conn, j *join.JoinRoom) {
+	t.Helper()
+	b, err := j.Append(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Send(lanes.Orders, b); err != nil {
+		t.Fatal(err)
+	}
+	c.Flush()
+}
+
+// reply waits for the answer to a join: the first join message on the
+// orders lane.
+func reply(t *testing.T, c *transport.Conn) join.Message {
 	t.Helper()
 	for {
 		tm, err := c.Receive(t.Context())
 		if err != nil {
 			t.Fatalf("waiting for the join answer: %v", err)
 		}
-		m, err := msg.Codec{}.Decode(tm.Data)
+		if tm.Channel != lanes.Orders {
+			continue
+		}
+		m, err := join.Parse(tm.Data)
 		if err != nil {
 			t.Fatal(err)
 		}
-		switch m.(type) {
-		case *msg.JoinAccepted, *msg.JoinRefused:
-			return m
-		}
+		return m
 	}
 }
 
 // join sends JoinRoom on a new connection and returns it with the answer.
-func (h *harness) join(room string, size int) (*transport.Conn, msg.Message) {
+func (h *harness) join(room string, size int) (*transport.Conn, join.Message) {
 	h.t.Helper()
 	c := h.dial()
-	send(h.t, c, &msg.JoinRoom{Room: room, RoomSize: uint8(size)})
+	sendJoin(h.t, c, &join.JoinRoom{Room: room, RoomSize: uint8(size)})
 	return c, reply(h.t, c)
 }
 
-func wantAccepted(t *testing.T, m msg.Message, id protocol.PlayerID, size int) {
+func wantAccepted(t *testing.T, m join.Message, id protocol.PlayerID, size int) {
 	t.Helper()
-	a, ok := m.(*msg.JoinAccepted)
+	a, ok := m.(*join.JoinAccepted)
 	if !ok || a.Player != id || int(a.RoomSize) != size || a.TickRate != relay.DefaultTickRate || a.NetworkModel != "lockstep" {
 		t.Fatalf("got %+v, want JoinAccepted{Player: %d, RoomSize: %d, TickRate: %d, NetworkModel: lockstep}", m, id, size, relay.DefaultTickRate)
 	}
 }
 
-func wantRefused(t *testing.T, m msg.Message, reason msg.RefusalReason) {
+func wantRefused(t *testing.T, m join.Message, reason join.RefusalReason) {
 	t.Helper()
-	r, ok := m.(*msg.JoinRefused)
+	r, ok := m.(*join.JoinRefused)
 	if !ok || r.Reason != reason || r.Detail == "" {
 		t.Fatalf("got %+v, want JoinRefused{%v}", m, reason)
 	}
@@ -158,14 +173,14 @@ func TestRoomLifecycle(t *testing.T) {
 		a2, m := h.join("a", 3)
 		wantAccepted(t, m, 2, 3)
 		_, m = h.join("b", 2)
-		wantRefused(t, m, msg.RefuseServerFull)
+		wantRefused(t, m, join.RefuseServerFull)
 		_, m = h.join("a", 4)
-		wantRefused(t, m, msg.RefuseSizeMismatch)
+		wantRefused(t, m, join.RefuseSizeMismatch)
 		_, m = h.join("c", relay.MaxPlayers+1)
-		wantRefused(t, m, msg.RefuseRoomSize)
+		wantRefused(t, m, join.RefuseRoomSize)
 		bad := h.dial()
 		send(t, bad, &msg.SyncHash{Tick: 1})
-		wantRefused(t, reply(t, bad), msg.RefuseBadRequest)
+		wantRefused(t, reply(t, bad), join.RefuseBadRequest)
 
 		// Player 1 leaves before the room is full: the next joiner takes
 		// its seat.
@@ -181,7 +196,7 @@ func TestRoomLifecycle(t *testing.T) {
 		a4, m := h.join("a", 3)
 		wantAccepted(t, m, 3, 3)
 		_, m = h.join("a", 3)
-		wantRefused(t, m, msg.RefuseRoomFull)
+		wantRefused(t, m, join.RefuseRoomFull)
 
 		// Garbage and a message no client may send are counted, not fatal.
 		if err := a2.Send(lanes.Orders, []byte{0xFF, 1, 2}); err != nil {

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/server/admin"
+	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/transport"
 )
 
@@ -19,8 +19,8 @@ type Stats struct {
 
 	GamesStarted, GamesEnded uint64
 	JoinsRefused             uint64 // all reasons
-	// Refused counts refused joins by reason (msg.RefusalReason).
-	Refused      [msg.NumRefusalReasons]uint64
+	// Refused counts refused joins by reason (join.RefusalReason).
+	Refused      [join.NumRefusalReasons]uint64
 	RoomsExpired uint64 // waiting rooms that did not fill in time
 	// RateLimited counts messages dropped by the per-connection inbound
 	// rate limit before they reached a room.
@@ -78,7 +78,7 @@ type RoomStats struct {
 // read concurrently by Stats.
 type counters struct {
 	gamesStarted, gamesEnded  atomic.Uint64
-	refused                   [msg.NumRefusalReasons]atomic.Uint64
+	refused                   [join.NumRefusalReasons]atomic.Uint64
 	roomsExpired, rateLimited atomic.Uint64
 	messagesIn, messagesOut   atomic.Uint64
 	malformed                 atomic.Uint64
@@ -172,7 +172,7 @@ func (s *Server) Stats() Stats {
 
 // RefusalLabel is a refusal reason as a metric label: "room_full",
 // "server_full", ….
-func RefusalLabel(r msg.RefusalReason) string { return strings.ReplaceAll(r.String(), " ", "_") }
+func RefusalLabel(r join.RefusalReason) string { return strings.ReplaceAll(r.String(), " ", "_") }
 
 // AdminMetrics are the labelled series of st for the admin endpoint:
 // games, waiting rooms and players by network model, refused joins by
@@ -191,7 +191,7 @@ func (st *Stats) AdminMetrics() []admin.Metric {
 	}
 	for r, n := range st.Refused {
 		out = append(out, admin.Metric{Name: "tickwire_relay_joins_refused_total", Help: "Joins refused, by reason.", Counter: true,
-			Labels: [][2]string{{"reason", RefusalLabel(msg.RefusalReason(r))}}, Value: float64(n)})
+			Labels: [][2]string{{"reason", RefusalLabel(join.RefusalReason(r))}}, Value: float64(n)})
 	}
 	out = append(out,
 		admin.Metric{Name: "tickwire_relay_rooms_expired_total", Help: "Waiting rooms closed because they did not fill in time.", Counter: true, Value: float64(st.RoomsExpired)},

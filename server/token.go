@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
-	"github.com/tickwire/tickwire/lockstep/msg"
+	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/transport"
 )
 
@@ -51,5 +51,5 @@ func (s *Server) admitToken(c *transport.Conn, room string) string {
 
 // refuseToken refuses a join for its token.
 func (s *Server) refuseToken(c *transport.Conn, detail string) error {
-	return s.refuse(c, msg.RefuseToken, detail)
+	return s.refuse(c, join.RefuseToken, detail)
 }

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/lockstep/lockstepserver"
-	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/netsim"
 	"github.com/tickwire/tickwire/secure"
 	"github.com/tickwire/tickwire/server"
+	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/transport"
 )
@@ -95,14 +95,14 @@ func (tr *tokenRelay) dial(player ed25519.PrivateKey, tok []byte, plaintext bool
 
 // join dials with player's identity and tok (encrypted unless plaintext)
 // and asks for a seat in room; it returns the dial error or the answer.
-func (tr *tokenRelay) join(player ed25519.PrivateKey, tok []byte, room string, plaintext bool) (msg.Message, error) {
+func (tr *tokenRelay) join(player ed25519.PrivateKey, tok []byte, room string, plaintext bool) (join.Message, error) {
 	tr.t.Helper()
 	c, err := tr.dial(player, tok, plaintext)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close()
-	send(tr.t, c, &msg.JoinRoom{Room: room, RoomSize: 2})
+	sendJoin(tr.t, c, &join.JoinRoom{Room: room, RoomSize: 2})
 	return reply(tr.t, c), nil
 }
 
@@ -121,7 +121,7 @@ func TestConnectTokens(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := m.(*msg.JoinAccepted); !ok {
+		if _, ok := m.(*join.JoinAccepted); !ok {
 			t.Fatalf("valid token: %+v", m)
 		}
 
@@ -129,7 +129,7 @@ func TestConnectTokens(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantRefused(t, m, msg.RefuseToken)
+		wantRefused(t, m, join.RefuseToken)
 
 		for _, tc := range []struct {
 			name string
@@ -165,7 +165,7 @@ func TestConnectTokenPlaintextRefused(t *testing.T) {
 		h := newHarness(t, server.Config{RequireToken: true})
 		defer h.close()
 		_, m := h.join("ranked-1", 2)
-		wantRefused(t, m, msg.RefuseToken)
+		wantRefused(t, m, join.RefuseToken)
 		if tr := h.srv.Stats().TokenRefusals; tr["missing"] != 1 {
 			t.Errorf("token refusals %v", tr)
 		}

@@ -90,6 +90,43 @@ func TestAssignmentAgreesAcrossClients(t *testing.T) {
 	}
 }
 
+// TestClientAndServerAssignmentsAgree: a client draws its assignment as a
+// client does (the zero Redundancy of its core: one candidate per
+// partition, the partition count of the Tick), the server with the
+// redundancy of the moment (3 to 5); over random rosters, scores, list
+// versions, frames and partition counts, the primaries are the same,
+// every client's own partitions are what the server expects of it, and
+// the server's backups are distinct from the primary whenever the room
+// is large enough.
+func TestClientAndServerAssignmentsAgree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 300 {
+		clients, scores := randomRoster(rng)
+		version, frame := rng.Uint32(), rng.Uint32()
+		parts := statesync.NumPartitions(rng.IntN(30000), len(clients))
+		score := func(c uint32) uint16 { return statesync.ScoreIn(scores, c) }
+		var client, server statesync.Assigner
+		mine := client.Assign(statesync.AssignInput{Frame: frame, ListVersion: version, Clients: clients, Score: score, Parts: parts})
+		theirs := server.Assign(statesync.AssignInput{Frame: frame, ListVersion: version, Clients: clients, Score: score, Parts: parts,
+			Redundancy: statesync.BaseRedundancy + rng.IntN(statesync.MaxRedundancy-statesync.BaseRedundancy+1)})
+		for p := range parts {
+			c, _ := mine.Primary(p)
+			s, _ := theirs.Primary(p)
+			if c != s {
+				t.Fatalf("trial %d (%d clients, %d parts): partition %d's primary is %d for the client, %d for the server", trial, len(clients), parts, p, c, s)
+			}
+			if cands := theirs.Candidates(p); len(clients) > parts && cands[1] == cands[0] {
+				t.Fatalf("trial %d: partition %d's first backup is its primary", trial, p)
+			}
+		}
+		for _, id := range clients {
+			if !slices.Equal(mine.PrimaryOf(nil, id), theirs.PrimaryOf(nil, id)) {
+				t.Fatalf("trial %d: client %d sends %v, the server expects %v", trial, id, mine.PrimaryOf(nil, id), theirs.PrimaryOf(nil, id))
+			}
+		}
+	}
+}
+
 // TestAssignmentVersionChangesSeed: the same frame with another client
 // list version draws differently (the RNG is seeded from both).
 func TestAssignmentVersionChangesSeed(t *testing.T) {

@@ -6,13 +6,15 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/statesync"
+	"github.com/tickwire/tickwire/statesync/hostile"
 	"github.com/tickwire/tickwire/statesync/msg"
 )
 
 // recordRoom plays a room of n clients (joined 20 a frame, then warmup
-// frames) and records the server's inputs over the next frames.
-func recordRoom(tb testing.TB, n, frames int) (ops []serverOp, steady int, r *room) {
-	r = newRoom(tb, 9, statesync.Config{}, 300)
+// frames), the last k of them hostile with every tactic, and records the
+// server's inputs over the next frames.
+func recordRoom(tb testing.TB, n, k, frames int) (ops []serverOp, steady int, r *room) {
+	r = newRoom(tb, 9, statesync.Config{Seed: 9}, 300)
 	r.transcript = &ops
 	id := uint32(1)
 	for len(r.clients) < n {
@@ -23,6 +25,9 @@ func recordRoom(tb testing.TB, n, frames int) (ops []serverOp, steady int, r *ro
 		r.frames(1)
 	}
 	r.frames(60)
+	for id := uint32(n - k + 1); id <= uint32(n); id++ {
+		r.hostile[id] = hostile.All
+	}
 	steady = len(ops)
 	r.frames(frames)
 	return ops, steady, r
@@ -49,7 +54,11 @@ func replay(ops []serverOp, from int) time.Duration {
 			srv.Tick(op.at)
 		case 's':
 			if m, err := msg.Parse(op.b); err == nil {
-				_ = srv.Step(op.at, op.id, m)
+				if _, hello := m.(*msg.Hello); hello {
+					_ = srv.Rejoin(op.at, op.id)
+				} else {
+					_ = srv.Step(op.at, op.id, m)
+				}
 			}
 		}
 		if srv.HasReady() {
@@ -65,12 +74,15 @@ func replay(ops []serverOp, from int) time.Duration {
 
 // BenchmarkServerFrame: server core CPU per frame (decode, core, encode;
 // no sockets) in a steady room of 100, 250 and 1,000 clients with the
-// test game (300 entities), replayed from a recorded transcript.
+// test game (300 entities), replayed from a recorded transcript; and at
+// 100 and 1,000 clients with 1 and 30 of them hostile (every tactic of
+// package hostile).
 func BenchmarkServerFrame(b *testing.B) {
-	for _, n := range []int{100, 250, 1000} {
-		b.Run(fmt.Sprintf("clients=%d", n), func(b *testing.B) {
+	for _, size := range [][2]int{{100, 0}, {250, 0}, {1000, 0}, {100, 1}, {100, 30}, {1000, 1}, {1000, 30}} {
+		n, k := size[0], size[1]
+		b.Run(fmt.Sprintf("clients=%d/hostile=%d", n, k), func(b *testing.B) {
 			const frames = 40
-			ops, steady, r := recordRoom(b, n, frames)
+			ops, steady, r := recordRoom(b, n, k, frames)
 			in := 0
 			for _, op := range ops[steady:] {
 				if op.kind == 's' {

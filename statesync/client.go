@@ -253,12 +253,12 @@ func (c *Client) simulate(t *msg.Tick) {
 	c.hash, c.count = c.hasher.StateHash(c.e)
 	c.hashes[t.Frame%uint32(len(c.hashes))] = frameHash{t.Frame, c.hash}
 	c.out = append(c.out, &msg.StateHash{Frame: t.Frame, Hash: c.hash})
-	d := c.tracker.Compute(t.Frame, base, c.hash, c.e, nil)
-	own := ownDelta{frame: t.Frame, delta: d, enc: AppendDelta(nil, &d)}
-	current := t.ClientListVersion == c.listVersion && t.ReliabilityVersion == c.relVersion
-	if current {
-		own.parts = NumPartitions(c.count, len(c.list))
+	if t.Digest {
+		c.out = append(c.out, &msg.StateDigest{Frame: t.Frame, Entities: uint32(c.count), Digest: c.hasher.Digest()})
 	}
+	d := c.tracker.Compute(t.Frame, base, c.hash, c.e, nil)
+	own := ownDelta{frame: t.Frame, delta: d, enc: AppendDelta(nil, &d), parts: max(int(t.Parts), 1)}
+	current := t.ClientListVersion == c.listVersion && t.ReliabilityVersion == c.relVersion
 	c.keepDelta(own)
 	if !current {
 		c.askRoster(t)
@@ -332,12 +332,8 @@ func (c *Client) onPartitionRequest(m *msg.PartitionRequest) {
 			c.sendPartition(own, m.Part, m.Parts)
 			return
 		}
-		parts := own.parts
-		if parts == 0 {
-			parts = NumPartitions(c.count, len(c.list))
-		}
-		for p := range parts {
-			c.sendPartition(own, uint16(p), uint16(parts))
+		for p := range own.parts {
+			c.sendPartition(own, uint16(p), uint16(own.parts))
 		}
 		return
 	}
@@ -457,7 +453,7 @@ func (c *Client) onCorrection(m *msg.PartitionCorrection) error {
 	}
 	slices.Sort(diffs)
 	c.restart()
-	if c.hash != m.Hash {
+	if c.hash != m.Hash || c.hasher.Digest() != m.Digest {
 		c.askFullState()
 		return nil
 	}
@@ -559,7 +555,7 @@ func (c *Client) onFullState(m *msg.FullState) error {
 	}
 	c.full = nil
 	merged, err := MergeEntitySets(nil, sets)
-	if err != nil || HashBytes(merged) != m.Hash {
+	if err != nil || HashBytes(merged) != m.Hash || DigestBytes(merged) != m.Digest {
 		c.askFullState()
 		return err
 	}

@@ -12,6 +12,10 @@ const (
 	CompressThreshold = 512
 	// MaxDecompressed bounds what one data field may decompress to.
 	MaxDecompressed = 4 << 20
+	// MaxPartitionBytes bounds what one partition of a frame's delta may
+	// decompress to: the seed's 50 entities per partition leave 1 KiB for
+	// each entity created in one frame.
+	MaxPartitionBytes = 64 << 10
 )
 
 // Compressor applies the seed's compression rule with zstd (the seed's
@@ -19,8 +23,9 @@ const (
 // longer than CompressThreshold is compressed when that saves at least
 // 15%, otherwise sent raw. It runs on the caller's goroutine.
 type Compressor struct {
-	enc *zstd.Encoder
-	dec *zstd.Decoder
+	enc  *zstd.Encoder
+	dec  *zstd.Decoder
+	part *zstd.Decoder // bounded by MaxPartitionBytes; made on first use
 }
 
 // NewCompressor returns a compressor; it panics only if zstd rejects its
@@ -53,11 +58,34 @@ func (c *Compressor) Encode(scratch, data []byte) (msg.Encoding, []byte) {
 // Decode returns the bytes of a data field: data itself when raw, or its
 // decompression appended to dst, refusing more than MaxDecompressed.
 func (c *Compressor) Decode(dst []byte, enc msg.Encoding, data []byte) ([]byte, error) {
+	return decode(c.dec, dst, enc, data)
+}
+
+// DecodePartition is Decode for a partition of a delta, refusing more
+// than MaxPartitionBytes, raw or decompressed.
+func (c *Compressor) DecodePartition(enc msg.Encoding, data []byte) ([]byte, error) {
+	if c.part == nil && enc == msg.Zstd {
+		// Only a server decodes partitions: clients never pay for this
+		// decoder.
+		part, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(MaxPartitionBytes))
+		if err != nil {
+			return nil, err
+		}
+		c.part = part
+	}
+	out, err := decode(c.part, nil, enc, data)
+	if err == nil && len(out) > MaxPartitionBytes {
+		return nil, fmt.Errorf("%w: partition of %d bytes", ErrTooLarge, len(out))
+	}
+	return out, err
+}
+
+func decode(d *zstd.Decoder, dst []byte, enc msg.Encoding, data []byte) ([]byte, error) {
 	switch enc {
 	case msg.Raw:
 		return data, nil
 	case msg.Zstd:
-		out, err := c.dec.DecodeAll(data, dst)
+		out, err := d.DecodeAll(data, dst)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrTooLarge, err)
 		}

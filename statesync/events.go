@@ -19,6 +19,8 @@ const (
 	EventStateAssembled                         // the full state of Frame was assembled and verified (Bytes)
 	EventStateRejected                          // the full state of Frame did not hash to the majority
 	EventReadOnly                               // the room lost its quorum (On) or regained it
+	EventOffence                                // Client committed an Offence
+	EventRemoved                                // Client was removed for an Offence
 )
 
 // Event is something the core did, for logs, metrics and tests.
@@ -37,4 +39,5 @@ type Event struct {
 	Duration  int64 // nanoseconds
 	Bootstrap bool
 	On        bool
+	Offence   Offence
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/statesync"
+	"github.com/tickwire/tickwire/statesync/hostile"
 	"github.com/tickwire/tickwire/statesync/msg"
 )
 
@@ -35,6 +36,10 @@ type room struct {
 	clientEvents       map[uint32][]statesync.ClientEvent
 	lieAbout           map[uint32]bool // clients that send forged partitions
 	forgeState         map[uint32]bool // clients that send a forged full-state partition
+	hostile            map[uint32]hostile.Tactic
+	lies               map[uint32]int // what each hostile client sent that an honest one would not
+	injectDelay        time.Duration  // added to a hostile client's own messages
+	fullStates         map[uint32]int // FULL_STATE messages sent to each client
 	tickCPU            time.Duration
 	// transcript, when not nil, records every call into the server.
 	transcript *[]serverOp
@@ -89,6 +94,7 @@ func newRoom(t testing.TB, seed uint64, cfg statesync.Config, target int) *room 
 		rng: rand.New(rand.NewPCG(seed, seed^0x5eed)), latency: 20 * time.Millisecond, jitter: 10 * time.Millisecond,
 		target: target, cut: map[uint32]bool{}, upBytes: map[uint32]int{}, downBytes: map[uint32]int{},
 		clientEvents: map[uint32][]statesync.ClientEvent{}, lieAbout: map[uint32]bool{}, forgeState: map[uint32]bool{},
+		hostile: map[uint32]hostile.Tactic{}, lies: map[uint32]int{}, fullStates: map[uint32]int{},
 	}
 }
 
@@ -134,6 +140,9 @@ func (r *room) flushServer() {
 				}
 			} else if _, ok := r.clients[env.To]; ok {
 				r.sendDown(env.To, b)
+				if _, full := env.Msg.(*msg.FullState); full {
+					r.fullStates[env.To]++
+				}
 			}
 		}
 		r.serverEvents = append(r.serverEvents, rd.Events...)
@@ -152,9 +161,16 @@ func (r *room) sendDown(id uint32, b []byte) {
 }
 
 func (r *room) flushClient(p *player) {
+	liar := r.liar(p)
 	for p.c.HasReady() {
 		rd := p.c.Ready()
 		for _, m := range rd.Messages {
+			if liar != nil {
+				if lie := liar.Rewrite(m); lie != m {
+					m = lie
+					r.lies[p.id]++
+				}
+			}
 			if pd, ok := m.(*msg.PartitionData); ok && r.lieAbout[p.id] {
 				m = forge(pd)
 			}
@@ -235,7 +251,11 @@ func (r *room) deliver(d delivery) {
 			return
 		}
 		r.note(serverOp{kind: 's', at: r.now, id: d.from, b: d.b})
-		_ = r.srv.Step(r.now, d.from, m)
+		if _, hello := m.(*msg.Hello); hello {
+			_ = r.srv.Rejoin(r.now, d.from)
+		} else {
+			_ = r.srv.Step(r.now, d.from, m)
+		}
 		r.flushServer()
 		return
 	}
@@ -244,6 +264,9 @@ func (r *room) deliver(d delivery) {
 		return
 	}
 	_ = p.c.Step(m)
+	if tick, ok := m.(*msg.Tick); ok && r.hostile[p.id] != 0 {
+		r.inject(r.liar(p), p.id, tick)
+	}
 	r.flushClient(p)
 }
 

@@ -1,6 +1,9 @@
 package statesync
 
-import "github.com/OneOfOne/xxhash"
+import (
+	"github.com/OneOfOne/xxhash"
+	"github.com/tickwire/tickwire/statesync/msg"
+)
 
 // Hasher computes state hashes, keeping its scratch buffer between calls.
 // The zero Hasher is ready.
@@ -28,6 +31,15 @@ func (h *Hasher) StateHash(e Engine) (hash uint32, entities int) {
 	}
 	return HashBytes(h.buf), entities
 }
+
+// Digest is the state digest of the full state StateHash last hashed: the
+// collision-resistant digest a STATE_DIGEST reports, against which
+// corrections, their sources' Merkle leaves and full states are checked.
+func (h *Hasher) Digest() msg.Digest { return DigestBytes(h.buf) }
+
+// DigestBytes is the state digest of an entity set: LeavesDigest of its
+// Merkle leaves, SHA-256 all the way down.
+func DigestBytes(set []byte) msg.Digest { return LeavesDigest(LeavesOf(nil, set)) }
 
 // HashBytes is xxHash32 with seed 0, the one hash function of state sync.
 func HashBytes(b []byte) uint32 { return xxhash.Checksum32(b) }

@@ -25,15 +25,6 @@ func (h *deltaHistory) put(frame, resultHash uint32, delta []byte) {
 	}
 }
 
-func (h *deltaHistory) get(frame uint32) (deltaEntry, bool) {
-	for i := len(h.entries) - 1; i >= 0; i-- {
-		if h.entries[i].frame == frame {
-			return h.entries[i], true
-		}
-	}
-	return deltaEntry{}, false
-}
-
 // snapshotHistory keeps the last limit verified full states (the seed's
 // fullSnapshots: 3).
 type snapshotHistory struct {

@@ -1,7 +1,9 @@
 package statesync
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
+	"iter"
 	"slices"
 
 	"github.com/tickwire/tickwire/statesync/msg"
@@ -21,57 +23,96 @@ func BucketOf(id uint32) uint32 { return id / LeafSize }
 // Leaves appends the engine's Merkle leaves to dst: one per non-empty
 // bucket, ascending, hashing the bucket's entity set. scratch is reused.
 func Leaves(dst []msg.Leaf, e Engine, scratch []byte) ([]msg.Leaf, []byte) {
+	return leaves(dst, e.Entities(), scratch)
+}
+
+func leaves(dst []msg.Leaf, entities iter.Seq2[uint32, []byte], scratch []byte) ([]msg.Leaf, []byte) {
 	buf := scratch[:0]
 	cur, open := uint32(0), false
-	for id, data := range e.Entities() {
+	for id, data := range entities {
 		if b := BucketOf(id); !open || b != cur {
 			if open {
-				dst = append(dst, msg.Leaf{Bucket: cur, Hash: HashBytes(buf)})
+				dst = append(dst, msg.Leaf{Bucket: cur, Hash: LeafHash(buf)})
 			}
 			cur, open, buf = b, true, buf[:0]
 		}
 		buf = AppendEntity(buf, id, data)
 	}
 	if open {
-		dst = append(dst, msg.Leaf{Bucket: cur, Hash: HashBytes(buf)})
+		dst = append(dst, msg.Leaf{Bucket: cur, Hash: LeafHash(buf)})
 	}
 	return dst, buf
 }
 
+// LeafHash is a Merkle leaf's hash: the first 8 bytes of the SHA-256 of
+// the bucket's entity set (finding another bucket with the same leaf
+// takes about 2^64 tries).
+func LeafHash(set []byte) uint64 {
+	sum := sha256.Sum256(set)
+	return binary.LittleEndian.Uint64(sum[:])
+}
+
+// LeavesDigest is the state digest of a state with these leaves: the
+// SHA-256 of the leaves as MERKLE_LEAVES lists them. A source's leaves
+// are checked against the digest the voters agreed on, and its entities
+// against its leaves.
+func LeavesDigest(leaves []msg.Leaf) msg.Digest {
+	h := sha256.New()
+	var b [12]byte
+	for _, l := range leaves {
+		binary.LittleEndian.PutUint32(b[:], l.Bucket)
+		binary.LittleEndian.PutUint64(b[4:], l.Hash)
+		h.Write(b[:])
+	}
+	var d msg.Digest
+	h.Sum(d[:0])
+	return d
+}
+
+// LeavesOf appends the Merkle leaves of an entity set to dst.
+func LeavesOf(dst []msg.Leaf, set []byte) []msg.Leaf {
+	dst, _ = leaves(dst, func(yield func(uint32, []byte) bool) {
+		rd := ReadEntities(set)
+		for e, ok := rd.Next(); ok && yield(e.ID, e.Data); e, ok = rd.Next() {
+		}
+	}, nil)
+	return dst
+}
+
 // MerkleTree is a binary hash tree over a state's leaves, built as the
 // seed's buildMerkleTree: halves of the leaf list, a node's hash the
-// xxHash32 of its children's. Two trees over the same buckets are
+// first 8 bytes of the SHA-256 of its children's. Two trees over the same buckets are
 // compared top-down, visiting only the subtrees whose hashes differ.
 type MerkleTree struct {
 	leaves []msg.Leaf
-	nodes  []uint32 // heap order: node i has children 2i+1, 2i+2
+	nodes  []uint64 // heap order: node i has children 2i+1, 2i+2
 }
 
 // NewMerkleTree builds the tree of leaves (ascending buckets).
 func NewMerkleTree(leaves []msg.Leaf) *MerkleTree {
 	t := &MerkleTree{leaves: leaves}
 	if len(leaves) > 0 {
-		t.nodes = make([]uint32, 4*len(leaves))
+		t.nodes = make([]uint64, 4*len(leaves))
 		t.build(0, 0, len(leaves))
 	}
 	return t
 }
 
-func (t *MerkleTree) build(node, lo, hi int) uint32 {
+func (t *MerkleTree) build(node, lo, hi int) uint64 {
 	if hi-lo == 1 {
 		t.nodes[node] = t.leaves[lo].Hash
 		return t.nodes[node]
 	}
 	mid := (lo + hi) / 2
-	var b [8]byte
-	binary.LittleEndian.PutUint32(b[:], t.build(2*node+1, lo, mid))
-	binary.LittleEndian.PutUint32(b[4:], t.build(2*node+2, mid, hi))
-	t.nodes[node] = HashBytes(b[:])
+	var b [16]byte
+	binary.LittleEndian.PutUint64(b[:], t.build(2*node+1, lo, mid))
+	binary.LittleEndian.PutUint64(b[8:], t.build(2*node+2, mid, hi))
+	t.nodes[node] = LeafHash(b[:])
 	return t.nodes[node]
 }
 
 // Root is the tree's root hash (0 for an empty state).
-func (t *MerkleTree) Root() uint32 {
+func (t *MerkleTree) Root() uint64 {
 	if len(t.nodes) == 0 {
 		return 0
 	}

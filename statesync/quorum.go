@@ -7,14 +7,33 @@ import "time"
 // the room turns read-only (clients simulate, nobody sends deltas, no
 // state is assembled) so that the two sides of a split cannot both write;
 // it leaves read-only mode as soon as the quorum is back.
+//
+// The peak is the room's size before a split, not its all-time record: a
+// graceful leave lowers it at once (a split is an abrupt loss of many at
+// once, not clients saying goodbye), and while fewer are ACTIVE it decays
+// by one every QuorumDecay.
 type quorum struct {
 	peak       int
 	lastQuorum time.Duration
+	lastDecay  time.Duration
 	readOnly   bool
 }
 
+// left lowers the peak for a graceful leave.
+func (q *quorum) left() {
+	if q.peak > 0 {
+		q.peak--
+	}
+}
+
 func (q *quorum) update(s *Server, active int) {
-	q.peak = max(q.peak, active)
+	switch {
+	case active >= q.peak:
+		q.peak, q.lastDecay = active, s.now
+	case s.now-q.lastDecay >= s.cfg.QuorumDecay:
+		q.peak--
+		q.lastDecay = s.now
+	}
 	ok := q.peak == 0 || active*100 >= q.peak*s.cfg.QuorumPct
 	if ok {
 		q.lastQuorum = s.now

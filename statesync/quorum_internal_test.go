@@ -25,3 +25,36 @@ func TestAdaptiveRedundancy(t *testing.T) {
 		t.Fatalf("after 5 s: redundancy %d, want %d", got, BaseRedundancy)
 	}
 }
+
+// TestQuorumPeakFollowsTheRoom: a graceful leave lowers the peak at once;
+// an abrupt loss does not, but the peak decays by one every QuorumDecay,
+// so a room that lost many abruptly is read-only only until the peak has
+// come down to what remains.
+func TestQuorumPeakFollowsTheRoom(t *testing.T) {
+	s := NewServer(Config{}, 0)
+	q := &s.quorum
+	q.update(s, 10)
+	for range 5 {
+		q.left()
+	}
+	q.update(s, 5)
+	if q.peak != 5 || q.readOnly {
+		t.Fatalf("after 5 graceful leaves: peak %d, read-only %v", q.peak, q.readOnly)
+	}
+	// An abrupt loss of 3 of 5.
+	for s.now = 0; s.now <= 6*time.Second; s.now += time.Second {
+		q.update(s, 2)
+	}
+	if !q.readOnly {
+		t.Fatal("not read-only 6 s after losing 60% at once")
+	}
+	for ; s.now < 60*time.Second && q.readOnly; s.now += time.Second {
+		q.update(s, 2)
+	}
+	if q.readOnly || q.peak > 3 {
+		t.Fatalf("still read-only after %v (peak %d)", s.now, q.peak)
+	}
+	if s.now < 20*time.Second {
+		t.Fatalf("the peak decayed in %v: faster than one per QuorumDecay", s.now)
+	}
+}

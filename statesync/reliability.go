@@ -58,6 +58,13 @@ func (t *ReliabilityTracker) Fail(c uint32) {
 	t.published = false
 }
 
+// Distrust drops a client's score to zero: evidence that it lied. Its
+// weight in the draw of senders becomes 1 in tens of thousands.
+func (t *ReliabilityTracker) Distrust(c uint32) {
+	t.get(c).score = 0
+	t.published = false
+}
+
 // Succeed records that client delivered after latency.
 func (t *ReliabilityTracker) Succeed(c uint32, latency time.Duration) {
 	r := t.get(c)

@@ -17,7 +17,8 @@ type scenario struct {
 	seed            uint64
 }
 
-// TestScaleAndFaults runs a room through churn, corruption, a lying
+// TestScaleAndFaults runs a room through churn (10% of the clients
+// replaced by new ones every 100 frames, outside the split), corruption, a lying
 // sender, a 40/60 network split and a late joiner every 100 frames. By
 // default it runs 200 clients for 1,000 frames; with
 // TICKWIRE_STATESYNC_FULL=1 it runs the 1,000 clients for 2,000
@@ -68,7 +69,12 @@ func runScenario(t *testing.T, sc scenario) {
 	var corrupted []corruption
 	var lateJoiners []uint32
 	var cut []uint32
-	churnPerFrame := max(1, sc.clients/10/100) // 10% of the room replaced every 100 frames
+	// Churn: 10% of the room replaced every 100 frames, spread evenly
+	// (frame f replaces churnAt(f) clients: one a frame at 1,000
+	// clients, one every five frames at 200), outside the split.
+	perHundred := sc.clients / 10
+	churnAt := func(f int) int { return (f+1)*perHundred/100 - f*perHundred/100 }
+	replaced := 0
 
 	running := func() []uint32 {
 		var out []uint32
@@ -84,8 +90,9 @@ func runScenario(t *testing.T, sc scenario) {
 		if f%100 == 50 {
 			lateJoiners = append(lateJoiners, join())
 		}
-		if (f < split || f > heal+20) && f%(100/min(100, churnPerFrame*10)) == 0 {
-			for range churnPerFrame {
+		if f < split || f > heal+20 {
+			for range churnAt(f) {
+				replaced++
 				ids := running()
 				if len(ids) > 1 {
 					r.leave(ids[rng.IntN(len(ids))])
@@ -188,6 +195,10 @@ func runScenario(t *testing.T, sc scenario) {
 		t.Errorf("out of sync at the end: %v", bad)
 	}
 	st := r.srv.Stats()
+	if want := (sc.frames - 220) * perHundred / 100; replaced < want-1 {
+		t.Errorf("%d clients replaced, want about %d (10%% per 100 frames)", replaced, want)
+	}
+	t.Logf("%d clients replaced (%d per 100 frames)", replaced, perHundred)
 	t.Logf("%d clients, %d frames: tiers %v, desyncs %d recovered %d fallbacks %d, late joins %d, agreement %.2f%%, server core %v per frame",
 		sc.clients, sc.frames, st.Tiers[1:], st.Desyncs, st.Recovered, st.SnapshotFallbacks, st.LateJoins,
 		100*float64(st.Agreeing)/float64(st.Voters), r.tickCPU/durationFrames(st.Frames))

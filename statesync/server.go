@@ -68,6 +68,25 @@ type Config struct {
 	MaxClients int
 	// InputBytes bounds one client's input per frame (default 256).
 	InputBytes int
+	// QuorumDecay: while fewer clients are ACTIVE than the peak, the peak
+	// falls by one every QuorumDecay (default 10 s), so a room that
+	// shrinks slowly is not taken for a split; a graceful leave lowers it
+	// at once.
+	QuorumDecay time.Duration
+	// MaxDesyncs and DesyncWindow: a client that desyncs more than
+	// MaxDesyncs times within DesyncWindow is removed and cannot join
+	// again for DesyncWindow (defaults 5 and 60 s; a negative MaxDesyncs
+	// never removes).
+	MaxDesyncs   int
+	DesyncWindow time.Duration
+	// RejoinInterval is the least time between two HELLOs of one client
+	// and between two full-state SyncRequests (default 5 s); sooner ones
+	// are refused as a flood.
+	RejoinInterval time.Duration
+	// Seed seeds the server's own random choices (which in-sync clients
+	// source a recovery or a full state); an embedder should pass a
+	// secret random value, so that no client can predict them.
+	Seed uint64
 }
 
 func (c Config) withDefaults() Config {
@@ -94,6 +113,12 @@ func (c Config) withDefaults() Config {
 	defD(&c.QuorumGrace, 5*time.Second)
 	def(&c.MaxClients, 4096)
 	def(&c.InputBytes, 256)
+	defD(&c.QuorumDecay, 10*time.Second)
+	if c.MaxDesyncs == 0 {
+		c.MaxDesyncs = 5
+	}
+	defD(&c.DesyncWindow, 60*time.Second)
+	defD(&c.RejoinInterval, 5*time.Second)
 	return c
 }
 
@@ -124,6 +149,10 @@ type client struct {
 	syncedFrom uint32 // the frame of the full state it was sent
 	waiting    bool   // SYNCING and waiting for an assembly
 	lateJoinAt time.Duration
+	offences   uint32
+	desyncs    []time.Duration // when it desynced, within DesyncWindow
+	lastResync time.Duration   // its last full-state SyncRequest
+	lastRoster uint32          // the frame of its last roster SyncRequest
 }
 
 // Server is the state-sync server of one room as a pure state machine:
@@ -145,7 +174,15 @@ type Server struct {
 	list        []uint32
 	listVersion uint32
 	listDirty   bool
+	listSent    uint32 // the version last broadcast
 	rel         *ReliabilityTracker
+	// entities is the entity count last agreed by digest, from which
+	// the server computes each frame's partition count.
+	entities   uint32
+	majorities [64]frameHash // the majority hash of recent frames
+	suspects   map[uint32]time.Duration
+	removed    map[uint32]time.Duration // removed clients, barred until then
+	rng        xorshift128
 
 	next     uint32        // the next frame to broadcast
 	nextAt   time.Duration // when
@@ -163,6 +200,10 @@ type Server struct {
 	recoveries []*checkpoint
 	assembly   *assembly // the full-state assembly not yet requested
 	assemblies []*assembly
+	// wholeFrom: the sources of the last merged state, which failed;
+	// the next assembly asks each of them for the whole state, to find
+	// who lied.
+	wholeFrom []uint32
 
 	quorum quorum
 	churn  churn
@@ -190,7 +231,7 @@ func NewServer(cfg Config, now time.Duration) *Server {
 	return &Server{
 		cfg: cfg, interval: time.Second / time.Duration(cfg.TickHz), now: now,
 		clients: make(map[uint32]*client), listVersion: 1, rel: NewReliabilityTracker(),
-		next: 1, nextAt: now, comp: NewCompressor(),
+		next: 1, nextAt: now, comp: NewCompressor(), rng: newXorshift128(cfg.Seed),
 		history: deltaHistory{limit: 60}, snapshots: snapshotHistory{limit: 3},
 	}
 }
@@ -232,6 +273,9 @@ func (s *Server) Join(now time.Duration, id uint32) error {
 	if len(s.clients) >= s.cfg.MaxClients {
 		return ErrRoomFull
 	}
+	if s.barred(id) {
+		return fmt.Errorf("%w: %d", ErrRemoved, id)
+	}
 	c := &client{id: id, state: StateNew, lastHeard: s.now, joinedAt: s.now}
 	s.clients[id] = c
 	s.churn.add(s.now)
@@ -267,9 +311,24 @@ func (s *Server) anyActive() bool {
 // sendRoster sends the current client list and reliability table to one
 // client.
 func (s *Server) sendRoster(id uint32) {
+	s.publishList(false)
 	s.send(id, &msg.ClientListUpdate{Version: s.listVersion, Clients: s.list})
 	t := s.rel.Table()
 	s.send(id, &t)
+}
+
+// publishList gives a changed client list a new version before anyone is
+// sent it, and with broadcast sends it to the room if the room has not
+// had that version yet.
+func (s *Server) publishList(broadcast bool) {
+	if s.listDirty {
+		s.listVersion++
+		s.listDirty = false
+	}
+	if broadcast && s.listSent != s.listVersion {
+		s.listSent = s.listVersion
+		s.broadcast(&msg.ClientListUpdate{Version: s.listVersion, Clients: s.list})
+	}
 }
 
 // Leave disconnects a client: it leaves the sender pool at the next frame
@@ -280,12 +339,43 @@ func (s *Server) Leave(now time.Duration, id uint32) {
 	if c == nil {
 		return
 	}
+	s.quorum.left()
 	s.drop(c)
 }
 
+// Rejoin is a HELLO: the client starts afresh, as Leave then Join, but
+// keeps its record of offences and desyncs (a HELLO does not launder
+// them). A client may do so once per RejoinInterval; a sooner HELLO is
+// refused (ErrThrottled) and counted as a flood.
+func (s *Server) Rejoin(now time.Duration, id uint32) error {
+	s.advance(now)
+	c := s.clients[id]
+	if c == nil {
+		return s.Join(now, id)
+	}
+	if s.now-c.joinedAt < s.cfg.RejoinInterval {
+		s.offend(c, OffenceFlood)
+		return ErrThrottled
+	}
+	s.Leave(now, id)
+	if err := s.Join(now, id); err != nil {
+		return err
+	}
+	again := s.clients[id]
+	again.offences, again.desyncs = c.offences, c.desyncs
+	return nil
+}
+
+// drop removes a client from everything the room holds for it.
 func (s *Server) drop(c *client) {
 	c.state = StateDisconnected
+	if r := c.recovering; r != nil {
+		r.abandon()
+		c.recovering = nil
+	}
+	s.forget(c.id)
 	delete(s.clients, c.id)
+	delete(s.suspects, c.id)
 	s.departed = append(s.departed, c.id)
 	s.rel.Remove(c.id)
 	s.churn.add(s.now)
@@ -313,6 +403,8 @@ func (s *Server) Step(now time.Duration, from uint32, m msg.Message) error {
 		return nil
 	case *msg.StateHash:
 		return s.onHash(c, m)
+	case *msg.StateDigest:
+		return s.onDigest(c, m)
 	case *msg.PartitionData:
 		return s.onPartition(c, m)
 	case *msg.MerkleLeaves:
@@ -325,8 +417,19 @@ func (s *Server) Step(now time.Duration, from uint32, m msg.Message) error {
 	return fmt.Errorf("%w: %v", ErrUnexpected, m.Type())
 }
 
+// onSyncRequest answers a SyncRequest: the roster at most once per five
+// frames (an honest client asks at most once per ten), a full state at
+// most once per RejoinInterval.
 func (s *Server) onSyncRequest(c *client, m *msg.SyncRequest) error {
+	if m.What&(msg.SyncClientList|msg.SyncReliability) != 0 {
+		if c.lastRoster != 0 && s.next-c.lastRoster < 5 {
+			s.offend(c, OffenceFlood)
+			return ErrThrottled
+		}
+		c.lastRoster = s.next
+	}
 	if m.What&msg.SyncClientList != 0 {
+		s.publishList(false)
 		s.send(c.id, &msg.ClientListUpdate{Version: s.listVersion, Clients: s.list})
 	}
 	if m.What&msg.SyncReliability != 0 {
@@ -334,6 +437,17 @@ func (s *Server) onSyncRequest(c *client, m *msg.SyncRequest) error {
 		s.send(c.id, &t)
 	}
 	if m.What&msg.SyncFullState != 0 && c.state == StateActive {
+		if r := c.recovering; r != nil && r.corrected && r.cp != nil {
+			// A correction did not verify at the client: its source is
+			// left out of sourcing for a while (the client may lie, so
+			// no score changes).
+			s.distrust(r.cp.provider)
+		}
+		if c.lastResync != 0 && s.now-c.lastResync < s.cfg.RejoinInterval {
+			s.offend(c, OffenceFlood)
+			return ErrThrottled
+		}
+		c.lastResync = s.now
 		s.resync(c)
 	}
 	return nil

@@ -23,25 +23,39 @@ type frameRec struct {
 	stage       frameStage
 	list        []uint32 // the sender pool the frame was assigned with
 	listVersion uint32
-	scores      []msg.Score
 	readOnly    bool
-	hashes      map[uint32]uint32
-	subs        map[uint16][]partSub
-	nsubs       int
-	parts       int // learned from trusted partitions; 0 unknown
-	majority    uint32
-	decided     bool
-	asked       map[uint16]ask
-	assign      Assignment
-	window      time.Duration // deadline = sentAt + window
+	// parts and assign are the server's own: the partition count it
+	// published in the Tick and the assignment drawn from it.
+	parts  int
+	assign Assignment
+	// hashes are the votes; digests the STATE_DIGESTs of a digest frame.
+	hashes     map[uint32]uint32
+	digestOn   bool
+	digests    map[uint32]digestVote
+	subs       map[uint16][]partSub // from the primary or an asked sender only
+	majority   uint32
+	decided    bool
+	agreed     bool // more than half of the voters reported one digest
+	digest     digestVote
+	baseHash   uint32 // the majority hash of the frame before, if known
+	knownBase  bool
+	asked      map[uint16]ask
+	askedAgain bool
+	window     time.Duration // deadline = sentAt + window
 }
 
+type digestVote struct {
+	entities uint32
+	digest   msg.Digest
+}
+
+// partSub is one partition as received: validated and decompressed once,
+// on arrival.
 type partSub struct {
 	from  uint32
 	at    time.Duration
-	parts uint16
-	enc   msg.Encoding
-	data  []byte
+	ok    bool // decoded, parsed, of this frame and partition
+	delta Delta
 }
 
 type ask struct {
@@ -59,18 +73,16 @@ func (s *Server) broadcastTick() {
 	s.started = true
 	s.timeoutClients()
 	s.quorum.update(s, len(s.list))
-	if s.listDirty {
-		s.listVersion++
-		s.listDirty = false
-		s.broadcast(&msg.ClientListUpdate{Version: s.listVersion, Clients: s.list})
-	}
+	s.publishList(true)
 	if s.next%ReliabilityInterval == 0 {
 		if u, ok := s.rel.Publish(); ok {
 			s.broadcast(&u)
 		}
 	}
 	f := s.next
-	t := &msg.Tick{Frame: f, ReliabilityVersion: s.rel.Version(), ClientListVersion: s.listVersion, ReadOnly: s.quorum.readOnly}
+	parts := NumPartitions(int(s.entities), len(s.list))
+	t := &msg.Tick{Frame: f, ReliabilityVersion: s.rel.Version(), ClientListVersion: s.listVersion,
+		ReadOnly: s.quorum.readOnly, Parts: uint16(parts)}
 	t.Inputs = s.collectInputs()
 	if s.verdict != nil {
 		t.HasVerdict, t.Verdict = true, *s.verdict
@@ -84,13 +96,28 @@ func (s *Server) broadcastTick() {
 		s.assembled.pending = false
 	}
 	t.Requests = s.tickRequests(f)
+	// A digest frame: the first, one a second, and every checkpoint of a
+	// recovery or a full state, whose data is checked against the digest.
+	t.Digest = f == 1 || f%ReliabilityInterval == 0 || slices.ContainsFunc(t.Requests, func(q msg.Request) bool {
+		return q.Kind != msg.RequestResync
+	})
 	s.broadcast(t)
 	s.stats.Frames++
-	s.frames = append(s.frames, &frameRec{
-		frame: f, sentAt: s.now, list: s.list, listVersion: s.listVersion, scores: s.rel.Table().Scores,
+	scores := s.rel.Table().Scores
+	r := &frameRec{
+		frame: f, sentAt: s.now, list: s.list, listVersion: s.listVersion, parts: parts,
 		readOnly: s.quorum.readOnly, hashes: make(map[uint32]uint32, len(s.list)),
-		window: s.cfg.SubmitWindow,
-	})
+		digestOn: t.Digest, window: s.cfg.SubmitWindow,
+	}
+	if !r.readOnly {
+		r.assign = s.assigner.Assign(AssignInput{Frame: f, ListVersion: s.listVersion, Clients: s.list,
+			Score: func(c uint32) uint16 { return ScoreIn(scores, c) }, Parts: parts,
+			Redundancy: s.churn.redundancy(s.now, len(s.list))})
+	}
+	if t.Digest {
+		r.digests = make(map[uint32]digestVote)
+	}
+	s.frames = append(s.frames, r)
 	s.next++
 	s.nextAt += s.interval
 	if s.nextAt < s.now-5*s.interval {
@@ -151,8 +178,29 @@ func (s *Server) onHash(c *client, m *msg.StateHash) error {
 	return nil
 }
 
-// maxSubsPerFrame bounds what one frame may hold, whatever clients send.
-func (r *frameRec) maxSubs() int { return 2*len(r.list) + 16 }
+func (s *Server) onDigest(c *client, m *msg.StateDigest) error {
+	r := s.frame(m.Frame)
+	if r == nil || r.stage != collecting || !r.digestOn {
+		return fmt.Errorf("%w: digest for frame %d", ErrFrame, m.Frame)
+	}
+	if _, dup := r.digests[c.id]; !dup {
+		r.digests[c.id] = digestVote{entities: m.Entities, digest: m.Digest}
+	}
+	return nil
+}
+
+// mayContribute reports whether id may send partition part of the frame:
+// its primary, or the sender the server asked for it.
+func (r *frameRec) mayContribute(id uint32, part uint16) bool {
+	if int(part) >= r.parts {
+		return false
+	}
+	if primary, ok := r.assign.Primary(int(part)); ok && primary == id {
+		return true
+	}
+	a, asked := r.asked[part]
+	return asked && a.to == id
+}
 
 func (s *Server) onPartition(c *client, m *msg.PartitionData) error {
 	r := s.frame(m.Frame)
@@ -162,8 +210,12 @@ func (s *Server) onPartition(c *client, m *msg.PartitionData) error {
 	if m.ListVersion != r.listVersion && r.asked[m.Part].to != c.id {
 		return fmt.Errorf("%w: %d, frame %d was assigned with %d", ErrVersion, m.ListVersion, m.Frame, r.listVersion)
 	}
-	if r.nsubs >= r.maxSubs() {
-		return fmt.Errorf("%w: frame %d holds %d partitions", ErrUnexpected, m.Frame, r.nsubs)
+	if !r.mayContribute(c.id, m.Part) {
+		// A stranger's partition: dropped, and held against the
+		// stranger alone.
+		s.stats.StrangerPartitions++
+		s.offend(c, OffenceStranger)
+		return fmt.Errorf("%w: client %d was not assigned partition %d of frame %d", ErrStranger, c.id, m.Part, m.Frame)
 	}
 	for _, sub := range r.subs[m.Part] {
 		if sub.from == c.id {
@@ -173,13 +225,67 @@ func (s *Server) onPartition(c *client, m *msg.PartitionData) error {
 	if r.subs == nil {
 		r.subs = make(map[uint16][]partSub)
 	}
-	r.subs[m.Part] = append(r.subs[m.Part], partSub{from: c.id, at: s.now, parts: m.Parts, enc: m.Encoding, data: slices.Clone(m.Data)})
-	r.nsubs++
 	s.stats.PartitionBytesIn += uint64(len(m.Data))
+	sub := s.checkPartition(r, c.id, m)
+	r.subs[m.Part] = append(r.subs[m.Part], sub)
+	if !sub.ok {
+		s.rejectPartition(r, c, m.Part)
+		if r.stage == filling {
+			s.askAgain(r, m.Part, c.id)
+		}
+		return fmt.Errorf("%w: partition %d of frame %d", ErrMalformed, m.Part, m.Frame)
+	}
 	if r.stage == filling {
 		s.tryAssemble(r)
 	}
 	return nil
+}
+
+// checkPartition validates and decompresses a partition once: the count
+// must be the server's, the data a delta of this frame holding only this
+// partition's entities, decompressing to at most MaxPartitionBytes.
+func (s *Server) checkPartition(r *frameRec, from uint32, m *msg.PartitionData) partSub {
+	sub := partSub{from: from, at: s.now}
+	if int(m.Parts) != r.parts {
+		return sub
+	}
+	raw, err := s.comp.DecodePartition(m.Encoding, m.Data)
+	if err != nil {
+		return sub
+	}
+	s.stats.PartitionBytesDecoded += uint64(len(raw))
+	d, err := ParseDelta(slices.Clone(raw))
+	if err != nil || d.Frame != r.frame || !inPartition(&d, m.Part, m.Parts) {
+		return sub
+	}
+	sub.ok, sub.delta = true, d
+	return sub
+}
+
+// inPartition reports whether every entity of d belongs to partition part
+// of parts.
+func inPartition(d *Delta, part, parts uint16) bool {
+	rd := ReadEntities(d.Created)
+	for e, ok := rd.Next(); ok; e, ok = rd.Next() {
+		if e.ID%uint32(parts) != uint32(part) {
+			return false
+		}
+	}
+	for _, id := range d.Deleted {
+		if id%uint32(parts) != uint32(part) {
+			return false
+		}
+	}
+	return rd.Err() == nil
+}
+
+// rejectPartition blames the sender of a partition that failed the checks:
+// evidence against it, and it alone.
+func (s *Server) rejectPartition(r *frameRec, c *client, part uint16) {
+	s.stats.PartitionsRejected++
+	s.rel.Fail(c.id)
+	s.offend(c, OffenceBadPartition)
+	s.emit(Event{Kind: EventPartitionRejected, Client: c.id, Frame: r.frame, Part: part})
 }
 
 // closeFrames gives the verdict on frames whose collection window is over
@@ -202,9 +308,9 @@ func (s *Server) closeFrames() {
 	s.stats.OpenFrames = len(s.frames)
 }
 
-// majority is the most common hash among ACTIVE clients' (ties go to the
-// smaller hash, so the verdict does not depend on map order).
-func (s *Server) majority(r *frameRec) (hash uint32, count, voters int) {
+// majority is the hash more than half of the ACTIVE voters reported, if
+// any: a plurality is not enough, so no tie is ever broken.
+func (s *Server) majority(r *frameRec) (hash uint32, count, voters int, ok bool) {
 	counts := make(map[uint32]int)
 	for id, h := range r.hashes {
 		if c := s.clients[id]; c != nil && c.state == StateActive {
@@ -213,21 +319,52 @@ func (s *Server) majority(r *frameRec) (hash uint32, count, voters int) {
 		}
 	}
 	for h, n := range counts {
-		if n > count || n == count && h < hash {
-			hash, count = h, n
+		if n*2 > voters {
+			return h, n, voters, true
 		}
 	}
-	return hash, count, voters
+	return 0, 0, voters, false
+}
+
+// agreeDigest finds the digest more than half of the voters reported along
+// with the majority hash.
+func (s *Server) agreeDigest(r *frameRec, voters int) {
+	if !r.digestOn {
+		return
+	}
+	counts := make(map[digestVote]int)
+	for id, d := range r.digests {
+		if h, ok := r.hashes[id]; ok && h == r.majority && s.clients[id] != nil && s.clients[id].state == StateActive {
+			counts[d]++
+		}
+	}
+	for d, n := range counts {
+		if n*2 > voters {
+			r.agreed, r.digest = true, d
+			s.entities = d.entities
+			return
+		}
+	}
 }
 
 func (s *Server) decide(r *frameRec) {
-	hash, count, voters := s.majority(r)
-	if voters == 0 {
+	hash, count, voters, ok := s.majority(r)
+	if !ok {
 		r.stage = closed
+		if voters > 0 {
+			s.stats.NoMajority++
+		}
 		s.emitTier(r, TierSkip)
+		s.verdictForCheckpoints(r)
+		s.verdictForAssemblies(r)
 		return
 	}
 	r.majority, r.decided = hash, true
+	s.majorities[r.frame%uint32(len(s.majorities))] = frameHash{r.frame, hash}
+	if prev := s.majorities[(r.frame-1)%uint32(len(s.majorities))]; prev.frame == r.frame-1 && r.frame > 1 {
+		r.baseHash, r.knownBase = prev.hash, true
+	}
+	s.agreeDigest(r, voters)
 	v := &msg.Verdict{Frame: r.frame, Hash: hash}
 	ids := make([]uint32, 0, len(r.hashes))
 	for id := range r.hashes {
@@ -248,7 +385,6 @@ func (s *Server) decide(r *frameRec) {
 			s.recovered(c, r.frame)
 		}
 	}
-	slices.Sort(v.Desynced)
 	s.verdict = v
 	s.desynced = append(s.desynced, v.Desynced...)
 	s.stats.Verdicts++
@@ -269,99 +405,62 @@ func (s *Server) decide(r *frameRec) {
 	s.fillPartitions(r)
 }
 
-// trusted reports whether a partition comes from a client whose hash is
-// the majority's and claims the majority's result: the seed's trust model.
-func (s *Server) trusted(r *frameRec, sub *partSub) (Delta, bool) {
-	if h, ok := r.hashes[sub.from]; !ok || h != r.majority {
-		return Delta{}, false
+// good reports whether a partition can go into the frame's delta: it
+// passed the checks on arrival, its sender voted the majority hash, and
+// its header chains the majority of the frame before to this one's.
+func (r *frameRec) good(sub *partSub) bool {
+	if h, ok := r.hashes[sub.from]; !ok || h != r.majority || !sub.ok {
+		return false
 	}
-	if r.parts != 0 && int(sub.parts) != r.parts {
-		return Delta{}, false
-	}
-	raw, err := s.comp.Decode(nil, sub.enc, sub.data)
-	if err != nil {
-		return Delta{}, false
-	}
-	d, err := ParseDelta(raw)
-	if err != nil || d.Frame != r.frame || d.ResultHash != r.majority {
-		return Delta{}, false
-	}
-	return d, true
+	return sub.delta.ResultHash == r.majority && (!r.knownBase || sub.delta.BaseHash == r.baseHash)
 }
 
-// fillPartitions checks the partitions that came during the window and
-// asks for the missing ones.
+// fillPartitions judges the partitions of the window, one by one against
+// their own sender, and asks for the missing ones.
 func (s *Server) fillPartitions(r *frameRec) {
-	for _, subs := range r.subs {
-		for i := range subs {
-			if _, ok := s.trusted(r, &subs[i]); ok && r.parts == 0 {
-				r.parts = int(subs[i].parts)
-			}
-		}
-	}
-	s.rejectUntrusted(r)
 	r.stage = filling
 	r.window += s.cfg.RequestTimeout
 	r.asked = make(map[uint16]ask)
-	if r.parts == 0 {
-		// No trusted partition at all: the partition count is unknown;
-		// ask one majority client for every partition.
-		if to, ok := s.anyMajority(r, nil); ok {
-			r.asked[0] = ask{to: to, tier: TierMinimal}
-			s.send(to, &msg.PartitionRequest{Frame: r.frame})
-			s.stats.PartitionRequests++
-		}
-		return
-	}
-	r.assign = s.assigner.Assign(AssignInput{Frame: r.frame, ListVersion: r.listVersion, Clients: r.list,
-		Score: func(c uint32) uint16 { return ScoreIn(r.scores, c) }, Parts: r.parts, Redundancy: s.churn.redundancy(s.now, len(s.list))})
 	for p := range r.parts {
 		part := uint16(p)
 		primary, _ := r.assign.Primary(p)
-		if sub, ok := s.firstTrusted(r, part); ok && sub.from == primary {
+		if sub, ok := r.found(part); ok {
 			s.rel.Succeed(primary, sub.at-r.sentAt)
 			continue
 		}
-		if s.clients[primary] != nil {
-			s.rel.Fail(primary)
+		if c := s.clients[primary]; c != nil {
+			sub := r.subFrom(part, primary)
+			switch {
+			case sub != nil && !sub.ok:
+				// Rejected, and blamed, on arrival.
+			case sub != nil && r.hashes[primary] == r.majority:
+				// Well-formed, from a client that voted the majority,
+				// but not the majority's partition: it lied.
+				s.rejectPartition(r, c, part)
+			default:
+				s.rel.Fail(primary) // missing, or from a desynced client
+			}
 		}
-		if _, ok := s.firstTrusted(r, part); ok {
-			continue
-		}
-		s.askFallback(r, part)
+		s.askFallback(r, part, nil)
 	}
 	s.tryAssemble(r)
 }
 
-// rejectUntrusted reports partitions refused by the trust model: from a
-// client whose hash is not the majority's, or whose content does not
-// match the majority. (A partition whose sender's hash was lost is
-// ignored without blame.)
-func (s *Server) rejectUntrusted(r *frameRec) {
-	parts := make([]uint16, 0, len(r.subs))
-	for part := range r.subs {
-		parts = append(parts, part)
-	}
-	slices.Sort(parts)
-	for _, part := range parts {
-		subs := r.subs[part]
-		for i := range subs {
-			if _, voted := r.hashes[subs[i].from]; !voted {
-				continue
-			}
-			if _, ok := s.trusted(r, &subs[i]); !ok {
-				s.stats.PartitionsRejected++
-				s.rel.Fail(subs[i].from)
-				s.emit(Event{Kind: EventPartitionRejected, Client: subs[i].from, Frame: r.frame, Part: part})
-			}
+// subFrom returns what id sent for part, if anything.
+func (r *frameRec) subFrom(part uint16, id uint32) *partSub {
+	for i, sub := range r.subs[part] {
+		if sub.from == id {
+			return &r.subs[part][i]
 		}
 	}
+	return nil
 }
 
-func (s *Server) firstTrusted(r *frameRec, part uint16) (*partSub, bool) {
+// found returns the partition's first good submission.
+func (r *frameRec) found(part uint16) (*partSub, bool) {
 	subs := r.subs[part]
 	for i := range subs {
-		if _, ok := s.trusted(r, &subs[i]); ok {
+		if r.good(&subs[i]) {
 			return &subs[i], true
 		}
 	}
@@ -369,18 +468,32 @@ func (s *Server) firstTrusted(r *frameRec, part uint16) (*partSub, bool) {
 }
 
 // askFallback asks for a missing partition: the first backup candidate of
-// the assignment whose hash is the majority's (tier 2), else any ACTIVE
-// client with the majority hash (tier 3).
-func (s *Server) askFallback(r *frameRec, part uint16) {
+// the assignment whose hash is the majority's (tier 2), else the most
+// reliable ACTIVE client with the majority hash (tier 3); never one in
+// tried. One request per partition at a time, so the fan-out of a frame
+// is at most its partition count.
+func (s *Server) askFallback(r *frameRec, part uint16, tried []uint32) {
 	cands := r.assign.Candidates(int(part))
 	for _, c := range cands[1:] {
-		if c != cands[0] && s.hasMajority(r, c) {
+		if c != cands[0] && !slices.Contains(tried, c) && s.hasMajority(r, c) {
 			s.requestPartition(r, part, c, TierDegraded)
 			return
 		}
 	}
-	if to, ok := s.anyMajority(r, cands); ok {
+	if to, ok := s.anyMajority(r, append(slices.Clone(cands), tried...)); ok {
 		s.requestPartition(r, part, to, TierMinimal)
+	}
+}
+
+// askAgain replaces an asked sender whose answer failed the checks; the
+// first time in a frame, the frame waits one more request timeout for it.
+func (s *Server) askAgain(r *frameRec, part uint16, failed uint32) {
+	if a, ok := r.asked[part]; ok && a.to == failed {
+		if !r.askedAgain {
+			r.askedAgain = true
+			r.window += s.cfg.RequestTimeout
+		}
+		s.askFallback(r, part, []uint32{failed})
 	}
 }
 
@@ -393,7 +506,7 @@ func (s *Server) requestPartition(r *frameRec, part uint16, to uint32, tier Tier
 func (s *Server) hasMajority(r *frameRec, id uint32) bool {
 	c := s.clients[id]
 	h, ok := r.hashes[id]
-	return ok && h == r.majority && c != nil && c.state == StateActive && c.recovering == nil
+	return ok && h == r.majority && c != nil && c.state == StateActive && c.recovering == nil && !s.suspect(id)
 }
 
 // anyMajority picks the most reliable ACTIVE client with the majority hash
@@ -417,45 +530,20 @@ func (s *Server) tryAssemble(r *frameRec) {
 	if r.stage != filling {
 		return
 	}
-	if r.parts == 0 {
-		// Learn the count from what the asked client sent.
-		for _, subs := range r.subs {
-			for i := range subs {
-				if _, ok := s.trusted(r, &subs[i]); ok {
-					r.parts = int(subs[i].parts)
-				}
-			}
-		}
-		if r.parts == 0 {
-			return
-		}
-	}
 	pieces := make([]Delta, 0, r.parts)
 	tier := TierNormal
 	for p := range r.parts {
-		sub, ok := s.firstTrusted(r, uint16(p))
+		sub, ok := r.found(uint16(p))
 		if !ok {
 			return
 		}
-		d, _ := s.trusted(r, sub)
-		pieces = append(pieces, d)
-		if a, asked := r.asked[uint16(p)]; asked {
-			if a.to != sub.from {
-				a.tier = TierMinimal
-			}
-			tier = max(tier, a.tier)
-		} else if primary, _ := r.assign.Primary(p); r.assign.Parts > 0 && primary != sub.from {
-			tier = max(tier, TierDegraded)
+		pieces = append(pieces, sub.delta)
+		if primary, _ := r.assign.Primary(p); primary != sub.from {
+			tier = max(tier, r.asked[uint16(p)].tier)
 		}
 	}
 	whole, err := AssembleDelta(nil, pieces)
 	if err != nil {
-		s.emitTier(r, TierSkip)
-		r.stage = closed
-		return
-	}
-	if prev, ok := s.history.get(r.frame - 1); ok && prev.resultHash != pieces[0].BaseHash {
-		// The chain of assembled deltas is broken: verification failed.
 		s.emitTier(r, TierSkip)
 		r.stage = closed
 		return

@@ -32,8 +32,9 @@ type checkpoint struct {
 	haveLeaf  bool
 	decided   bool
 	majority  uint32
-	requested []uint32 // buckets asked of the provider
-	bytes     int      // provider traffic, charged to every member
+	digest    msg.Digest // more than half of the voters agreed on it
+	requested []uint32   // buckets asked of the provider
+	bytes     int        // provider traffic, charged to every member
 }
 
 type recovery struct {
@@ -55,8 +56,11 @@ func (r *recovery) abandon() {
 	}
 }
 
+// startRecovery starts the recovery of a client the verdict of a frame
+// with a majority named, in read-only mode too: copying the majority's
+// state to a minority client writes nothing to the room's history.
 func (s *Server) startRecovery(c *client, detected uint32) {
-	if s.quorum.readOnly {
+	if s.countDesync(c) {
 		return
 	}
 	if s.checkpoint == nil {
@@ -93,20 +97,26 @@ func (s *Server) recoveryRequests(f uint32) []msg.Request {
 	return reqs
 }
 
-// mostReliable returns up to n ACTIVE clients in sync, highest score first.
+// mostReliable returns up to n ACTIVE clients in sync, not suspected,
+// drawn at random by the server's own seed from the more reliable half:
+// a high score alone does not make a client the source, and no client can
+// tell in advance which ones will be.
 func (s *Server) mostReliable(n int, exclude []uint32) ([]uint32, bool) {
 	var ids []uint32
 	for _, id := range s.list {
 		c := s.clients[id]
 		if c != nil && c.state == StateActive && c.recovering == nil && !slices.Contains(exclude, id) &&
-			!slices.Contains(s.desynced, id) {
+			!slices.Contains(s.desynced, id) && !s.suspect(id) {
 			ids = append(ids, id)
 		}
 	}
 	slices.SortStableFunc(ids, func(a, b uint32) int { return int(s.rel.Score(b)) - int(s.rel.Score(a)) })
-	if len(ids) > n {
-		ids = ids[:n]
+	ids = ids[:min(len(ids), max(n, (len(ids)+1)/2))]
+	for i := range min(n, len(ids)) {
+		j := i + int(s.rng.next()%uint64(len(ids)-i))
+		ids[i], ids[j] = ids[j], ids[i]
 	}
+	ids = ids[:min(n, len(ids))]
 	return ids, len(ids) > 0
 }
 
@@ -153,8 +163,8 @@ func (s *Server) verdictForCheckpoints(fr *frameRec) {
 		if cp.frame != fr.frame {
 			continue
 		}
-		cp.decided, cp.majority = true, fr.majority
-		if h, ok := fr.hashes[cp.provider]; !ok || h != fr.majority {
+		cp.decided, cp.majority, cp.digest = true, fr.majority, fr.digest.digest
+		if h, ok := fr.hashes[cp.provider]; !fr.agreed || !ok || h != fr.majority {
 			s.failCheckpoint(cp)
 			continue
 		}
@@ -172,6 +182,17 @@ func (s *Server) verdictForCheckpoints(fr *frameRec) {
 
 func (s *Server) progressCheckpoint(cp *checkpoint) {
 	if !cp.decided || !cp.haveLeaf || cp.requested != nil {
+		return
+	}
+	if LeavesDigest(cp.leaves) != cp.digest {
+		// The source's leaves are not the state the voters agreed on:
+		// evidence against it, before anything reaches the client.
+		if c := s.clients[cp.provider]; c != nil {
+			s.rel.Fail(c.id)
+			s.offend(c, OffenceBadState)
+			s.distrust(c.id)
+		}
+		s.failCheckpoint(cp)
 		return
 	}
 	var union []uint32
@@ -218,7 +239,10 @@ func (s *Server) onCorrectionData(c *client, m *msg.EntityData) error {
 		err = s.checkBuckets(cp, set)
 	}
 	if err != nil {
+		// Its entities do not match its own leaves: evidence.
 		s.rel.Fail(cp.provider)
+		s.offend(c, OffenceBadState)
+		s.distrust(cp.provider)
 		s.failCheckpoint(cp)
 		return err
 	}
@@ -258,7 +282,7 @@ func (s *Server) checkBuckets(cp *checkpoint, set []byte) error {
 	for _, b := range cp.requested {
 		i, ok := slices.BinarySearchFunc(cp.leaves, b, func(l msg.Leaf, b uint32) int { return cmpU32(l.Bucket, b) })
 		switch {
-		case ok && HashBytes(got[b]) != cp.leaves[i].Hash:
+		case ok && LeafHash(got[b]) != cp.leaves[i].Hash:
 			return ErrMalformed
 		case !ok && len(got[b]) > 0:
 			return ErrMalformed
@@ -269,7 +293,7 @@ func (s *Server) checkBuckets(cp *checkpoint, set []byte) error {
 
 func (s *Server) sendCorrection(cp *checkpoint, r *recovery, buckets []uint32, set []byte) {
 	enc, data := s.comp.Encode(nil, set)
-	m := &msg.PartitionCorrection{Frame: cp.frame, Hash: cp.majority, Buckets: buckets, Encoding: enc, Data: data}
+	m := &msg.PartitionCorrection{Frame: cp.frame, Hash: cp.majority, Digest: cp.digest, Buckets: buckets, Encoding: enc, Data: data}
 	r.bytes += s.size(m)
 	r.corrected = true
 	s.send(r.client, m)

@@ -9,16 +9,31 @@ type Stats struct {
 	PartitionBytesIn   uint64
 	PartitionRequests  uint64
 	PartitionsRejected uint64
-	OpenFrames         int
-	Desyncs            uint64
-	Corrections        uint64
-	Recovered          uint64
-	SnapshotFallbacks  uint64
-	StatesAssembled    uint64
-	StatesRejected     uint64
-	FullStateBytesOut  uint64
-	LateJoins          uint64
+	// StrangerPartitions: partitions from clients neither assigned nor
+	// asked, dropped on arrival.
+	StrangerPartitions uint64
+	// PartitionBytesDecoded: partition bytes after decompression, each
+	// partition decoded once.
+	PartitionBytesDecoded uint64
+	// NoMajority: frames whose voters had no hash in common for more
+	// than half of them; nothing is judged or corrected on them.
+	NoMajority uint64
+	Offences   OffenceCounts
+	// Removed: clients removed for desyncing too often.
+	Removed           uint64
+	OpenFrames        int
+	Desyncs           uint64
+	Corrections       uint64
+	Recovered         uint64
+	SnapshotFallbacks uint64
+	StatesAssembled   uint64
+	StatesRejected    uint64
+	FullStateBytesOut uint64
+	LateJoins         uint64
 }
+
+// Score is a client's live reliability score.
+func (s *Server) Score(id uint32) uint16 { return s.rel.Score(id) }
 
 // Stats returns the counters.
 func (s *Server) Stats() Stats { return s.stats }
@@ -32,7 +47,7 @@ func (s *Server) RetainedBytes() int {
 	for _, r := range s.frames {
 		for _, subs := range r.subs {
 			for _, sub := range subs {
-				n += len(sub.data)
+				n += len(sub.delta.Created) + 4*len(sub.delta.Deleted)
 			}
 		}
 	}

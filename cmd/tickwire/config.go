@@ -10,7 +10,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/tickwire/tickwire/fogauth"
-	"github.com/tickwire/tickwire/lockstep/msg"
+	"github.com/tickwire/tickwire/server/join"
 )
 
 // fileConfig is server_config.toml: the seed's keys and one key for each
@@ -148,8 +148,8 @@ func (fc *fileConfig) check(hosted []string) error {
 	slices.Sort(names)
 	for _, name := range names {
 		key := "relay.match_types." + name
-		if len(name) > msg.MaxModelName {
-			return fmt.Errorf("%s: a match type has at most %d bytes", key, msg.MaxModelName)
+		if len(name) > join.MaxModelName {
+			return fmt.Errorf("%s: a match type has at most %d bytes", key, join.MaxModelName)
 		}
 		if err := checkModel(key+".network_model", r.MatchTypes[name].NetworkModel, hosted); err != nil {
 			return err

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net"
 	"os"
-	"os/exec"
 	"sync"
 	"testing"
 	"time"
@@ -28,16 +27,6 @@ type twData struct {
 		RTTMs  []float64 `json:"rtt_ms"`
 	} `json:"rtt"`
 	Series []room.Series `json:"series"`
-}
-
-// chromium is the path of a Chromium binary, or "".
-func chromium() string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
 }
 
 // TestDashboardInBrowser plays a lockstep demo match into a server,

@@ -19,6 +19,7 @@ type demoPredictFlags struct {
 	local    bool
 	arena    int
 	interest float64
+	play     string
 }
 
 func parseDemoPredictFlags(args []string, stderr io.Writer) (demoPredictFlags, error) {
@@ -27,6 +28,7 @@ func parseDemoPredictFlags(args []string, stderr io.Writer) (demoPredictFlags, e
 		ticks: "ticks each bot predicts", seed: "seed of the network impairment", json: "print one JSON object"}, stderr)
 	fs.BoolVar(&f.local, "local", false, "one player against the room in this process, through the loopback layer (no sockets)")
 	fs.IntVar(&f.arena, "arena", 0, "side of the arena in units (default: 48, larger beyond 16 players to keep the density)")
+	fs.StringVar(&f.play, "play", "", "serve the playable page on this HTTP address (e.g. 127.0.0.1:8080) and keep serving: each visitor plays against --players bots")
 	fs.Float64Var(&f.interest, "interest", 24, "interest radius in units: each bot receives the entities near it, on a line of fire to it and its own (0: every entity)")
 	err := f.parse(fs, args, 255, func() error {
 		if f.local {
@@ -35,6 +37,8 @@ func parseDemoPredictFlags(args []string, stderr io.Writer) (demoPredictFlags, e
 		switch {
 		case f.arena < 0 || f.arena > 4096:
 			return fmt.Errorf("%w: --arena must be 0..4096", errUsage)
+		case f.play != "" && f.local:
+			return fmt.Errorf("%w: --play needs the server, not --local", errUsage)
 		case f.interest < 0:
 			return fmt.Errorf("%w: --interest must be at least 0", errUsage)
 		case f.arena == 0:
@@ -72,6 +76,8 @@ func runDemoPredict(ctx context.Context, args []string, stdout, stderr io.Writer
 			return netlayer.Open(ctx, netlayer.Options{Local: true, Server: predict.ServerConfig{TickRate: f.tps},
 				NewGame: func() predict.Game { return predictionGame(f.tps, f.arena, f.seed) }})
 		}
+	} else if f.play != "" {
+		return runDemoPlay(ctx, &f, stdout)
 	} else {
 		model = predictionFile{TickRate: f.tps, MaxRoomSize: f.players, ArenaSize: f.arena, InterestRadius: f.interest}.model()
 		d, err := startDemoServer(ctx, &f.demoCommon,

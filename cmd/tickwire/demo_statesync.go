@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/server"
+	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/statesync/host"
 )
@@ -19,6 +21,7 @@ import (
 type ssDemoFlags struct {
 	demoCommon
 	ssFaults
+	hostile int
 }
 
 // ssFaults are the fault-plan options demo and bot share.
@@ -61,7 +64,13 @@ func parseStateSyncDemoFlags(args []string, stderr io.Writer) (ssDemoFlags, erro
 		jitter: 5 * time.Millisecond, loss: 0.02, ticks: "frames to play, at 20 per second", seed: ssSeedUsage,
 		json: "print one JSON object"}, stderr)
 	f.ssFaults.add(fs, 3, 0.1)
-	err := f.parse(fs, args, 255, func() error { return f.ssFaults.check(f.players, f.ticks) })
+	fs.IntVar(&f.hostile, "hostile", 0, "hostile bots beside the players: they play honestly and lie with every tactic of the adversary tests")
+	err := f.parse(fs, args, 255, func() error {
+		if f.hostile < 0 || f.players+f.hostile > 255 {
+			return fmt.Errorf("%w: --hostile must be 0..%d", errUsage, 255-f.players)
+		}
+		return f.ssFaults.check(f.players, f.ticks)
+	})
 	return f, err
 }
 
@@ -82,8 +91,15 @@ type ssReport struct {
 	DownloadBytesPerClientS float64           `json:"download_bytes_per_client_s"`
 	ServerCPUMsPerTickP99   float64           `json:"server_cpu_ms_per_tick_p99"`
 	AllInSync               bool              `json:"all_in_sync"`
+	// HostileIdentified is how many hostile bots the server charged with
+	// an offence (demo --hostile).
+	HostileIdentified int `json:"hostile_identified"`
 
 	injected int // bots corrupted by the plan
+	hostile  int // hostile bots besides the players
+	// honestDesyncs and honestRecovered are the honest bots' own counts
+	// of desync episodes and repairs, judged when hostile bots desync too.
+	honestDesyncs, honestRecovered int
 }
 
 // ssPlans draws the fault plan: corrupt bots corrupted once each, spread
@@ -125,29 +141,60 @@ func runStateSyncDemo(ctx context.Context, args []string, stdout, stderr io.Writ
 		return err
 	}
 	plans := f.plans(f.players, f.ticks, f.seed)
-	results := playStateSync(ctx, f.players, f.players, "demo", uint32(f.ticks), plans, d.dial)
+	for range f.hostile {
+		plans = append(plans, ssPlan{hostile: true})
+	}
+	all := playStateSync(ctx, len(plans), len(plans), "demo", uint32(f.ticks), plans, d.dial)
 	d.stop()
 	var rep host.Report
 	select {
 	case rep = <-reports:
 	case <-time.After(5 * time.Second):
 	}
+	results, liars := all[:f.players], all[f.players:]
 	r := ssSummary(f.players, f.ticks, results, &rep)
-	r.injected = f.corrupt
+	r.injected, r.hostile = f.corrupt, f.hostile
+	for _, p := range liars {
+		if rep.Offenders[p.CoreID] > 0 {
+			r.HostileIdentified++
+		}
+	}
+	for _, p := range results {
+		r.honestDesyncs += p.Desyncs
+		r.honestRecovered += p.Recovered
+	}
 	reportStuck(stderr, results)
 	return printReport(stdout, &r, f.json, func(w io.Writer) {
-		fmt.Fprintf(w, "tickwire demo --mode statesync: %d bots, %d frames at 20 Hz, %s, %d corrupted, %.0f%% churn\n",
-			f.players, f.ticks, f.impairment(), f.corrupt, 100*f.churn)
+		fmt.Fprintf(w, "tickwire demo --mode statesync: %d bots and %d hostile ones, %d frames at 20 Hz, %s, %d corrupted, %.0f%% churn\n",
+			f.players, f.hostile, f.ticks, f.impairment(), f.corrupt, 100*f.churn)
 	})
 }
 
 // playStateSync joins n bots (of a room of roomSize) and plays them to
 // the end concurrently. A bot that churns closes its connection, stays
 // away ssAway and comes back as a new client over a new connection.
+//
+// Hostile bots play until the honest ones are done (a hostile bot the
+// room removed gets no more frames).
 func playStateSync(ctx context.Context, n, roomSize int, roomName string, ticks uint32, plans []ssPlan, dial dialer) []ssPlayerResult {
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(ticks)*50*time.Millisecond+2*time.Minute)
 	defer cancel()
+	hostileCtx, honestDone := context.WithCancel(ctx)
+	defer honestDone()
+	var honest sync.WaitGroup
+	for i := range n {
+		if !plans[i].hostile {
+			honest.Add(1)
+		}
+	}
+	go func() { honest.Wait(); honestDone() }()
 	return playBots(n, func(i int) ssPlayerResult {
+		ctx := ctx
+		if plans[i].hostile {
+			ctx = hostileCtx
+		} else {
+			defer honest.Done()
+		}
 		p := &ssPlayer{ticks: ticks, plan: plans[i]}
 		for {
 			if err := p.dialAndJoin(ctx, i, roomName, roomSize, dial); err != nil {
@@ -182,7 +229,7 @@ func (p *ssPlayer) dialAndJoin(ctx context.Context, i int, roomName string, room
 			return nil
 		}
 		conn.Close()
-		if !errors.Is(err, errSeatsTaken) || p.res.Start.IsZero() || try == 100 {
+		if !errors.Is(err, join.ErrRoomFull) || p.res.Start.IsZero() || try == 100 {
 			return err
 		}
 		select {
@@ -257,12 +304,24 @@ func (r *ssReport) table(w io.Writer) {
 	fmt.Fprintf(w, "per client: upload %.0f B/s, download %.0f B/s; server CPU p99 %.3f ms per frame\n",
 		r.UploadBytesPerClientS, r.DownloadBytesPerClientS, r.ServerCPUMsPerTickP99)
 	fmt.Fprintf(w, "in sync: %v\n", r.AllInSync)
+	if r.hostile > 0 {
+		fmt.Fprintf(w, "hostile bots identified: %d of %d; honest bots: %d desyncs, %d repairs\n",
+			r.HostileIdentified, r.hostile, r.honestDesyncs, r.honestRecovered)
+	}
 }
 
 // verdict is errNotInSync unless the clients are in sync and every desync
-// was recovered, at least one per corrupted bot.
+// was recovered, at least one per corrupted bot. With hostile bots (whose
+// desyncs need not be recovered: they may be removed), the honest bots
+// must end in sync with at least one repair per corrupted bot, and every
+// hostile bot must have been identified.
 func (r *ssReport) verdict() error {
-	if !r.AllInSync || r.DesyncsRecovered != r.DesyncsDetected || r.DesyncsRecovered < r.injected {
+	switch {
+	case !r.AllInSync:
+		return errNotInSync
+	case r.hostile == 0 && (r.DesyncsRecovered != r.DesyncsDetected || r.DesyncsRecovered < r.injected):
+		return errNotInSync
+	case r.hostile > 0 && (r.honestRecovered < r.injected || r.HostileIdentified < r.hostile):
 		return errNotInSync
 	}
 	return nil

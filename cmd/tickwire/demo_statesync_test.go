@@ -19,7 +19,7 @@ func TestStateSyncDemoFlags(t *testing.T) {
 		t.Fatalf("defaults %+v, %v", f, err)
 	}
 	for _, bad := range [][]string{{"--players", "256"}, {"--corrupt", "5", "--players", "5"}, {"--churn", "0.9"},
-		{"--ticks", "100"}, {"x"}} {
+		{"--ticks", "100"}, {"x"}, {"--hostile", "-1"}, {"--hostile", "200", "--players", "100"}} {
 		if _, err := parseStateSyncDemoFlags(bad, io.Discard); !errors.Is(err, errUsage) {
 			t.Errorf("%v: %v, want a usage error", bad, err)
 		}
@@ -65,6 +65,27 @@ func TestStateSyncDemoEndToEnd(t *testing.T) {
 		t.Fatalf("%v: %s", err, out)
 	}
 	if r.Players != 6 || r.Ticks != 120 || !r.AllInSync || r.Tiers["1"] == 0 || r.UploadBytesPerClientS == 0 {
+		t.Fatalf("report %+v", r)
+	}
+}
+
+// TestStateSyncDemoHostile: two hostile bots (every tactic of the
+// adversary tests) beside six honest ones over loopback UDP: the honest
+// ones end in sync and both hostile bots are identified.
+func TestStateSyncDemoHostile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays 6 s of frames in real time")
+	}
+	code, out, errOut := runCmd(t, "demo", "--mode", "statesync", "--players", "6", "--hostile", "2", "--ticks", "120",
+		"--corrupt", "0", "--churn", "0", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+	}
+	var r ssReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if r.Players != 6 || !r.AllInSync || r.HostileIdentified != 2 {
 		t.Fatalf("report %+v", r)
 	}
 }

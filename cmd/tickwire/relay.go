@@ -37,6 +37,7 @@ type relayFlags struct {
 	messageRate    int
 	messageBurst   int
 	defaultModel   string
+	play           string
 	sec            securityFlags
 	// from the configuration file only
 	matchTypes     map[string]string
@@ -62,6 +63,7 @@ func parseRelayFlags(args []string, stderr io.Writer) (relayFlags, error) {
 	fs.IntVar(&f.messageRate, "message-rate", 0, "inbound messages per second per connection (default 4 × --tps)")
 	fs.IntVar(&f.messageBurst, "message-burst", 0, "inbound message burst per connection (default 4 × --tps)")
 	fs.StringVar(&f.defaultModel, "default-network-model", room.Lockstep, "network model of rooms whose match type names none")
+	fs.StringVar(&f.play, "play", "", "HTTP address serving the playable page at / and the WebSocket endpoint at /ws (empty: none); the page joins ?room=NAME&size=N, default a prediction room \"play\" of 1")
 	f.sec.addServer(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return f, err
@@ -216,6 +218,15 @@ func runRelay(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		wg.Go(func() { adminErr = serveAdmin(ctx, hl, srv, ln, f.adminToken) })
 		log.Info("admin listening", "addr", hl.Addr().String(), "dashboard", dashboardURL(hl))
+	}
+	if f.play != "" {
+		ps, err := startPlay(ctx, f.play, ln, publicKey(tcfg.Security), joinFromQuery(f.prediction.ArenaSize))
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		defer ps.stop()
+		log.Info("play page", "url", ps.url)
 	}
 	log.Info("relay listening", "addr", ln.Addr().String(), "tps", f.tps, "max_games", f.maxGames, "default_network_model", f.defaultModel,
 		"encrypted", tcfg.Security != nil, "public_key", publicKeyHex(tcfg.Security),

@@ -2,17 +2,16 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
-	"github.com/tickwire/tickwire/lockstep/msg"
+	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/sim/action"
 	"github.com/tickwire/tickwire/statesync"
 	"github.com/tickwire/tickwire/statesync/actiongame"
 	"github.com/tickwire/tickwire/statesync/host"
+	"github.com/tickwire/tickwire/statesync/hostile"
 	ssmsg "github.com/tickwire/tickwire/statesync/msg"
 	"github.com/tickwire/tickwire/transport"
 )
@@ -28,6 +27,9 @@ const ssGameSeed = 20261123
 type ssPlan struct {
 	corruptAt uint32   // frame after which it corrupts its state (0: never)
 	churnAt   []uint32 // frames at which it leaves for ssAway and comes back
+	// hostile: it plays honestly and lies on top, with every tactic of
+	// package statesync/hostile.
+	hostile bool
 }
 
 // ssAway is how long a churned bot stays away: 20 frames.
@@ -46,14 +48,16 @@ type ssPlayer struct {
 	bot    *action.Bot
 	reasm  ssmsg.Reassembler
 	outbox host.Outbox
-	joined bool // its JoinInput went out since it last synced
-	churn  bool // it left, to come back over a new connection
+	liar   *hostile.Liar // a hostile bot's lies
+	joined bool          // its JoinInput went out since it last synced
+	churn  bool          // it left, to come back over a new connection
 	last   uint32
 	// helloAt is when it dialed to come back, until it synced.
 	helloAt time.Time
 	// desynced: named desynced at desyncAt and not yet recovered.
-	desynced bool
-	desyncAt uint32
+	desynced   bool
+	desyncAt   uint32
+	repairedAt uint32 // the frame of its last correction or full state
 
 	res ssPlayerResult
 }
@@ -71,58 +75,32 @@ type ssPlayerResult struct {
 	Desyncs    int // episodes: named desynced after being in sync
 	Recovered  int
 	Corrupted  bool
+	Hostile    bool
+	CoreID     uint32 // the id its room's core knows it by
 	RecoveryF  []uint32
 	RecoveryB  []int
 	LateJoins  []time.Duration
 	Err        error
 }
 
-// errSeatsTaken: the room refused a join as full (a churned bot's seat
-// is free once the server saw its connection end).
-var errSeatsTaken = errors.New("every seat is taken")
-
-// join joins room over conn with the relay's join exchange and readies
-// the bot to play there with a new game and core, as a client that never
-// played: at the start of the match in its seat, or later in the seat of
-// a player who left (the room's late-join path).
+// join joins room over conn with server/join's Join and readies the bot
+// to play there with a new game and core, as a client that never played:
+// at the start of the match in its seat, or later in the seat of a
+// player who left (the room's late-join path). A full room is
+// join.ErrRoomFull (a churned bot's seat is free once the server saw its
+// connection end).
 func (p *ssPlayer) join(ctx context.Context, conn *transport.Conn, roomName string, roomSize int) error {
-	var codec msg.Codec
-	b, err := codec.Append(nil, &msg.JoinRoom{Room: roomName, RoomSize: uint8(roomSize), NetworkModel: room.StateSync})
+	seat, err := join.Join(ctx, conn, join.Request{Room: roomName, RoomSize: roomSize, NetworkModel: room.StateSync})
 	if err != nil {
 		return err
 	}
-	if err := conn.Send(lanes.Orders, b); err != nil {
-		return err
+	p.conn, p.id = conn, uint32(seat.Player)
+	p.fresh()
+	p.res.ID = p.id
+	if p.res.Start.IsZero() {
+		p.res.Start = time.Now()
 	}
-	conn.Flush()
-	for {
-		tm, err := conn.Receive(ctx)
-		if err != nil {
-			return fmt.Errorf("joining room %q: %w", roomName, err)
-		}
-		m, err := codec.Decode(tm.Data)
-		if err != nil {
-			return err
-		}
-		switch m := m.(type) {
-		case *msg.JoinRefused:
-			if m.Reason == msg.RefuseRoomFull {
-				return fmt.Errorf("room %q: %w: %s", roomName, errSeatsTaken, m.Detail)
-			}
-			return fmt.Errorf("room %q refused: %v %s", roomName, m.Reason, m.Detail)
-		case *msg.JoinAccepted:
-			if m.NetworkModel != room.StateSync {
-				return fmt.Errorf("seated in a %q room", m.NetworkModel)
-			}
-			p.conn, p.id = conn, uint32(m.Player)
-			p.fresh()
-			p.res.ID = p.id
-			if p.res.Start.IsZero() {
-				p.res.Start = time.Now()
-			}
-			return nil
-		}
-	}
+	return nil
 }
 
 // fresh gives the bot a new game and core, as a client that never played.
@@ -131,6 +109,10 @@ func (p *ssPlayer) fresh() {
 	p.core = statesync.NewClient(statesync.ClientConfig{}, p.eng)
 	p.bot = action.NewBot(uint64(p.id) * 7919)
 	p.joined, p.last = false, 0
+	p.res.Hostile = p.plan.hostile
+	if p.plan.hostile {
+		p.liar = &hostile.Liar{Tactics: hostile.All, Engine: p.eng, Client: p.core}
+	}
 }
 
 // play runs the bot on its connection until it has simulated frame
@@ -151,6 +133,12 @@ func (p *ssPlayer) play(ctx context.Context) (churned bool) {
 			continue
 		}
 		_ = p.core.Step(m) // a message the core refuses changes nothing; it may still have queued output
+		if tick, ok := m.(*ssmsg.Tick); ok && p.liar != nil {
+			for _, lie := range p.liar.OnTick(tick) {
+				p.send(lie)
+			}
+		}
+		p.res.CoreID = p.core.ID()
 		p.afterStep()
 		p.flush()
 		if h, ok := p.core.HashAt(p.ticks); ok && p.core.Frame() >= p.ticks {
@@ -218,6 +206,9 @@ func (p *ssPlayer) flush() {
 	for p.core.HasReady() {
 		rd := p.core.Ready()
 		for _, m := range rd.Messages {
+			if p.liar != nil {
+				m = p.liar.Rewrite(m)
+			}
 			p.send(m)
 		}
 		for _, e := range rd.Events {
@@ -263,11 +254,14 @@ func (p *ssPlayer) event(e statesync.ClientEvent) {
 	case statesync.ClientDisagreed:
 		r.Disagreed++
 	case statesync.ClientDesynced:
-		if !p.desynced {
+		// A verdict on a frame before its last repair is stale, not a
+		// new desync.
+		if !p.desynced && e.Frame > p.repairedAt {
 			p.desynced, p.desyncAt = true, e.Frame
 			r.Desyncs++
 		}
 	case statesync.ClientCorrected, statesync.ClientSynced:
+		p.repairedAt = e.Frame
 		switch {
 		case p.desynced:
 			p.desynced = false

@@ -9,9 +9,8 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/fogauth"
-	"github.com/tickwire/tickwire/lockstep"
-	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/sim"
@@ -43,6 +42,36 @@ type Config struct {
 	Clock func() time.Time
 }
 
+// Status is where a client is in its match.
+type Status uint8
+
+// Client states.
+const (
+	StatusPlaying      Status = iota // the match started: state updates flow
+	StatusEnded                      // the match is over (MatchEnd arrived)
+	StatusDisconnected               // the connection ended before the match did
+)
+
+var statusNames = [...]string{"playing", "ended", "disconnected"}
+
+// String returns the status in lower case.
+func (s Status) String() string {
+	if int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return "unknown"
+}
+
+// Diagnostics are the transport figures of a client.
+type Diagnostics struct {
+	Tick          uint64        // newest tick whose StateUpdate was applied
+	RTT           time.Duration // smoothed round-trip time to the server
+	Loss          float64       // fraction of datagrams lost, 0..1
+	OrdersSent    int           // orders sent
+	BytesSent     uint64        // bytes sent on the wire
+	BytesReceived uint64        // bytes received on the wire
+}
+
 // FogDiagnostics are the fog-specific figures of the seed's
 // diagnostics map.
 type FogDiagnostics struct {
@@ -67,7 +96,7 @@ type Client struct {
 
 	mu        sync.Mutex
 	core      *fogauth.Client
-	status    lockstep.Status
+	status    Status
 	applyUs   int64
 	lastTick  uint64
 	rejects   []fogauth.Rejection // scratch of observeRejections
@@ -80,18 +109,16 @@ type Client struct {
 	bytesDown uint64
 }
 
-// JoinError is a refused join.
-type JoinError = lockstep.JoinError
-
 // Join asks the server on conn for a seat in the fog-authoritative room
-// named room of roomSize players and waits for the match to start
-// (MatchStart). On error conn is closed.
+// named room of roomSize players (server/join's Join) and waits for the
+// match to start (MatchStart). A refusal is a *join.JoinError. On error
+// conn is closed.
 func Join(ctx context.Context, conn *transport.Conn, roomName string, roomSize int, cfg Config) (*Client, error) {
 	if roomSize < 1 || roomSize > sim.MaxPlayers {
 		conn.Close()
 		return nil, fmt.Errorf("fogclient: room size %d outside 1..%d", roomSize, sim.MaxPlayers)
 	}
-	return joinAs(ctx, conn, msg.JoinRoom{Room: roomName, RoomSize: uint8(roomSize)}, cfg)
+	return joinAs(ctx, conn, join.Request{Room: roomName, RoomSize: roomSize}, cfg)
 }
 
 // Spectate asks the server on conn for a spectator seat in the playing
@@ -100,7 +127,7 @@ func Join(ctx context.Context, conn *transport.Conn, roomName string, roomSize i
 // the server says so) and gives no orders (the server rejects them). On
 // error conn is closed.
 func Spectate(ctx context.Context, conn *transport.Conn, roomName string, cfg Config) (*Client, error) {
-	return joinAs(ctx, conn, msg.JoinRoom{Room: roomName, RoomSize: 1, As: msg.JoinSpectator}, cfg)
+	return joinAs(ctx, conn, join.Request{Room: roomName, As: join.AsSpectator}, cfg)
 }
 
 // Ticket is what a player needs to take its seat again after its
@@ -111,7 +138,7 @@ type Ticket struct {
 	Room     string
 	RoomSize int
 	Player   protocol.PlayerID
-	Secret   msg.RejoinSecret
+	Secret   join.RejoinSecret
 }
 
 // Ticket returns the client's rejoin ticket; ok is false for a spectator
@@ -125,20 +152,20 @@ func (c *Client) Ticket() (t Ticket, ok bool) { return c.ticket, !c.ticket.Secre
 // player sees again, spread over ticks by its budget. On error conn is
 // closed.
 func Rejoin(ctx context.Context, conn *transport.Conn, t Ticket, cfg Config) (*Client, error) {
-	return joinAs(ctx, conn, msg.JoinRoom{Room: t.Room, RoomSize: uint8(max(min(t.RoomSize, sim.MaxPlayers), 1)),
-		As: msg.JoinRejoin, Player: t.Player, Secret: t.Secret}, cfg)
+	return joinAs(ctx, conn, join.Request{Room: t.Room, RoomSize: t.RoomSize, As: join.AsRejoin, Player: t.Player, Secret: t.Secret}, cfg)
 }
 
-func joinAs(ctx context.Context, conn *transport.Conn, j msg.JoinRoom, cfg Config) (*Client, error) {
-	j.NetworkModel, j.MatchType = room.FogAuthoritative, cfg.MatchType
-	c, err := join(ctx, conn, &j, cfg)
+func joinAs(ctx context.Context, conn *transport.Conn, req join.Request, cfg Config) (*Client, error) {
+	req.NetworkModel, req.MatchType = room.FogAuthoritative, cfg.MatchType
+	c, err := seat(ctx, conn, req, cfg)
 	if err != nil {
 		conn.Close()
 	}
 	return c, err
 }
 
-func join(ctx context.Context, conn *transport.Conn, j *msg.JoinRoom, cfg Config) (*Client, error) {
+// seat joins and waits for the MatchStart.
+func seat(ctx context.Context, conn *transport.Conn, req join.Request, cfg Config) (*Client, error) {
 	c := &Client{conn: conn, cfg: cfg, log: cfg.Logger, ticked: make(chan struct{}, 1), done: make(chan struct{})}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
@@ -146,41 +173,16 @@ func join(ctx context.Context, conn *transport.Conn, j *msg.JoinRoom, cfg Config
 	if c.cfg.Clock == nil {
 		c.cfg.Clock = time.Now
 	}
-	var codec msg.Codec
-	b, err := codec.Append(nil, j)
+	st, err := join.Join(ctx, conn, req)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("fogclient: %w", err)
 	}
-	if err := conn.Send(laneReliable, b); err != nil {
-		return nil, err
-	}
-	conn.Flush()
+	c.player, c.model = st.Player, st.NetworkModel
+	c.ticket = Ticket{Room: req.Room, RoomSize: st.RoomSize, Player: st.Player, Secret: st.Secret}
 	for c.terrain == nil {
 		tm, err := conn.Receive(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("fogclient: joining room %q: %w", j.Room, err)
-		}
-		if c.model == "" {
-			m, err := codec.Decode(tm.Data)
-			if err != nil {
-				return nil, fmt.Errorf("%w: %v", ErrProtocol, err)
-			}
-			switch m := m.(type) {
-			case *msg.JoinRefused:
-				return nil, &JoinError{Reason: m.Reason, Detail: m.Detail}
-			case *msg.JoinAccepted:
-				if m.NetworkModel != room.FogAuthoritative {
-					return nil, fmt.Errorf("%w: the server seated the client in a %q room", ErrProtocol, m.NetworkModel)
-				}
-				if (j.As == msg.JoinSpectator) != (m.Player == 0) || (j.As == msg.JoinRejoin && m.Player != j.Player) {
-					return nil, fmt.Errorf("%w: seated as player %d", ErrProtocol, m.Player)
-				}
-				c.player, c.model = m.Player, m.NetworkModel
-				c.ticket = Ticket{Room: j.Room, RoomSize: int(m.RoomSize), Player: m.Player, Secret: m.Secret}
-			default:
-				return nil, fmt.Errorf("%w: %T before the join answer", ErrProtocol, m)
-			}
-			continue
+			return nil, fmt.Errorf("fogclient: waiting for the match in room %q: %w", req.Room, err)
 		}
 		if len(tm.Data) == 0 || tm.Data[0] != fogauth.TypeMatchStart {
 			continue // a StateUpdate overtaking the MatchStart: the next ones will do
@@ -193,7 +195,7 @@ func join(ctx context.Context, conn *transport.Conn, j *msg.JoinRoom, cfg Config
 		}
 	}
 	c.core = fogauth.NewClient(c.player, c.terrain)
-	c.status = lockstep.StatusPlaying
+	c.status = StatusPlaying
 	c.began = c.cfg.Clock()
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.wg.Add(2)
@@ -225,9 +227,9 @@ func (c *Client) read() {
 			c.mu.Lock()
 			c.endErr = err
 			if _, _, ended := c.core.End(); ended {
-				c.status = lockstep.StatusEnded
+				c.status = StatusEnded
 			} else {
-				c.status = lockstep.StatusDisconnected
+				c.status = StatusDisconnected
 			}
 			c.mu.Unlock()
 			return
@@ -340,19 +342,19 @@ func (c *Client) PollTick() (protocol.TickOrders, bool) {
 func (c *Client) ReportSyncHash(tick, hash uint64) {}
 
 // Status reports where the client is in the match.
-func (c *Client) Status() lockstep.Status {
+func (c *Client) Status() Status {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.status
 }
 
-// Diagnostics reports the transport figures in lockstep's shape.
-func (c *Client) Diagnostics() lockstep.Diagnostics {
+// Diagnostics reports the transport figures.
+func (c *Client) Diagnostics() Diagnostics {
 	st := c.conn.Stats()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	k := c.core.Counters()
-	return lockstep.Diagnostics{Tick: c.lastTick, RTT: st.RTT, Loss: st.LossPercent / 100, OrdersSent: int(k.OrdersSent),
+	return Diagnostics{Tick: c.lastTick, RTT: st.RTT, Loss: st.LossPercent / 100, OrdersSent: int(k.OrdersSent),
 		BytesSent: st.BytesSent, BytesReceived: st.BytesReceived}
 }
 

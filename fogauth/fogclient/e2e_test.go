@@ -12,9 +12,9 @@ import (
 	"github.com/tickwire/tickwire/fogauth"
 	"github.com/tickwire/tickwire/fogauth/fogclient"
 	"github.com/tickwire/tickwire/fogauth/fogserver"
-	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/netsim"
 	"github.com/tickwire/tickwire/server"
+	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/sim/bot"
 	"github.com/tickwire/tickwire/transport"
@@ -56,10 +56,10 @@ func startServer(t *testing.T, fog fogserver.Config, link netsim.Link) func(seed
 }
 
 // wantRefused checks that err is a join refused for reason.
-func wantRefused(t *testing.T, err error, reason msg.RefusalReason) *fogclient.JoinError {
+func wantRefused(t *testing.T, err error, reason join.RefusalReason) *join.JoinError {
 	t.Helper()
-	var je *fogclient.JoinError
-	if !errors.As(err, &je) || je.Reason != reason {
+	var je *join.JoinError
+	if !errors.As(err, &je) || je.Reason != reason || !errors.Is(err, reason.Err()) {
 		t.Errorf("join: %v, want refused %v", err, reason)
 		return nil
 	}
@@ -95,7 +95,7 @@ func TestMatchOverServer(t *testing.T) {
 		}
 		time.Sleep(2 * time.Second) // the room is full and playing
 		_, err := fogclient.Join(t.Context(), dial(99), "other", 2, fogclient.Config{})
-		if je := wantRefused(t, err, msg.RefuseServerFull); je != nil && !strings.Contains(je.Detail, "server at capacity") {
+		if je := wantRefused(t, err, join.RefuseServerFull); je != nil && !strings.Contains(je.Detail, "server at capacity") {
 			t.Errorf("join beyond max_concurrent_games: %v", err)
 		}
 		wg.Wait()

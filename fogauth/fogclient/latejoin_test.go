@@ -10,9 +10,9 @@ import (
 	"github.com/tickwire/tickwire/fogauth"
 	"github.com/tickwire/tickwire/fogauth/fogclient"
 	"github.com/tickwire/tickwire/fogauth/fogserver"
-	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/netsim"
 	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/sim/bot"
 	"github.com/tickwire/tickwire/transport"
 )
@@ -160,7 +160,7 @@ func TestRejoinOverServer(t *testing.T) {
 			tk1, tk2 = tk2, tk1
 		}
 		_, err := fogclient.Rejoin(t.Context(), dial(50), fogclient.Ticket{Room: "cup", RoomSize: 2, Player: 1, Secret: tk2.Secret}, fogclient.Config{})
-		wantRefused(t, err, msg.RefuseRejoinDenied) // another seat's secret
+		wantRefused(t, err, join.RefuseRejoinDenied) // another seat's secret
 		wg.Wait()
 
 		for i, c := range final {
@@ -246,7 +246,7 @@ func spectate(t *testing.T, fullMap bool) {
 		t.Errorf("spectator seated as player %d with a ticket", s.Player())
 	}
 	_, err = fogclient.Spectate(t.Context(), dial(41), "final", fogclient.Config{})
-	wantRefused(t, err, msg.RefuseRoomFull) // beyond max_spectators
+	wantRefused(t, err, join.RefuseRoomFull) // beyond max_spectators
 	s.SubmitOrder(protocol.TimestampedOrder{Order: protocol.Move{Units: []protocol.EntityID{1}, Target: protocol.WorldPos{}}})
 	s.Flush()
 	fogclient.Watch(t.Context(), s)
@@ -290,7 +290,7 @@ func TestRoomWaitsForRejoin(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fog := fogserver.Config{UnitsPerPlayer: 10, MatchTicks: 900, RejoinTimeout: 20 * time.Second, Seed: func() uint64 { return 3 }}
 		dial := startServer(t, fog, netsim.Link{Latency: 10 * time.Millisecond})
-		join := func(room string) (*transport.Conn, *fogclient.Client) {
+		joinRoom := func(room string) (*transport.Conn, *fogclient.Client) {
 			conn := dial(1)
 			c, err := fogclient.Join(t.Context(), conn, room, 1, fogclient.Config{})
 			if err != nil {
@@ -298,7 +298,7 @@ func TestRoomWaitsForRejoin(t *testing.T) {
 			}
 			return conn, c
 		}
-		conn, c := join("back")
+		conn, c := joinRoom("back")
 		time.Sleep(3 * time.Second)
 		conn.Close() // every player is gone
 		tk, _ := c.Ticket()
@@ -314,13 +314,13 @@ func TestRoomWaitsForRejoin(t *testing.T) {
 		}
 		back.Close()
 
-		conn, c = join("gone")
+		conn, c = joinRoom("gone")
 		time.Sleep(time.Second)
 		conn.Close()
 		tk, _ = c.Ticket()
 		c.Close()
 		time.Sleep(fog.RejoinTimeout + time.Second)
 		_, err = fogclient.Rejoin(t.Context(), dial(3), tk, fogclient.Config{})
-		wantRefused(t, err, msg.RefuseNotPlaying)
+		wantRefused(t, err, join.RefuseNotPlaying)
 	})
 }

@@ -79,21 +79,11 @@ func otherModel(self string, d dep) bool {
 	return false
 }
 
-// modelPending lists what models still import of the lockstep model
-// while the join messages and the client's status types move to the
-// server's join package (ARCHITECTURE.md, "Layout").
-var modelPending = []string{"lockstep/msg"}
-
 // noOtherModel is the rule of every model's tree: it imports no other
 // network model (what two models share lives in server/..., metrics or
-// below). pending are the exceptions still being removed.
-func noOtherModel(self string, pending ...string) func(dep) (bool, string) {
+// below: the join exchange is server/join).
+func noOtherModel(self string) func(dep) (bool, string) {
 	return func(d dep) (bool, string) {
-		for _, p := range pending {
-			if d.path == module+"/"+p {
-				return true, ""
-			}
-		}
 		if otherModel(self, d) {
 			return false, "a network model imports no other network model"
 		}
@@ -101,18 +91,10 @@ func noOtherModel(self string, pending ...string) func(dep) (bool, string) {
 	}
 }
 
-// serverPending lists what the generic server still imports from the
-// lockstep model while the join messages move out of it (ARCHITECTURE.md,
-// "Layout"); nothing else of a model may be imported.
-var serverPending = []string{"lockstep/msg"}
-
 // genericServer is the rule of the server's packages: they know no
 // network model and no game; a model plugs in through server/room.
-func genericServer(pending ...string) func(dep) (bool, string) {
+func genericServer() func(dep) (bool, string) {
 	return func(d dep) (bool, string) {
-		if under(d.path, pending...) {
-			return true, ""
-		}
 		if under(d.path, "sim") || otherModel("", d) {
 			return false, "the generic server imports no network model and no game"
 		}
@@ -156,15 +138,16 @@ func rules() []rule {
 			return true, ""
 		}},
 		// The generic server knows no model.
-		{pkg: "server", exact: true, allowed: genericServer(serverPending...)},
+		{pkg: "server", exact: true, allowed: genericServer()},
 		{pkg: "server/room", allowed: genericServer()},
 		{pkg: "server/lanes", allowed: genericServer()},
 		{pkg: "server/admin", allowed: genericServer()},
+		{pkg: "server/join", allowed: genericServer()},
 		// No model imports another.
 		{pkg: "lockstep", name: "lockstep/...", allowed: noOtherModel("lockstep")},
-		{pkg: "fogauth", name: "fogauth/...", allowed: noOtherModel("fogauth", append([]string{"lockstep", "lockstep/relay"}, modelPending...)...)},
-		{pkg: "predict", name: "predict/...", allowed: noOtherModel("predict", modelPending...)},
-		{pkg: "statesync", name: "statesync/...", allowed: noOtherModel("statesync", modelPending...)},
+		{pkg: "fogauth", name: "fogauth/...", allowed: noOtherModel("fogauth")},
+		{pkg: "predict", name: "predict/...", allowed: noOtherModel("predict")},
+		{pkg: "statesync", name: "statesync/...", allowed: noOtherModel("statesync")},
 		// RelayCore is a pure state machine: sockets live in the server.
 		{pkg: "lockstep/relay", exact: true, allowed: func(d dep) (bool, string) {
 			switch {
@@ -373,16 +356,17 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"netsim":                {{path: module + "/transport"}},
 		"sim":                   {{path: module + "/transport"}, {path: module + "/netsim"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
 		"transport":             {{path: module + "/protocol"}, {path: module + "/sim"}, {path: module + "/lockstep/relay"}, {path: module + "/server/lanes"}},
-		"server":                {{path: module + "/lockstep"}, {path: module + "/fogauth"}, {path: module + "/predict/netlayer"}, {path: module + "/statesync/msg"}, {path: module + "/sim"}},
+		"server":                {{path: module + "/lockstep"}, {path: module + "/lockstep/msg"}, {path: module + "/lockstep/relay"}, {path: module + "/fogauth"}, {path: module + "/predict/netlayer"}, {path: module + "/statesync/msg"}, {path: module + "/sim"}},
 		"server/room":           {{path: module + "/lockstep/relay"}, {path: module + "/lockstep/msg"}, {path: module + "/fogauth"}, {path: module + "/sim/action"}},
 		"server/lanes":          {{path: module + "/lockstep/msg"}, {path: module + "/statesync"}},
 		"server/admin":          {{path: module + "/lockstep/relay"}, {path: module + "/predict"}},
+		"server/join":           {{path: module + "/lockstep"}, {path: module + "/lockstep/msg"}, {path: module + "/fogauth/fogclient"}, {path: module + "/predict/netlayer"}, {path: module + "/statesync"}, {path: module + "/sim"}},
 		"lockstep/...":          {{path: module + "/fogauth"}, {path: module + "/predict/netlayer"}, {path: module + "/statesync/msg"}},
 		"lockstep":              {{path: module + "/server"}},
-		"fogauth/...":           {{path: module + "/lockstep/hostrelay"}, {path: module + "/predict"}, {path: module + "/statesync/host"}},
+		"fogauth/...":           {{path: module + "/lockstep"}, {path: module + "/lockstep/msg"}, {path: module + "/lockstep/relay"}, {path: module + "/lockstep/hostrelay"}, {path: module + "/predict"}, {path: module + "/statesync/host"}},
 		"fogauth":               {{path: module + "/transport"}, {path: module + "/netsim"}, {path: module + "/server/room"}, {path: "net", standard: true}},
-		"predict/...":           {{path: module + "/lockstep/relay"}, {path: module + "/statesync"}, {path: module + "/fogauth/fogclient"}},
-		"statesync/...":         {{path: module + "/lockstep"}, {path: module + "/predict/lanes"}, {path: module + "/fogauth"}},
+		"predict/...":           {{path: module + "/lockstep/msg"}, {path: module + "/lockstep/relay"}, {path: module + "/statesync"}, {path: module + "/fogauth/fogclient"}},
+		"statesync/...":         {{path: module + "/lockstep"}, {path: module + "/lockstep/msg"}, {path: module + "/predict/lanes"}, {path: module + "/fogauth"}},
 		"lockstep/relay":        {{path: module + "/transport"}, {path: module + "/server"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
 		"predict/predictserver": {{path: module + "/sim/action"}, {path: module + "/sim"}},
 		"predict/actiongame":    {{path: module + "/transport"}, {path: module + "/predict/netlayer"}, {path: "net/netip", standard: true}},
@@ -397,9 +381,12 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"server":             {{path: module + "/transport"}, {path: module + "/server/room"}, {path: module + "/protocol"}},
 		"server/room":        {{path: module + "/transport"}, {path: module + "/protocol"}, {path: module + "/server/admin"}, {path: "net", standard: true}},
 		"server/lanes":       {{path: module + "/transport"}},
-		"lockstep/...":       {{path: module + "/server/lanes"}, {path: module + "/lockstep/relay"}, {path: module + "/transport"}, {path: module + "/sim"}, {path: module + "/server"}},
-		"lockstep":           {{path: module + "/server/lanes"}, {path: module + "/lockstep/relay"}, {path: module + "/transport"}},
-		"fogauth/...":        {{path: module + "/server/room"}, {path: module + "/sim"}, {path: module + "/fogauth/fogserver"}, {path: module + "/lockstep"}},
+		"server/join":        {{path: module + "/server/lanes"}, {path: module + "/transport"}, {path: module + "/protocol"}, {path: module + "/wire"}},
+		"lockstep/...":       {{path: module + "/server/lanes"}, {path: module + "/server/join"}, {path: module + "/lockstep/relay"}, {path: module + "/transport"}, {path: module + "/sim"}, {path: module + "/server"}},
+		"lockstep":           {{path: module + "/server/lanes"}, {path: module + "/server/join"}, {path: module + "/lockstep/relay"}, {path: module + "/transport"}},
+		"fogauth/...":        {{path: module + "/server/room"}, {path: module + "/server/join"}, {path: module + "/sim"}, {path: module + "/fogauth/fogserver"}},
+		"predict/...":        {{path: module + "/server/join"}, {path: module + "/server/room"}, {path: module + "/predict/lanes"}},
+		"statesync/...":      {{path: module + "/server/join"}, {path: module + "/server/room"}, {path: module + "/statesync/msg"}},
 		"fogauth":            {{path: module + "/sim"}, {path: module + "/protocol"}, {path: "github.com/cespare/xxhash/v2"}, {path: "encoding/binary", standard: true}},
 		"lockstep/relay":     {{path: module + "/protocol"}, {path: module + "/lockstep/msg"}, {path: "crypto/sha256", standard: true}},
 		"predict":            {{path: module + "/wire"}, {path: "time", standard: true}},
@@ -423,5 +410,36 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 	}
 	if !slices.Contains(gamePackages, "protocol") {
 		t.Error("protocol must count as a game package")
+	}
+}
+
+// TestNoModelImportsAnother sweeps every ordered pair of network models:
+// the rule of each model's tree rejects the other model's root and its
+// client, server and message packages, and accepts the shared join
+// package every model's client uses.
+func TestNoModelImportsAnother(t *testing.T) {
+	byName := map[string]rule{}
+	for _, r := range rules() {
+		byName[r.name] = r
+	}
+	for _, self := range models {
+		r, ok := byName[self+"/..."]
+		if !ok {
+			t.Fatalf("no rule for %s/...", self)
+		}
+		if bad := violations(r, []dep{{path: module + "/server/join"}, {path: module + "/server/room"}}); len(bad) > 0 {
+			t.Errorf("%s may not import the shared server packages: %v", self, bad)
+		}
+		for _, other := range models {
+			if other == self {
+				continue
+			}
+			for _, sub := range []string{"", "/msg", "/relay", "/fogclient", "/fogserver", "/netlayer", "/predictserver", "/host"} {
+				d := dep{path: module + "/" + other + sub}
+				if len(violations(r, []dep{d})) == 0 {
+					t.Errorf("%s may import %s", self, d.path)
+				}
+			}
+		}
 	}
 }

@@ -17,10 +17,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/netsim"
 	"github.com/tickwire/tickwire/server"
-	"github.com/tickwire/tickwire/server/lanes"
+	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/transport"
 )
@@ -66,17 +65,17 @@ func Start(t *testing.T, m room.Model, cfg server.Config) *Server {
 // Server returns the server.
 func (s *Server) Server() *server.Server { return s.srv }
 
-// Join dials and joins room (of size players) as a player, and returns
-// the connection and its JoinAccepted. A slow client's transport keeps at
+// Join dials and joins room (of size players) as a player with
+// server/join's Join, and returns the connection and its seat. A slow client's transport keeps at
 // most one unread message: once the test stops reading it, it
 // acknowledges nothing more, as a frozen client would.
-func (s *Server) Join(name string, size int, slow bool) (*transport.Conn, *msg.JoinAccepted) {
+func (s *Server) Join(name string, size int, slow bool) (*transport.Conn, join.Seat) {
 	s.t.Helper()
 	return s.JoinOver(name, size, slow, netsim.Config{})
 }
 
 // JoinOver is Join over a link impaired by link (none if zero).
-func (s *Server) JoinOver(name string, size int, slow bool, link netsim.Config) (*transport.Conn, *msg.JoinAccepted) {
+func (s *Server) JoinOver(name string, size int, slow bool, link netsim.Config) (*transport.Conn, join.Seat) {
 	s.t.Helper()
 	tc := s.tc
 	if slow {
@@ -95,25 +94,11 @@ func (s *Server) JoinOver(name string, size int, slow bool, link netsim.Config) 
 		s.t.Fatal(err)
 	}
 	s.conns = append(s.conns, c)
-	b, _ := msg.Codec{}.Append(nil, &msg.JoinRoom{Room: name, RoomSize: uint8(size), NetworkModel: s.model})
-	if err := c.Send(lanes.Orders, b); err != nil {
+	seat, err := join.Join(s.t.Context(), c, join.Request{Room: name, RoomSize: size, NetworkModel: s.model})
+	if err != nil {
 		s.t.Fatal(err)
 	}
-	c.Flush()
-	for {
-		tm, err := c.Receive(s.t.Context())
-		if err != nil {
-			s.t.Fatalf("waiting for the join answer: %v", err)
-		}
-		if m, err := (msg.Codec{}).Decode(tm.Data); err == nil {
-			switch m := m.(type) {
-			case *msg.JoinAccepted:
-				return c, m
-			case *msg.JoinRefused:
-				s.t.Fatalf("join refused: %v %s", m.Reason, m.Detail)
-			}
-		}
-	}
+	return c, seat
 }
 
 // tooSlow returns the seats of the model counted too slow.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/wire"
@@ -85,30 +84,6 @@ func (c Codec) Append(dst []byte, m Message) ([]byte, error) {
 		appendFixed(&b, m.Nonce[:])
 	case *SeedResult:
 		b.U64(m.Seed).Uvarint(m.StartUs)
-	case *JoinRoom:
-		if len(m.Room) > MaxRoomName || m.RoomSize == 0 || len(m.NetworkModel) > MaxModelName || len(m.MatchType) > MaxModelName ||
-			m.As >= NumJoinKinds || (m.As == JoinRejoin && m.Secret.IsZero()) {
-			err = ErrRange
-			break
-		}
-		b.String(m.Room).U8(m.RoomSize).String(m.NetworkModel).String(m.MatchType).U8(uint8(m.As))
-		if m.As == JoinRejoin {
-			b.Uvarint(uint64(m.Player))
-			appendFixed(&b, m.Secret[:])
-		}
-	case *JoinAccepted:
-		if len(m.NetworkModel) > MaxModelName {
-			err = ErrRange
-			break
-		}
-		b.Uvarint(uint64(m.Player)).U8(m.RoomSize).U16(m.TickRate).String(m.NetworkModel)
-		appendSecret(&b, m.Secret)
-	case *JoinRefused:
-		if m.Reason >= NumRefusalReasons || len(m.Detail) > MaxRefusalDetail {
-			err = ErrRange
-			break
-		}
-		b.U8(uint8(m.Reason)).String(m.Detail)
 	default:
 		return dst, &Error{Type: m.Type(), Err: ErrUnknownType}
 	}
@@ -120,33 +95,6 @@ func (c Codec) Append(dst []byte, m Message) ([]byte, error) {
 		return dst, wrap(m.Type(), err)
 	}
 	return out, nil
-}
-
-// appendSecret writes an optional rejoin secret: 0, or 1 and the secret.
-func appendSecret(b *wire.Builder, s RejoinSecret) {
-	if s.IsZero() {
-		b.U8(0)
-		return
-	}
-	b.U8(1)
-	appendFixed(b, s[:])
-}
-
-func readSecret(r *wire.Reader, errp *error) RejoinSecret {
-	var s RejoinSecret
-	switch r.U8() {
-	case 0:
-	case 1:
-		readFixed(r, s[:])
-		if s.IsZero() && r.Valid() && *errp == nil {
-			*errp = ErrRange
-		}
-	default:
-		if r.Valid() && *errp == nil {
-			*errp = ErrRange
-		}
-	}
-	return s
 }
 
 func appendRemoval(b *wire.Builder, r Removal) {
@@ -290,37 +238,6 @@ func (c Codec) Decode(b []byte) (Message, error) {
 		m = sr
 	case TypeSeedResult:
 		m = &SeedResult{Seed: r.U64(), StartUs: r.Uvarint()}
-	case TypeJoinRoom:
-		j := &JoinRoom{Room: readString(r, MaxRoomName, &err), RoomSize: r.U8()}
-		if j.RoomSize == 0 && r.Valid() && err == nil {
-			err = ErrRange
-		}
-		j.NetworkModel = readString(r, MaxModelName, &err)
-		j.MatchType = readString(r, MaxModelName, &err)
-		j.As = JoinKind(r.U8())
-		switch {
-		case j.As >= NumJoinKinds && r.Valid() && err == nil:
-			err = ErrRange
-		case j.As == JoinRejoin:
-			j.Player = u16Player(r, &err)
-			readFixed(r, j.Secret[:])
-			if j.Secret.IsZero() && r.Valid() && err == nil {
-				err = ErrRange
-			}
-		}
-		m = j
-	case TypeJoinAccepted:
-		a := &JoinAccepted{Player: u16Player(r, &err), RoomSize: r.U8(), TickRate: r.U16()}
-		a.NetworkModel = readString(r, MaxModelName, &err)
-		a.Secret = readSecret(r, &err)
-		m = a
-	case TypeJoinRefused:
-		j := &JoinRefused{Reason: RefusalReason(r.U8())}
-		if j.Reason >= NumRefusalReasons && r.Valid() && err == nil {
-			err = ErrRange
-		}
-		j.Detail = readString(r, MaxRefusalDetail, &err)
-		m = j
 	default:
 		if r.Err() != nil {
 			return nil, &Error{Err: ErrMalformed, Cause: r.Err()}
@@ -395,17 +312,6 @@ func readRemoval(r *wire.Reader, errp *error) Removal {
 		*errp = ErrRange
 	}
 	return rm
-}
-
-// readString reads a length-prefixed string of at most max bytes into a
-// fresh string.
-func readString(r *wire.Reader, max int, errp *error) string {
-	s := r.StringView()
-	if len(s) > max && r.Valid() && *errp == nil {
-		*errp = ErrRange
-		return ""
-	}
-	return strings.Clone(s)
 }
 
 func readFixed(r *wire.Reader, p []byte) {

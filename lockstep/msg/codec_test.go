@@ -42,17 +42,6 @@ func samples() []msg.Message {
 		&msg.SeedCommitments{Commitments: []msg.Commitment{{Player: 1, Commitment: commit}, {Player: 2}}},
 		&msg.SeedReveal{Contribution: commit, Nonce: [16]byte{1, 2, 3}},
 		&msg.SeedResult{Seed: 0xFEEDFACECAFEBEEF, StartUs: 2_600_000},
-		&msg.JoinRoom{Room: "lobby-7", RoomSize: 8},
-		&msg.JoinRoom{Room: "", RoomSize: 1},
-		&msg.JoinRoom{Room: "cup-final", RoomSize: 2, NetworkModel: "fog_authoritative", MatchType: "tournament"},
-		&msg.JoinAccepted{Player: 3, RoomSize: 8, TickRate: 30, NetworkModel: "lockstep"},
-		&msg.JoinAccepted{Player: 1, RoomSize: 1, TickRate: 60},
-		&msg.JoinRoom{Room: "watch", RoomSize: 2, As: msg.JoinSpectator},
-		&msg.JoinRoom{Room: "back", RoomSize: 2, As: msg.JoinRejoin, Player: 2, Secret: msg.RejoinSecret{0xFF, 15: 1}},
-		&msg.JoinAccepted{Player: 2, RoomSize: 2, TickRate: 30, NetworkModel: "fog_authoritative", Secret: msg.RejoinSecret{7}},
-		&msg.JoinAccepted{Player: 0, RoomSize: 2, TickRate: 30},
-		&msg.JoinRefused{Reason: msg.RefuseRoomFull, Detail: "room \"lobby-7\" has 8 of 8 players"},
-		&msg.JoinRefused{Reason: msg.RefuseShutdown},
 	}
 }
 
@@ -146,12 +135,6 @@ func TestDecodeErrors(t *testing.T) {
 		{"orders wrong tick", wrongTick, msg.ErrOrders},
 		{"orders bad packet", append(submit[:len(submit)-2:len(submit)-2], 'Q', 'Z'), msg.ErrOrders},
 		{"commitments count", []byte{0xC0, 0x00, 0x44, 5, 1}, msg.ErrMalformed},
-		{"room size 0", []byte{0xC0, 0x00, 0x50, 1, 'a', 0, 0, 0}, msg.ErrRange},
-		{"room name too long", append(append([]byte{0xC0, 0x00, 0x50, msg.MaxRoomName + 1}, bytes.Repeat([]byte{'r'}, msg.MaxRoomName+1)...), 2, 0, 0), msg.ErrRange},
-		{"model name too long", append(append([]byte{0xC0, 0x00, 0x50, 1, 'a', 2, msg.MaxModelName + 1}, bytes.Repeat([]byte{'m'}, msg.MaxModelName+1)...), 0), msg.ErrRange},
-		{"match type too long", append([]byte{0xC0, 0x00, 0x50, 1, 'a', 2, 0, msg.MaxModelName + 1}, bytes.Repeat([]byte{'t'}, msg.MaxModelName+1)...), msg.ErrRange},
-		{"accepted model too long", append([]byte{0xC0, 0x00, 0x51, 1, 2, 30, 0, msg.MaxModelName + 1}, bytes.Repeat([]byte{'m'}, msg.MaxModelName+1)...), msg.ErrRange},
-		{"refusal reason", []byte{0xC0, 0x00, 0x52, 99, 0}, msg.ErrRange},
 	} {
 		_, err := c.Decode(tc.b)
 		if !errors.Is(err, tc.want) {
@@ -173,16 +156,6 @@ func TestAppendErrors(t *testing.T) {
 		{&msg.TickFrame{Flags: 0x40}, msg.ErrRange},
 		{&msg.PlayerRemoved{msg.Removal{Reason: 200}}, msg.ErrRange},
 		{&msg.OrderSubmit{Orders: []protocol.TimestampedOrder{{Player: 1}}}, msg.ErrOrders},
-		{&msg.JoinRoom{Room: "r"}, msg.ErrRange},
-		{&msg.JoinRoom{Room: string(make([]byte, msg.MaxRoomName+1)), RoomSize: 2}, msg.ErrRange},
-		{&msg.JoinRoom{Room: "r", RoomSize: 2, NetworkModel: string(make([]byte, msg.MaxModelName+1))}, msg.ErrRange},
-		{&msg.JoinRoom{Room: "r", RoomSize: 2, MatchType: string(make([]byte, msg.MaxModelName+1))}, msg.ErrRange},
-		{&msg.JoinAccepted{Player: 1, RoomSize: 2, NetworkModel: string(make([]byte, msg.MaxModelName+1))}, msg.ErrRange},
-		{&msg.JoinRoom{Room: "r", RoomSize: 2, As: msg.JoinRejoin, Player: 1}, msg.ErrRange}, // no secret
-		{&msg.JoinRoom{Room: "r", RoomSize: 2, As: msg.NumJoinKinds}, msg.ErrRange},
-		{&msg.JoinRefused{Reason: msg.NumRefusalReasons}, msg.ErrRange},
-		{&msg.JoinRefused{Reason: 77}, msg.ErrRange},
-		{&msg.JoinRefused{Detail: string(make([]byte, msg.MaxRefusalDetail+1))}, msg.ErrRange},
 	} {
 		dst := []byte{1, 2}
 		out, err := c.Append(dst, tc.m)
@@ -192,58 +165,6 @@ func TestAppendErrors(t *testing.T) {
 		if !bytes.Equal(out, dst) {
 			t.Errorf("%T: dst changed on error", tc.m)
 		}
-	}
-}
-
-// TestJoinGolden pins the join messages byte by byte (the field layout of
-// the package doc).
-func TestJoinGolden(t *testing.T) {
-	var c msg.Codec
-	secret := msg.RejoinSecret{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
-	for _, tc := range []struct {
-		m    msg.Message
-		want []byte
-	}{
-		{&msg.JoinRoom{Room: "r1", RoomSize: 4},
-			[]byte{0xC0, 0x00, 0x50, 2, 'r', '1', 4, 0, 0, 0}},
-		{&msg.JoinRoom{Room: "r", RoomSize: 2, NetworkModel: "fog", MatchType: "cup"},
-			[]byte{0xC0, 0x00, 0x50, 1, 'r', 2, 3, 'f', 'o', 'g', 3, 'c', 'u', 'p', 0}},
-		{&msg.JoinRoom{Room: "r", RoomSize: 1, As: msg.JoinSpectator},
-			[]byte{0xC0, 0x00, 0x50, 1, 'r', 1, 0, 0, 1}},
-		{&msg.JoinRoom{Room: "r", RoomSize: 2, As: msg.JoinRejoin, Player: 2, Secret: secret},
-			append([]byte{0xC0, 0x00, 0x50, 1, 'r', 2, 0, 0, 2, 2}, secret[:]...)},
-		{&msg.JoinAccepted{Player: 300, RoomSize: 8, TickRate: 0x0102, NetworkModel: "lockstep"},
-			[]byte{0xC0, 0x00, 0x51, 0xAC, 0x02, 8, 0x02, 0x01, 8, 'l', 'o', 'c', 'k', 's', 't', 'e', 'p', 0}},
-		{&msg.JoinAccepted{Player: 1, RoomSize: 2, TickRate: 30, NetworkModel: "fog", Secret: secret},
-			append([]byte{0xC0, 0x00, 0x51, 1, 2, 30, 0, 3, 'f', 'o', 'g', 1}, secret[:]...)},
-		{&msg.JoinRefused{Reason: msg.RefuseModelMismatch, Detail: "x"},
-			[]byte{0xC0, 0x00, 0x52, 8, 1, 'x'}},
-		{&msg.JoinRefused{Reason: msg.RefuseTooManyRooms},
-			[]byte{0xC0, 0x00, 0x52, 6, 0}},
-	} {
-		b, err := c.Append(nil, tc.m)
-		if err != nil {
-			t.Fatalf("%+v: %v", tc.m, err)
-		}
-		if !bytes.Equal(b, tc.want) {
-			t.Errorf("%+v:\n got % x\nwant % x", tc.m, b, tc.want)
-		}
-	}
-}
-
-// TestRefusalNames: every reason has a name, and the names are distinct
-// (they label the refused-join metric).
-func TestRefusalNames(t *testing.T) {
-	seen := map[string]bool{}
-	for r := range msg.NumRefusalReasons {
-		n := r.String()
-		if n == "refusal?" || seen[n] {
-			t.Errorf("reason %d: name %q", r, n)
-		}
-		seen[n] = true
-	}
-	if got := msg.NumRefusalReasons.String(); got != "refusal?" {
-		t.Errorf("out-of-range reason named %q", got)
 	}
 }
 

@@ -79,32 +79,8 @@
 //	SeedResult      0xC0 0x00 0x46  relay → all
 //	  seed u64 | startUs uv  (relay clock at which tick 0's window opens)
 //
-// # Joining (three-byte types)
-//
-//	JoinRoom        0xC0 0x00 0x50  client → relay, the first message
-//	  room str (≤ 64 bytes) | roomSize u8 (≥ 1) | networkModel str (≤ 32) | matchType str (≤ 32) |
-//	  as u8 [ | player uv | secret [16] ]
-//	  networkModel  "" = the server decides; matchType "" = none
-//	  as            0 new player, 1 spectator, 2 rejoin (then player and
-//	                its seat's secret, not all zero, follow)
-//	JoinAccepted    0xC0 0x00 0x51  relay → client
-//	  player uv | roomSize u8 | tickRate u16 | networkModel str (≤ 32) | hasSecret u8 [ | secret [16] ]
-//	  networkModel  the room's model, asserted by the server (trust label)
-//	  player        0 for a spectator
-//	  hasSecret     0, or 1 and the seat's rejoin secret (not all zero)
-//	JoinRefused     0xC0 0x00 0x52  relay → client, then the relay closes
-//	  reason u8 | detail str (≤ 200 bytes)
-//	  reason     0 room full, 1 server full (or the model's game limit),
-//	             2 size mismatch, 3 bad request, 4 shutting down,
-//	             5 room size beyond the model's bound, 6 too many waiting
-//	             rooms from the address, 7 network model unavailable,
-//	             8 network model mismatch, 9 connect token (none for
-//	             this room), 10 room not playing (a spectator or
-//	             rejoin), 11 rejoin denied (wrong player or secret),
-//	             12 not supported (the model or room takes no
-//	             spectators or rejoins)
-//
-//	str = uv length, then that many bytes
+// The join messages that open every connection (0xC0 0x00 0x50..0x52)
+// are not lockstep's: they are every model's, in package server/join.
 //
 // Times named ...Us on the relay clock are microseconds since the relay's
 // epoch; a client converts with MatchTiming.ClockOffsetUs.

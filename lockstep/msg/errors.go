@@ -69,7 +69,4 @@ var typeNames = map[wire.MessageType]string{
 	TypeSeedCommitments: "SeedCommitments",
 	TypeSeedReveal:      "SeedReveal",
 	TypeSeedResult:      "SeedResult",
-	TypeJoinRoom:        "JoinRoom",
-	TypeJoinAccepted:    "JoinAccepted",
-	TypeJoinRefused:     "JoinRefused",
 }

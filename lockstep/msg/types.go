@@ -24,9 +24,6 @@ const (
 	TypeSeedCommitments wire.MessageType = 0xC00044
 	TypeSeedReveal      wire.MessageType = 0xC00045
 	TypeSeedResult      wire.MessageType = 0xC00046
-	TypeJoinRoom        wire.MessageType = 0xC00050
-	TypeJoinAccepted    wire.MessageType = 0xC00051
-	TypeJoinRefused     wire.MessageType = 0xC00052
 )
 
 // Message is one relay protocol message. The set of implementations is
@@ -234,133 +231,6 @@ type SeedResult struct {
 	StartUs uint64
 }
 
-// Limits of the join messages.
-const (
-	// MaxRoomName is the longest room name in bytes.
-	MaxRoomName = 64
-	// MaxRefusalDetail is the longest refusal detail in bytes.
-	MaxRefusalDetail = 200
-	// MaxModelName is the longest network model name and the longest
-	// match type in bytes.
-	MaxModelName = 32
-)
-
-// JoinRoom asks the relay for a seat in the named room, which starts a game
-// once RoomSize players have joined. It is the first message a client
-// sends. Client → relay.
-type JoinRoom struct {
-	Room     string // at most MaxRoomName bytes
-	RoomSize uint8  // players the game needs, at least 1
-	// NetworkModel is the network model the client can play ("lockstep",
-	// "fog_authoritative", …); "" lets the server decide. The server
-	// refuses a join whose model it does not pick for the room.
-	NetworkModel string // at most MaxModelName bytes
-	// MatchType names the kind of match ("ranked", "tournament", …); the
-	// server may configure a network model per match type. "" is none.
-	MatchType string // at most MaxModelName bytes
-	// As is how the client joins: as a new player (JoinPlayer, the zero
-	// value), as a spectator of a room that is playing, or as a player
-	// taking its seat again (JoinRejoin) with Player and Secret. A
-	// spectator's and a rejoining player's RoomSize is not checked.
-	As JoinKind
-	// Player and Secret prove a rejoin: the seat's player and the
-	// secret the seat's JoinAccepted gave. Only sent with JoinRejoin.
-	Player protocol.PlayerID
-	Secret RejoinSecret
-}
-
-// JoinKind is how a JoinRoom asks to be seated.
-type JoinKind uint8
-
-// Join kinds.
-const (
-	JoinPlayer    JoinKind = iota // a new player of a room waiting for players
-	JoinSpectator                 // a spectator of a room that is playing
-	JoinRejoin                    // a player whose connection ended, back in its seat
-	// NumJoinKinds is the number of join kinds: every valid kind is
-	// below it.
-	NumJoinKinds
-)
-
-func (k JoinKind) String() string {
-	switch k {
-	case JoinPlayer:
-		return "player"
-	case JoinSpectator:
-		return "spectator"
-	case JoinRejoin:
-		return "rejoin"
-	}
-	return "join?"
-}
-
-// RejoinSecret is the credential of a seat: whoever presents it with the
-// seat's player in a JoinRoom takes the seat again. The server draws it
-// from a cryptographic source; the zero value means none.
-type RejoinSecret [16]byte
-
-// IsZero reports whether s is the zero secret (none).
-func (s RejoinSecret) IsZero() bool { return s == RejoinSecret{} }
-
-// JoinAccepted gives the client its seat: its player id and the room's
-// size, tick rate and network model. What follows depends on the model
-// (for lockstep: calibration once the room is full). Relay → client.
-type JoinAccepted struct {
-	Player   protocol.PlayerID
-	RoomSize uint8
-	TickRate uint16 // ticks per second
-	// NetworkModel is the room's network model as the server asserts it:
-	// the trust label a lobby shows ("fog_authoritative" is
-	// maphack-proof). At most MaxModelName bytes.
-	NetworkModel string
-	// Secret, if not zero, lets this seat's player take its seat again
-	// after its connection ended (a JoinRoom with JoinRejoin); the zero
-	// secret means the room's model takes no rejoins. A spectator's
-	// Player is 0.
-	Secret RejoinSecret
-}
-
-// RefusalReason says why the relay refused a join.
-type RefusalReason uint8
-
-// Refusal reasons.
-const (
-	RefuseRoomFull         RefusalReason = iota // the room has all its players
-	RefuseServerFull                            // the relay hosts as many games as it may
-	RefuseSizeMismatch                          // the room exists with another size
-	RefuseBadRequest                            // the first message was not a valid JoinRoom
-	RefuseShutdown                              // the relay is shutting down
-	RefuseRoomSize                              // the room size is beyond the network model's bound
-	RefuseTooManyRooms                          // the peer's address already waits in as many rooms as it may
-	RefuseModelUnavailable                      // the server does not host the requested network model
-	RefuseModelMismatch                         // the room (or the match type) plays another network model
-	RefuseToken                                 // no connect token for this room
-	RefuseNotPlaying                            // a spectator or rejoin names a room that is not playing
-	RefuseRejoinDenied                          // a rejoin's player and secret do not match a seat
-	RefuseUnsupported                           // the room's model takes no spectators (or no rejoins), or this room none
-	// NumRefusalReasons is the number of refusal reasons: every valid
-	// reason is below it.
-	NumRefusalReasons
-)
-
-var refusalNames = [NumRefusalReasons]string{"room full", "server full", "room size mismatch", "bad request", "shutting down",
-	"room size out of range", "too many waiting rooms", "network model unavailable", "network model mismatch", "connect token",
-	"room not playing", "rejoin denied", "not supported"}
-
-func (r RefusalReason) String() string {
-	if r < NumRefusalReasons {
-		return refusalNames[r]
-	}
-	return "refusal?"
-}
-
-// JoinRefused turns a join down; the relay closes the connection after it.
-// Relay → client.
-type JoinRefused struct {
-	Reason RefusalReason
-	Detail string // human-readable, at most MaxRefusalDetail bytes
-}
-
 func (*OrderSubmit) Type() wire.MessageType     { return TypeOrderSubmit }
 func (*TickFrame) Type() wire.MessageType       { return TypeTickFrame }
 func (*SyncHash) Type() wire.MessageType        { return TypeSyncHash }
@@ -376,9 +246,6 @@ func (*SeedCommit) Type() wire.MessageType      { return TypeSeedCommit }
 func (*SeedCommitments) Type() wire.MessageType { return TypeSeedCommitments }
 func (*SeedReveal) Type() wire.MessageType      { return TypeSeedReveal }
 func (*SeedResult) Type() wire.MessageType      { return TypeSeedResult }
-func (*JoinRoom) Type() wire.MessageType        { return TypeJoinRoom }
-func (*JoinAccepted) Type() wire.MessageType    { return TypeJoinAccepted }
-func (*JoinRefused) Type() wire.MessageType     { return TypeJoinRefused }
 
 // IsSample reports whether m is a sample whose stale copies are
 // worthless (calibration pings and pongs, client metrics): it travels on

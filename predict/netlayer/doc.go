@@ -16,8 +16,8 @@
 //
 // # Joining
 //
-// A client joins a room of the server with the relay's join exchange
-// (lockstep/msg JoinRoom with network model "prediction", answered by
-// JoinAccepted or JoinRefused); after it the connection carries only
-// predict messages.
+// Join joins a room of the server with server/join's Join (a JoinRoom
+// with network model "prediction", answered by JoinAccepted or
+// JoinRefused; a refusal is a *join.JoinError); after it the connection
+// carries only predict messages.
 package netlayer

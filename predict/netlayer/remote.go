@@ -2,33 +2,16 @@ package netlayer
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
 
-	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/predict"
 	"github.com/tickwire/tickwire/predict/lanes"
+	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/transport"
 )
-
-// ErrJoinRefused is the error of a refused join; JoinError says why.
-var ErrJoinRefused = errors.New("netlayer: join refused")
-
-// JoinError is the server's refusal.
-type JoinError struct {
-	Reason msg.RefusalReason
-	Detail string
-}
-
-func (e *JoinError) Error() string {
-	return fmt.Sprintf("netlayer: join refused (%v): %s", e.Reason, e.Detail)
-}
-
-// Unwrap returns ErrJoinRefused.
-func (e *JoinError) Unwrap() error { return ErrJoinRefused }
 
 // Remote is a predict.Network over a transport connection. A reader
 // goroutine queues what arrives; Poll hands it over. The queue holds at
@@ -51,45 +34,19 @@ type Remote struct {
 const MaxQueued = 4096
 
 // Join joins room (of roomSize players) over conn as a prediction client
-// and returns the connection once seated. On failure conn is closed.
+// (server/join's Join) and returns the connection once seated. A refusal
+// is a *join.JoinError. On failure conn is closed.
 func Join(ctx context.Context, conn *transport.Conn, roomName string, roomSize int) (*Remote, error) {
-	var codec msg.Codec
-	b, err := codec.Append(nil, &msg.JoinRoom{Room: roomName, RoomSize: uint8(roomSize), NetworkModel: room.Prediction})
-	if err == nil {
-		err = conn.Send(lanes.Channel(predict.LaneReliable), b)
-	}
+	seat, err := join.Join(ctx, conn, join.Request{Room: roomName, RoomSize: roomSize, NetworkModel: room.Prediction})
 	if err != nil {
 		conn.Close()
-		return nil, err
+		return nil, fmt.Errorf("netlayer: %w", err)
 	}
-	conn.Flush()
-	for {
-		tm, err := conn.Receive(ctx)
-		if err != nil {
-			conn.Close()
-			return nil, fmt.Errorf("netlayer: joining room %q: %w", roomName, err)
-		}
-		m, err := codec.Decode(tm.Data)
-		if err != nil {
-			conn.Close()
-			return nil, fmt.Errorf("netlayer: joining room %q: %w", roomName, err)
-		}
-		switch m := m.(type) {
-		case *msg.JoinRefused:
-			conn.Close()
-			return nil, &JoinError{Reason: m.Reason, Detail: m.Detail}
-		case *msg.JoinAccepted:
-			if m.NetworkModel != room.Prediction {
-				conn.Close()
-				return nil, fmt.Errorf("netlayer: seated in a %q room", m.NetworkModel)
-			}
-			rctx, cancel := context.WithCancel(context.Background())
-			r := &Remote{conn: conn, player: predict.PlayerID(m.Player), notify: make(chan struct{}, 1),
-				drained: make(chan struct{}, 1), cancel: cancel}
-			r.wg.Go(func() { r.read(rctx) })
-			return r, nil
-		}
-	}
+	rctx, cancel := context.WithCancel(context.Background())
+	r := &Remote{conn: conn, player: predict.PlayerID(seat.Player), notify: make(chan struct{}, 1),
+		drained: make(chan struct{}, 1), cancel: cancel}
+	r.wg.Go(func() { r.read(rctx) })
+	return r, nil
 }
 
 // Player is the seat the server gave.

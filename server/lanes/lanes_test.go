@@ -41,7 +41,7 @@ func TestLanes(t *testing.T) {
 		}
 	}
 	control := map[msg.Message]bool{&msg.CalibrationPing{}: true, &msg.CalibrationPong{}: true, &msg.ClientMetrics{}: true,
-		&msg.TickFrame{}: false, &msg.OrderSubmit{}: false, &msg.PlayerRemoved{}: false, &msg.SeedResult{}: false, &msg.JoinRoom{}: false}
+		&msg.TickFrame{}: false, &msg.OrderSubmit{}: false, &msg.PlayerRemoved{}: false, &msg.SeedResult{}: false}
 	for m, isControl := range control {
 		if want := map[bool]transport.ChannelID{true: lanes.Control, false: lanes.Orders}[isControl]; lanes.Of(msg.IsSample(m)) != want {
 			t.Errorf("%T on lane %d, want %d", m, lanes.Of(msg.IsSample(m)), want)

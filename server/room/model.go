@@ -50,6 +50,11 @@ type Model struct {
 	// JoinAccepted and, on a JoinRoom asking to rejoin with the seat's
 	// player and secret, posts the new connection to the Inbox
 	// (Inbound.Joined). Without it rejoins are refused as unsupported.
+	// The secret is the server's (crypto/rand per seat, checked in
+	// constant time before the room sees the connection): any model
+	// that sets Rejoin has it, and needs no code of its own for it
+	// beyond handling Inbound.Joined. A client keeps it from join.Seat
+	// and rejoins with a join.Request as join.AsRejoin.
 	Rejoin bool
 	// MaxSpectators bounds the spectators of one room: connections that
 	// join a playing room to watch (player 0, seat indices from the room

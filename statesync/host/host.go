@@ -1,6 +1,8 @@
 package host
 
 import (
+	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"slices"
 	"sync/atomic"
@@ -82,7 +84,7 @@ func Model(cfg Config) room.Model {
 
 // totals are the model's counters over all its rooms, for /metrics.
 type totals struct {
-	frames, desyncs, recovered, lateJoins atomic.Uint64
+	frames, desyncs, recovered, lateJoins, offences atomic.Uint64
 }
 
 func (t *totals) metrics() []admin.Metric {
@@ -91,6 +93,7 @@ func (t *totals) metrics() []admin.Metric {
 		{Name: "tickwire_statesync_desyncs_total", Help: "Clients found disagreeing with the majority hash.", Counter: true, Value: float64(t.desyncs.Load())},
 		{Name: "tickwire_statesync_recovered_total", Help: "Desynced clients that agree again.", Counter: true, Value: float64(t.recovered.Load())},
 		{Name: "tickwire_statesync_late_joins_total", Help: "Clients that joined late and became ACTIVE.", Counter: true, Value: float64(t.lateJoins.Load())},
+		{Name: "tickwire_statesync_offences_total", Help: "Protocol offences (evidence of a hostile client): stranger or bad partitions, bad state data, floods, repeated desyncs.", Counter: true, Value: float64(t.offences.Load())},
 	}
 }
 
@@ -113,6 +116,13 @@ type ssRoom struct {
 }
 
 func newRoom(p room.Params, cfg statesync.Config, onEnd func(Report), t *totals) *ssRoom {
+	if cfg.Seed == 0 {
+		// The core's choice of state sources must be unpredictable to
+		// clients.
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		cfg.Seed = binary.LittleEndian.Uint64(b[:])
+	}
 	now := p.Clock()
 	r := &ssRoom{core: statesync.NewServer(cfg, now), open: make([]bool, len(p.Seats)),
 		reasm: make([]msg.Reassembler, len(p.Seats)), onEnd: onEnd, totals: t, started: now}
@@ -157,8 +167,9 @@ func (r *ssRoom) Handle(now time.Duration, in *room.Inbound) {
 	switch m := m.(type) {
 	case nil: // a chunk of a larger message
 	case *msg.Hello:
-		r.core.Leave(in.At, id)
-		_ = r.core.Join(in.At, id)
+		if r.core.Rejoin(in.At, id) != nil {
+			r.report.Refused++
+		}
 	case *msg.Bye:
 		r.core.Leave(in.At, id)
 	default:

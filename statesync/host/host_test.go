@@ -27,7 +27,7 @@ func TestModel(t *testing.T) {
 			t.Fatalf("channel %d is not the server's lane verbatim", c.ID)
 		}
 	}
-	if got := len(m.Metrics()); got != 4 {
+	if got := len(m.Metrics()); got != 5 {
 		t.Fatalf("%d metrics", got)
 	}
 }

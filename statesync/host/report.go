@@ -32,6 +32,9 @@ type Report struct {
 	LastVerdict        uint32
 	LastVerdictHash    uint32
 	Malformed, Refused int
+	// Offenders counts the offences of each client that committed any
+	// (evidence of a hostile client, statesync.Offence).
+	Offenders map[uint32]int
 }
 
 // MaxSamples bounds each list of a Report: a room that runs for days keeps
@@ -59,6 +62,14 @@ func (r *ssRoom) record(e statesync.Event) {
 	case statesync.EventPromoted:
 		rep.LateJoins = keep(rep.LateJoins, time.Duration(e.Duration))
 		r.totals.lateJoins.Add(1)
+	case statesync.EventOffence:
+		if rep.Offenders == nil {
+			rep.Offenders = make(map[uint32]int)
+		}
+		if _, known := rep.Offenders[e.Client]; known || len(rep.Offenders) < MaxSamples {
+			rep.Offenders[e.Client]++
+		}
+		r.totals.offences.Add(1)
 	case statesync.EventVerdict:
 		rep.LastVerdict, rep.LastVerdictHash = e.Frame, e.Hash
 	}

@@ -10,9 +10,13 @@
 // wire Bytes field (LEB128 length, then the bytes); "list" is a LEB128
 // count followed by that many elements. Lists of ids, buckets and clients
 // are strictly ascending, so each message has exactly one encoding and
-// Parse rejects anything its encoder could not have written. Parse never
-// allocates more than the message's own length (every list element takes
-// at least four bytes, and counts are checked against the bytes left).
+// Parse rejects anything its encoder could not have written. Every list count
+// is checked against the bytes left at the smallest encoding of its
+// element (ids 4 bytes, leaves 12, scores 6, requests 9, inputs 5), so
+// Parse allocates only for elements the message really holds: at most 1×
+// the message's length for ids, 1.4× for leaves, scores and requests,
+// and 6.4× for a TICK's inputs (a 32-byte slot per 5-byte input); byte
+// fields alias the message.
 //
 // # Client to server
 //
@@ -36,8 +40,11 @@
 //
 //	MERKLE_LEAVES 0x37
 //	+------+-----------+--------------------------------------+
-//	| 0x37 | frame u32 | list of (bucket u32, leafHash u32)   |
+//	| 0x37 | frame u32 | list of (bucket u32, leafHash u64)   |
 //	+------+-----------+--------------------------------------+
+//	leafHash: the first 8 bytes of the SHA-256 of the bucket's entity set;
+//	the state digest is the SHA-256 of this list, so leaves can be checked
+//	against the digest the voters agreed on.
 //
 //	ENTITY_DATA 0x38
 //	+------+-----------+---------+----------+-----------+--------+------------+
@@ -45,6 +52,19 @@
 //	+------+-----------+---------+----------+-----------+--------+------------+
 //	kind 1: full-state partition part of parts; kind 2: requested buckets
 //	(part = parts = 0). data is an entity set (package statesync).
+//
+//	STATE_DIGEST 0x3E (sent for the frames whose TICK has the digest flag:
+//	checkpoints of recoveries and full states, and one frame a second;
+//	the vote stays on the 9-byte hash, the digest guards what changes a
+//	client's state)
+//	+------+-----------+--------------+------------------------------+
+//	| 0x3E | frame u32 | entities u32 | digest: 32 bytes (SHA-256)   |
+//	+------+-----------+--------------+------------------------------+
+//	digest: SHA-256 over the state's Merkle leaves as MERKLE_LEAVES lists
+//	them (bucket u32, leafHash u64, each leaf of a non-empty bucket in
+//	ascending order); entities: how
+//	many entities it holds, from which the server computes the frame's
+//	partition count.
 //
 //	SYNC_REQUEST 0x36
 //	+------+---------+
@@ -67,8 +87,8 @@
 //
 //	TICK 0x01
 //	+------+-----------+-----------------+-----------------+----------+
-//	| 0x01 | frame u32 | relVersion u32  | listVersion u32 | flags u8 |
-//	+------+-----------+-----------------+-----------------+----------+
+//	| 0x01 | frame u32 | relVersion u32  | listVersion u32 | flags u8 | parts u16 |
+//	+------+-----------+-----------------+-----------------+----------+-----------+
 //	| inputs: list of (client u32, data bytes), ascending clients      |
 //	+------------------------------------------------------------------+
 //	| if flags&1, verdict: frame u32, majorityHash u32,                |
@@ -78,7 +98,9 @@
 //	+------------------------------------------------------------------+
 //	| requests: list of (client u32, kind u8, part u16, parts u16)     |
 //	+------------------------------------------------------------------+
-//	flags: bit 0 verdict, bit 1 assembled, bit 2 read-only (no quorum).
+//	flags: bit 0 verdict, bit 1 assembled, bit 2 read-only (no quorum),
+//	bit 3 digest (every client sends STATE_DIGEST for this frame).
+//	parts: the frame's partition count, the server's own.
 //	kind 1 freeze (send leaves, hold this frame), 2 leaves (send leaves,
 //	keep this frame's state), 3 full-state partition part of parts,
 //	4 resync (stop after this frame and wait for a FULL_STATE).
@@ -101,8 +123,10 @@
 //
 //	PARTITION_CORRECTION 0x35
 //	+------+-----------+------------------+-------------------------+--------+------------+
-//	| 0x35 | frame u32 | majorityHash u32 | buckets: list of u32    | enc u8 | data bytes |
-//	+------+-----------+------------------+-------------------------+--------+------------+
+//	| 0x35 | frame u32 | majorityHash u32 | digest 32 bytes | buckets: list of u32 | enc u8 | data bytes |
+//	+------+-----------+------------------+-----------------+----------------------+--------+------------+
+//	digest: the SHA-256 state digest more than half of the frame's voters
+//	agreed on; the corrected state must have it.
 //
 //	ENTITY_REQUEST 0x3B
 //	+------+-----------+-------------------------+
@@ -111,8 +135,10 @@
 //
 //	FULL_STATE 0x39
 //	+------+-----------+------------------+----------+-----------+--------+------------+
-//	| 0x39 | frame u32 | majorityHash u32 | part u16 | parts u16 | enc u8 | data bytes |
-//	+------+-----------+------------------+----------+-----------+--------+------------+
+//	| 0x39 | frame u32 | majorityHash u32 | digest 32 bytes | part u16 | parts u16 | enc u8 | data bytes |
+//	+------+-----------+------------------+-----------------+----------+-----------+--------+------------+
+//	digest: as in PARTITION_CORRECTION; the server checked the merged
+//	state against it before sending.
 //
 //	WELCOME 0x3A
 //	+------+------------+-----------+------------+--------------+

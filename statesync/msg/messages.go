@@ -24,6 +24,7 @@ const (
 	TypeFullState           wire.MessageType = 0x39
 	TypeWelcome             wire.MessageType = 0x3A
 	TypeEntityRequest       wire.MessageType = 0x3B
+	TypeStateDigest         wire.MessageType = 0x3E
 )
 
 // Errors of Parse besides the wire package's. Test with errors.Is.
@@ -105,6 +106,8 @@ func newMessage(t wire.MessageType) Message {
 		return new(Welcome)
 	case TypeEntityRequest:
 		return new(EntityRequest)
+	case TypeStateDigest:
+		return new(StateDigest)
 	case TypeHello:
 		return new(Hello)
 	case TypeBye:
@@ -131,6 +134,19 @@ const (
 	Raw  Encoding = 0 // the bytes as they are
 	Zstd Encoding = 1 // one zstd frame holding the bytes
 )
+
+// listHeader reads a list's count and checks it against the bytes left at
+// minSize bytes per element, the smallest an element can be encoded in,
+// so that no count a peer wrote makes Parse allocate more than the
+// message holds.
+func listHeader(r *wire.Reader, minSize int) int {
+	n := int(r.ArrayHeader())
+	if r.Err() == nil && n > r.Remaining()/minSize {
+		r.Skip(r.Remaining() + 1) // records ErrShort
+		return 0
+	}
+	return n
+}
 
 func readEncoding(r *wire.Reader) (Encoding, error) {
 	e := Encoding(r.U8())

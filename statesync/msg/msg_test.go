@@ -2,11 +2,13 @@ package msg_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"flag"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -25,6 +27,7 @@ func samples() map[string]msg.Message {
 			HasVerdict: true, Verdict: msg.Verdict{Frame: 98, Hash: 0xDEADBEEF, Desynced: []uint32{7}},
 			HasAssembled: true, Assembled: msg.Assembled{Frame: 97, Hash: 0x01020304, Delta: []byte{1, 2, 3}},
 			Requests: []msg.Request{{Client: 7, Kind: msg.RequestFreeze}, {Client: 1, Kind: msg.RequestFullPart, Part: 1, Parts: 2}},
+			Digest:   true, Parts: 6,
 		},
 		"tick-bare":            &msg.Tick{Frame: 1, ReliabilityVersion: 1, ClientListVersion: 1},
 		"input":                &msg.Input{Data: []byte("up")},
@@ -33,11 +36,12 @@ func samples() map[string]msg.Message {
 		"partition-request":    &msg.PartitionRequest{Frame: 100, Part: 2, Parts: 6},
 		"reliability-update":   &msg.ReliabilityUpdate{Version: 17, Scores: []msg.Score{{Client: 1, Score: 16384}, {Client: 7, Score: 11468}}},
 		"client-list-update":   &msg.ClientListUpdate{Version: 42, Clients: []uint32{1, 7, 9}},
-		"partition-correction": &msg.PartitionCorrection{Frame: 120, Hash: 0xDEADBEEF, Buckets: []uint32{3}, Encoding: msg.Zstd, Data: []byte{0x28, 0xB5}},
+		"state-digest":         &msg.StateDigest{Frame: 100, Entities: 250, Digest: msg.Digest{1, 2, 3, 31: 0xFF}},
+		"partition-correction": &msg.PartitionCorrection{Frame: 120, Hash: 0xDEADBEEF, Digest: msg.Digest{0xAB, 31: 1}, Buckets: []uint32{3}, Encoding: msg.Zstd, Data: []byte{0x28, 0xB5}},
 		"sync-request":         &msg.SyncRequest{What: msg.SyncReliability | msg.SyncClientList},
-		"merkle-leaves":        &msg.MerkleLeaves{Frame: 120, Leaves: []msg.Leaf{{Bucket: 0, Hash: 1}, {Bucket: 3, Hash: 2}}},
+		"merkle-leaves":        &msg.MerkleLeaves{Frame: 120, Leaves: []msg.Leaf{{Bucket: 0, Hash: 1}, {Bucket: 3, Hash: 0x0102030405060708}}},
 		"entity-data":          &msg.EntityData{Frame: 120, Kind: msg.EntitiesFullPart, Part: 0, Parts: 3, Data: []byte{5}},
-		"full-state":           &msg.FullState{Frame: 120, Hash: 0xDEADBEEF, Part: 2, Parts: 3, Data: []byte{6}},
+		"full-state":           &msg.FullState{Frame: 120, Hash: 0xDEADBEEF, Digest: msg.Digest{0xCD}, Part: 2, Parts: 3, Data: []byte{6}},
 		"welcome":              &msg.Welcome{Client: 7, Frame: 121, TickHz: 20, Bootstrap: false},
 		"entity-request":       &msg.EntityRequest{Frame: 120, Buckets: []uint32{3, 4}},
 		"hello":                &msg.Hello{},
@@ -147,6 +151,40 @@ func TestStrict(t *testing.T) {
 	}
 	if _, err := msg.Parse([]byte{0x7F}); !errors.Is(err, msg.ErrUnknownType) {
 		t.Errorf("unknown type: %v", err)
+	}
+}
+
+// TestListCountsBoundAllocation: a list whose count claims more elements
+// than the bytes left could hold at the element's smallest encoding is
+// refused before anything is allocated for it, for every list-bearing
+// message (the count claimed here is one element per byte, which the
+// generic one-byte check alone would let through).
+func TestListCountsBoundAllocation(t *testing.T) {
+	const n = 50_000
+	body := func(prefix []byte) []byte {
+		b := append([]byte(nil), prefix...)
+		b = binary.AppendUvarint(b, n)
+		return append(b, make([]byte, n)...)
+	}
+	u32 := func(v uint32) []byte { return binary.LittleEndian.AppendUint32(nil, v) }
+	cases := map[string][]byte{
+		"merkle leaves":  body(append([]byte{byte(msg.TypeMerkleLeaves)}, u32(1)...)),
+		"client list":    body(append([]byte{byte(msg.TypeClientListUpdate)}, u32(1)...)),
+		"scores":         body(append([]byte{byte(msg.TypeReliabilityUpdate)}, u32(1)...)),
+		"entity request": body(append([]byte{byte(msg.TypeEntityRequest)}, u32(1)...)),
+		"tick inputs":    body(append([]byte{byte(msg.TypeTick)}, make([]byte, 15)...)),
+	}
+	for name, b := range cases {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := msg.Parse(b)
+		runtime.ReadMemStats(&after)
+		if err == nil {
+			t.Errorf("%s: a count of %d in %d bytes parsed", name, n, len(b))
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > uint64(len(b)) {
+			t.Errorf("%s: parsing %d bytes allocated %d", name, len(b), got)
+		}
 	}
 }
 

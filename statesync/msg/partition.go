@@ -122,6 +122,7 @@ func (m *EntityData) parseFrom(r *wire.Reader) error {
 type PartitionCorrection struct {
 	Frame    uint32
 	Hash     uint32   // the majority hash of Frame
+	Digest   Digest   // the majority-agreed state digest of Frame
 	Buckets  []uint32 // strictly ascending
 	Encoding Encoding
 	Data     []byte // an entity set holding the buckets' entities
@@ -131,12 +132,14 @@ func (*PartitionCorrection) Type() wire.MessageType { return TypePartitionCorrec
 
 func (m *PartitionCorrection) appendTo(b *wire.Builder) {
 	b.U32(m.Frame).U32(m.Hash)
+	appendDigest(b, &m.Digest)
 	appendIDs(b, m.Buckets)
 	b.U8(uint8(m.Encoding)).Bytes(m.Data)
 }
 
 func (m *PartitionCorrection) parseFrom(r *wire.Reader) error {
 	m.Frame, m.Hash = r.U32(), r.U32()
+	readDigest(r, &m.Digest)
 	var err error
 	if m.Buckets, err = parseIDs(r); err != nil {
 		return err
@@ -154,6 +157,7 @@ func (m *PartitionCorrection) parseFrom(r *wire.Reader) error {
 type FullState struct {
 	Frame       uint32
 	Hash        uint32
+	Digest      Digest // the majority-agreed state digest of Frame
 	Part, Parts uint16
 	Encoding    Encoding
 	Data        []byte
@@ -162,11 +166,15 @@ type FullState struct {
 func (*FullState) Type() wire.MessageType { return TypeFullState }
 
 func (m *FullState) appendTo(b *wire.Builder) {
-	b.U32(m.Frame).U32(m.Hash).U16(m.Part).U16(m.Parts).U8(uint8(m.Encoding)).Bytes(m.Data)
+	b.U32(m.Frame).U32(m.Hash)
+	appendDigest(b, &m.Digest)
+	b.U16(m.Part).U16(m.Parts).U8(uint8(m.Encoding)).Bytes(m.Data)
 }
 
 func (m *FullState) parseFrom(r *wire.Reader) error {
-	m.Frame, m.Hash, m.Part, m.Parts = r.U32(), r.U32(), r.U16(), r.U16()
+	m.Frame, m.Hash = r.U32(), r.U32()
+	readDigest(r, &m.Digest)
+	m.Part, m.Parts = r.U16(), r.U16()
 	if r.Err() == nil && m.Part >= m.Parts {
 		return invalid(r, "full state part beyond its count")
 	}

@@ -68,7 +68,7 @@ func (m *ReliabilityUpdate) appendTo(b *wire.Builder) {
 
 func (m *ReliabilityUpdate) parseFrom(r *wire.Reader) error {
 	m.Version = r.U32()
-	if n := r.ArrayHeader(); n > 0 {
+	if n := listHeader(r, 6); n > 0 {
 		m.Scores = make([]Score, n)
 		for i := range m.Scores {
 			m.Scores[i] = Score{Client: r.U32(), Score: r.U16()}

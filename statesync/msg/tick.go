@@ -24,6 +24,12 @@ type Tick struct {
 	// ReadOnly says the room has lost its quorum: clients simulate but
 	// send no partitions until a Tick without it.
 	ReadOnly bool
+	// Digest asks every client for a StateDigest of this frame.
+	Digest bool
+	// Parts is the frame's partition count, the server's own (from the
+	// entity count more than half of the voters agreed on at the last
+	// digest frame); clients split their delta into this many partitions.
+	Parts uint16
 }
 
 // ClientInput is one client's input for a frame, opaque to state sync.
@@ -81,6 +87,7 @@ const (
 	tickHasVerdict   = 1 << 0
 	tickHasAssembled = 1 << 1
 	tickReadOnly     = 1 << 2
+	tickDigest       = 1 << 3
 )
 
 func (*Tick) Type() wire.MessageType { return TypeTick }
@@ -96,7 +103,10 @@ func (m *Tick) appendTo(b *wire.Builder) {
 	if m.ReadOnly {
 		flags |= tickReadOnly
 	}
-	b.U32(m.Frame).U32(m.ReliabilityVersion).U32(m.ClientListVersion).U8(flags)
+	if m.Digest {
+		flags |= tickDigest
+	}
+	b.U32(m.Frame).U32(m.ReliabilityVersion).U32(m.ClientListVersion).U8(flags).U16(m.Parts)
 	b.ArrayHeader(uint32(len(m.Inputs)))
 	for _, in := range m.Inputs {
 		b.Elem().U32(in.Client).Bytes(in.Data)
@@ -117,12 +127,14 @@ func (m *Tick) appendTo(b *wire.Builder) {
 func (m *Tick) parseFrom(r *wire.Reader) error {
 	m.Frame, m.ReliabilityVersion, m.ClientListVersion = r.U32(), r.U32(), r.U32()
 	flags := r.U8()
-	if flags&^(tickHasVerdict|tickHasAssembled|tickReadOnly) != 0 {
+	if flags&^(tickHasVerdict|tickHasAssembled|tickReadOnly|tickDigest) != 0 {
 		return invalid(r, "tick flags")
 	}
 	m.HasVerdict, m.HasAssembled = flags&tickHasVerdict != 0, flags&tickHasAssembled != 0
-	m.ReadOnly = flags&tickReadOnly != 0
-	if n := r.ArrayHeader(); n > 0 {
+	m.ReadOnly, m.Digest = flags&tickReadOnly != 0, flags&tickDigest != 0
+	m.Parts = r.U16()
+	// An input is at least a client and a one-byte length.
+	if n := listHeader(r, 5); n > 0 {
 		m.Inputs = make([]ClientInput, n)
 		for i := range m.Inputs {
 			m.Inputs[i] = ClientInput{Client: r.U32(), Data: r.Bytes()}
@@ -141,7 +153,8 @@ func (m *Tick) parseFrom(r *wire.Reader) error {
 	if m.HasAssembled {
 		m.Assembled = Assembled{Frame: r.U32(), Hash: r.U32(), Delta: r.Bytes()}
 	}
-	if n := r.ArrayHeader(); n > 0 {
+	// A request is a client, a kind, a part and a count.
+	if n := listHeader(r, 9); n > 0 {
 		m.Requests = make([]Request, n)
 		for i := range m.Requests {
 			q := Request{Client: r.U32(), Kind: RequestKind(r.U8()), Part: r.U16(), Parts: r.U16()}
@@ -165,7 +178,7 @@ func appendIDs(b *wire.Builder, ids []uint32) {
 // parseIDs reads a list written by appendIDs, which must be strictly
 // ascending.
 func parseIDs(r *wire.Reader) ([]uint32, error) {
-	n := r.ArrayHeader()
+	n := listHeader(r, 4)
 	if n == 0 {
 		return nil, r.Err()
 	}
