@@ -115,6 +115,7 @@ func (f *relayFlags) merge(fc *fileConfig, set map[string]bool) {
 	}
 	takeString("listen", &f.listen, r.Listen)
 	takeString("admin", &f.admin, r.Admin)
+	takeString("admin-token", &f.adminToken, r.AdminToken)
 	takeString("default-network-model", &f.defaultModel, r.DefaultNetworkModel)
 	take("tps", &f.tps, r.TickRate)
 	take("max-games", &f.maxGames, r.MaxGames)
