@@ -28,11 +28,13 @@ type fileConfig struct {
 
 // relayFile is the [relay] table.
 type relayFile struct {
-	Listen   *string `toml:"listen"`
-	Admin    *string `toml:"admin"`
-	TickRate *int    `toml:"tick_rate"`
-	MaxGames *int    `toml:"max_games"`
-	MaxConns *int    `toml:"max_conns"`
+	Listen *string `toml:"listen"`
+	Admin  *string `toml:"admin"`
+	// AdminToken is the bearer token of the admin address.
+	AdminToken *string `toml:"admin_token"`
+	TickRate   *int    `toml:"tick_rate"`
+	MaxGames   *int    `toml:"max_games"`
+	MaxConns   *int    `toml:"max_conns"`
 	// MaxRoomSize bounds a lockstep room's players.
 	MaxRoomSize *int `toml:"max_room_size"`
 	// WaitingRoomTimeout is a duration string ("2m", "90s"); "0s" never.

@@ -26,6 +26,7 @@ type serveFlags struct {
 	config         string
 	listen         string
 	admin          string
+	adminToken     string
 	tps            int
 	maxGames       int
 	maxConns       int
@@ -54,7 +55,8 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.config, "config", "", "server configuration file (TOML, see server_config.toml); flags override it")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:7777", "UDP address for clients")
-	fs.StringVar(&f.admin, "admin", "127.0.0.1:7778", "HTTP address for /healthz, /readyz and /metrics (empty: none)")
+	fs.StringVar(&f.admin, "admin", "127.0.0.1:7778", "HTTP address for /healthz, /readyz, /metrics, the API /api/v1/ and the dashboard /dashboard/ (empty: none)")
+	fs.StringVar(&f.adminToken, "admin-token", "", "bearer token the admin address asks for (all but /healthz, /readyz and the page); use it when --admin is not loopback")
 	fs.IntVar(&f.tps, "tps", 30, "ticks per second")
 	fs.IntVar(&f.maxGames, "max-games", server.DefaultMaxGames, "concurrent games (rooms, waiting or playing), -1 for no limit")
 	fs.IntVar(&f.maxConns, "max-conns", 16384, "concurrent client connections")
@@ -127,6 +129,7 @@ func (f *serveFlags) merge(fc *fileConfig, set map[string]bool) {
 	}
 	takeString("listen", &f.listen, r.Listen)
 	takeString("admin", &f.admin, r.Admin)
+	takeString("admin-token", &f.adminToken, r.AdminToken)
 	takeString("default-network-model", &f.defaultModel, r.DefaultNetworkModel)
 	take("tps", &f.tps, r.TickRate)
 	take("max-games", &f.maxGames, r.MaxGames)
@@ -224,11 +227,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			ln.Close()
 			return err
 		}
-		adm := admin.New(adminSource(srv, ln))
-		adm.SetReady(true)
+		if f.adminToken == "" && !isLoopback(f.admin) {
+			log.Warn("admin address is not loopback and has no --admin-token: anyone who reaches it sees every room", "addr", f.admin)
+		}
+		adm := newAdmin(srv, ln, f.adminToken)
 		notReady = func() { adm.SetReady(false) }
-		wg.Go(func() { adminErr = adm.Serve(life, hl) })
-		log.Info("admin listening", "addr", hl.Addr().String())
+		wg.Go(func() { adminErr = serveAdminWith(life, hl, adm, srv) })
+		log.Info("admin listening", "addr", hl.Addr().String(), "dashboard", dashboardURL(hl))
 	}
 	if f.play != "" {
 		ps, err := startPlay(ctx, f.play, ln, publicKey(tcfg.Security), joinFromQuery(f.predictArena()))
