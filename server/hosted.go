@@ -30,6 +30,7 @@ type hostedRoom struct {
 	started    bool    // every seat was taken; from now on a player seat is only taken again by a rejoin
 	ended      bool
 	expires    time.Duration // server clock; waiting rooms only
+	created    time.Duration // server clock
 	timer      *time.Timer   // expiry, while the room waits
 
 	ctx    context.Context // the room's life: readers stop when it ends
@@ -64,6 +65,7 @@ func (s *Server) newRoomLocked(j *join.JoinRoom, m *hostedModel, addr string) *h
 	if h.tickRate <= 0 {
 		h.tickRate = s.cfg.TickRate
 	}
+	h.created = s.clock()
 	h.ctx, h.cancel = context.WithCancel(s.ctx)
 	s.rooms[h.name] = h
 	s.waiting[addr]++

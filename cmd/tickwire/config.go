@@ -28,11 +28,13 @@ type fileConfig struct {
 
 // relayFile is the [relay] table.
 type relayFile struct {
-	Listen   *string `toml:"listen"`
-	Admin    *string `toml:"admin"`
-	TickRate *int    `toml:"tick_rate"`
-	MaxGames *int    `toml:"max_games"`
-	MaxConns *int    `toml:"max_conns"`
+	Listen *string `toml:"listen"`
+	Admin  *string `toml:"admin"`
+	// AdminToken is the bearer token of the admin address.
+	AdminToken *string `toml:"admin_token"`
+	TickRate   *int    `toml:"tick_rate"`
+	MaxGames   *int    `toml:"max_games"`
+	MaxConns   *int    `toml:"max_conns"`
 	// MaxRoomSize bounds a lockstep room's players.
 	MaxRoomSize *int `toml:"max_room_size"`
 	// WaitingRoomTimeout is a duration string ("2m", "90s"); "0s" never.
@@ -46,6 +48,16 @@ type relayFile struct {
 	// the model of a room whose match type has none.
 	AllowRequestedNetworkModel *bool                `toml:"allow_requested_network_model"`
 	MatchTypes                 map[string]matchType `toml:"match_types"`
+
+	// The operator's side (docs/serve.md): the match database, the
+	// trackers to publish open rooms at, the address and region they
+	// list, Agones, and how long SIGTERM lets running matches finish.
+	DB           *string   `toml:"db"`
+	Trackers     []string  `toml:"trackers"`
+	PublicAddr   *string   `toml:"public_addr"`
+	Region       *string   `toml:"region"`
+	Agones       *bool     `toml:"agones"`
+	DrainTimeout *duration `toml:"drain_timeout"`
 	// A mode's own settings are its table, [relay.KEY] (mode.settings),
 	// decoded into the mode by decodeModeTables.
 }

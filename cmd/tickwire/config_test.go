@@ -36,6 +36,24 @@ func writeConfig(t *testing.T, text string) string {
 	return path
 }
 
+// TestConfigAdminToken: admin_token sets the admin address's bearer
+// token; --admin-token overrides it.
+func TestConfigAdminToken(t *testing.T) {
+	path := writeConfig(t, "[relay]\nadmin_token = \"from-file\"\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--config", path}, "from-file"},
+		{[]string{"--config", path, "--admin-token", "from-flag"}, "from-flag"},
+	} {
+		f, err := parseServeFlags(c.args, io.Discard)
+		if err != nil || f.adminToken != c.want {
+			t.Errorf("%v: token %q, %v; want %q", c.args, f.adminToken, err, c.want)
+		}
+	}
+}
+
 // TestConfigSpectators: the spectator keys reach the fog model.
 func TestConfigSpectators(t *testing.T) {
 	path := writeConfig(t, "[relay.fogauth]\nmax_spectators = 2\nspectator_full_map = true\n")

@@ -124,9 +124,13 @@ func TestBotPredictAgainstServer(t *testing.T) {
 			t.Fatalf("%d Hz: exit %d: %s\n%s", tps, code, errOut, out)
 		}
 		r := checkPredictJSON(t, out, 2)
+		// The bug this guards: a bot built for another tick rate had every
+		// snapshot refused and predicted nothing. How many ticks a bot
+		// predicts in a real-time run depends on the machine's load, so
+		// the check is that it predicted (and parity held, above).
 		for _, p := range r.Players {
-			if p.Ticks < uint64(tps) {
-				t.Fatalf("%d Hz: player %d predicted %d ticks", tps, p.ID, p.Ticks)
+			if p.Ticks == 0 {
+				t.Fatalf("%d Hz: player %d predicted no tick", tps, p.ID)
 			}
 		}
 	}

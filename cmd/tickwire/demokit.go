@@ -32,6 +32,10 @@ type demoCommon struct {
 	seed    uint64
 	json    bool
 	sec     securityFlags
+	// dashboard is the admin address to serve the dashboard on ("":
+	// none); its URL is printed on stderr.
+	dashboard string
+	stderr    io.Writer
 }
 
 // demoSpec is what a mode sets of the shared demo flags.
@@ -63,6 +67,8 @@ func (f *demoCommon) flagSet(s demoSpec, stderr io.Writer) *flag.FlagSet {
 	fs.Float64Var(&f.loss, "loss", s.loss, "independent packet loss in each direction")
 	fs.Uint64Var(&f.seed, "seed", 1, s.seed)
 	fs.BoolVar(&f.json, "json", false, s.json)
+	fs.StringVar(&f.dashboard, "dashboard", "", "serve the live dashboard (and /metrics) on this HTTP address while the match runs, e.g. 127.0.0.1:7778")
+	f.stderr = stderr
 	f.sec.addInsecure(fs)
 	return fs
 }
@@ -139,23 +145,36 @@ func startDemoServer(ctx context.Context, f *demoCommon, scfg server.Config) (*d
 	if err != nil {
 		return nil, err
 	}
+	if f.dashboard != "" {
+		if err := d.serveDashboard(f.dashboard, f.stderr); err != nil {
+			d.stop()
+			return nil, err
+		}
+	}
 	return &demoServer{localRelay: d, client: clientCfg, link: f.link(), seed: f.seed}, nil
 }
 
 // dial connects bot i from a loopback socket of its own, impaired both
 // ways with a seed of its own.
 func (d *demoServer) dial(ctx context.Context, i int) (*transport.Conn, error) {
+	conn, _, err := d.dialImpaired(ctx, i)
+	return conn, err
+}
+
+// dialImpaired is dial, returning the impaired socket too (whose links
+// a test may change mid-match).
+func (d *demoServer) dialImpaired(ctx context.Context, i int) (*transport.Conn, *netsim.PacketConn, error) {
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	impaired := netsim.Wrap(pc, netsim.Config{Seed: d.seed*1000 + uint64(i), Out: d.link, In: d.link})
 	conn, err := transport.Dial(ctx, impaired, d.addr, d.client)
 	if err != nil {
 		impaired.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	return conn, nil
+	return conn, impaired, nil
 }
 
 // localRelay is a relay server in this process, on a loopback socket.
@@ -163,6 +182,7 @@ type localRelay struct {
 	srv    *server.Server
 	ln     *transport.Listener
 	addr   net.Addr
+	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
@@ -173,9 +193,21 @@ func startLocalRelay(ctx context.Context, tcfg transport.Config, cfg server.Conf
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	d := &localRelay{srv: server.New(cfg), ln: ln, addr: ln.Addr(), cancel: cancel}
+	d := &localRelay{srv: server.New(cfg), ln: ln, addr: ln.Addr(), ctx: ctx, cancel: cancel}
 	d.wg.Go(func() { d.srv.Serve(ctx, ln) })
 	return d, nil
+}
+
+// serveDashboard serves the admin endpoints and the dashboard on addr
+// until stop, and prints the dashboard's URL on w.
+func (d *localRelay) serveDashboard(addr string, w io.Writer) error {
+	hl, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "dashboard: %s\n", dashboardURL(hl))
+	d.wg.Go(func() { serveAdmin(d.ctx, hl, d.srv, d.ln, "") })
+	return nil
 }
 
 // stop ends the games and closes the socket.

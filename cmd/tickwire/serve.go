@@ -16,6 +16,7 @@ import (
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/admin"
 	"github.com/tickwire/tickwire/server/room"
+	"github.com/tickwire/tickwire/tracker"
 	"github.com/tickwire/tickwire/transport"
 )
 
@@ -25,6 +26,7 @@ type serveFlags struct {
 	config         string
 	listen         string
 	admin          string
+	adminToken     string
 	tps            int
 	maxGames       int
 	maxConns       int
@@ -35,7 +37,9 @@ type serveFlags struct {
 	messageBurst   int
 	defaultModel   string
 	play           string
+	checkConfig    bool
 	sec            securityFlags
+	op             operatorFlags
 	// from the configuration file only
 	matchTypes     map[string]string
 	allowRequested bool
@@ -51,7 +55,8 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.config, "config", "", "server configuration file (TOML, see server_config.toml); flags override it")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:7777", "UDP address for clients")
-	fs.StringVar(&f.admin, "admin", "127.0.0.1:7778", "HTTP address for /healthz, /readyz and /metrics (empty: none)")
+	fs.StringVar(&f.admin, "admin", "127.0.0.1:7778", "HTTP address for /healthz, /readyz, /metrics, the API /api/v1/ and the dashboard /dashboard/ (empty: none)")
+	fs.StringVar(&f.adminToken, "admin-token", "", "bearer token the admin address asks for (all but /healthz, /readyz and the page); use it when --admin is not loopback")
 	fs.IntVar(&f.tps, "tps", 30, "ticks per second")
 	fs.IntVar(&f.maxGames, "max-games", server.DefaultMaxGames, "concurrent games (rooms, waiting or playing), -1 for no limit")
 	fs.IntVar(&f.maxConns, "max-conns", 16384, "concurrent client connections")
@@ -62,6 +67,8 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 	fs.IntVar(&f.messageBurst, "message-burst", 0, "inbound message burst per connection (default 4 × --tps)")
 	fs.StringVar(&f.defaultModel, "default-network-model", room.Lockstep, "network model of rooms whose match type names none ("+strings.Join(hostedModels(), ", ")+")")
 	fs.StringVar(&f.play, "play", "", "HTTP address serving the playable page at / and the WebSocket endpoint at /ws (empty: none); the page joins ?room=NAME&size=N, default a prediction room \"play\" of 1")
+	fs.BoolVar(&f.checkConfig, "check-config", false, "check the configuration (file and flags), print what the server would run and exit")
+	f.op.register(fs)
 	f.sec.addServer(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return f, err
@@ -87,6 +94,11 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 		return f, fmt.Errorf("%w: --max-room-size must be 1..%d", errUsage, relay.MaxPlayers)
 	case f.waitingTimeout < 0 || f.maxWaiting < -1 || f.maxWaiting == 0 || f.messageRate < 0 || f.messageBurst < 0:
 		return f, fmt.Errorf("%w: --waiting-timeout, --message-rate and --message-burst must not be negative, --max-waiting-per-addr positive or -1", errUsage)
+	case f.op.drainTimeout < 0:
+		return f, fmt.Errorf("%w: --drain-timeout (relay.drain_timeout) must not be negative", errUsage)
+	}
+	if _, err := tracker.Clients(f.op.trackers); err != nil {
+		return f, fmt.Errorf("%w: --tracker (relay.trackers): %v", errUsage, err)
 	}
 	if err := checkModel("--default-network-model", f.defaultModel, hostedModels()); err != nil {
 		return f, fmt.Errorf("%w: %v", errUsage, err)
@@ -117,6 +129,7 @@ func (f *serveFlags) merge(fc *fileConfig, set map[string]bool) {
 	}
 	takeString("listen", &f.listen, r.Listen)
 	takeString("admin", &f.admin, r.Admin)
+	takeString("admin-token", &f.adminToken, r.AdminToken)
 	takeString("default-network-model", &f.defaultModel, r.DefaultNetworkModel)
 	take("tps", &f.tps, r.TickRate)
 	take("max-games", &f.maxGames, r.MaxGames)
@@ -136,6 +149,18 @@ func (f *serveFlags) merge(fc *fileConfig, set map[string]bool) {
 	}
 	if r.AllowRequestedNetworkModel != nil {
 		f.allowRequested = *r.AllowRequestedNetworkModel
+	}
+	takeString("db", &f.op.db, r.DB)
+	takeString("public-addr", &f.op.publicAddr, r.PublicAddr)
+	takeString("region", &f.op.region, r.Region)
+	if len(r.Trackers) > 0 && !set["tracker"] {
+		f.op.trackers = r.Trackers
+	}
+	if r.Agones != nil && !set["agones"] {
+		f.op.agones = *r.Agones
+	}
+	if r.DrainTimeout != nil && !set["drain-timeout"] {
+		f.op.drainTimeout = r.DrainTimeout.Duration
 	}
 }
 
@@ -164,6 +189,17 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := scfg.Check(); err != nil {
 		return err
 	}
+	if f.checkConfig {
+		fmt.Fprintf(stdout, "configuration ok: listen %s, admin %q, %d ticks/s, max games %d, models %s, default %s\n",
+			f.listen, f.admin, f.tps, f.maxGames, strings.Join(hostedModels(), ", "), f.defaultModel)
+		return nil
+	}
+	op, err := newOperator(ctx, f.op, &scfg, log)
+	if err != nil {
+		return err
+	}
+	op.maxGames = f.maxGames
+	defer op.close()
 	tcfg, err := scfg.Transport()
 	if err != nil {
 		return err
@@ -179,18 +215,25 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	scfg.RequireToken = tcfg.Security != nil && tcfg.Security.Matchmaker != nil
 	srv := server.New(scfg)
+	// The server and its admin outlive ctx (SIGTERM) by the drain.
+	life, endLife := context.WithCancel(context.WithoutCancel(ctx))
+	defer endLife()
 	var wg sync.WaitGroup
 	var adminErr error
+	notReady := func() {}
 	if f.admin != "" {
 		hl, err := net.Listen("tcp", f.admin)
 		if err != nil {
 			ln.Close()
 			return err
 		}
-		adm := admin.New(adminSource(srv, ln))
-		adm.SetReady(true)
-		wg.Go(func() { adminErr = adm.Serve(ctx, hl) })
-		log.Info("admin listening", "addr", hl.Addr().String())
+		if f.adminToken == "" && !isLoopback(f.admin) {
+			log.Warn("admin address is not loopback and has no --admin-token: anyone who reaches it sees every room", "addr", f.admin)
+		}
+		adm := newAdmin(srv, ln, f.adminToken)
+		notReady = func() { adm.SetReady(false) }
+		wg.Go(func() { adminErr = serveAdminWith(life, hl, adm, srv) })
+		log.Info("admin listening", "addr", hl.Addr().String(), "dashboard", dashboardURL(hl))
 	}
 	if f.play != "" {
 		ps, err := startPlay(ctx, f.play, ln, publicKey(tcfg.Security), joinFromQuery(f.predictArena()))
@@ -204,13 +247,25 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	log.Info("server listening", "addr", ln.Addr().String(), "tps", f.tps, "max_games", f.maxGames, "default_network_model", f.defaultModel,
 		"encrypted", tcfg.Security != nil, "public_key", publicKeyHex(tcfg.Security),
 		"tokens_required", scfg.RequireToken)
-	err = srv.Serve(ctx, ln)
+	wg.Go(func() { op.run(life, srv, ln.Addr().String(), publicKeyHex(tcfg.Security)) })
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(life, ln) }()
+	select {
+	case err = <-served:
+	case <-ctx.Done():
+		// SIGTERM: with a drain timeout, no new rooms and not ready while
+		// the running matches finish; then stop accepting.
+		op.drain(srv, notReady)
+		endLife()
+		err = <-served
+	}
 	// Shutting down: end the games, close their connections gracefully,
 	// then the socket.
+	endLife()
 	srv.Close()
 	ln.Close()
 	wg.Wait()
-	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+	if (errors.Is(err, context.Canceled) || errors.Is(err, server.ErrClosed)) && ctx.Err() != nil {
 		err = nil
 	}
 	log.Info("server stopped")

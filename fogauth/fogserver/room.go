@@ -32,6 +32,7 @@ type fogRoom struct {
 	simSeed   uint64 // secret; logged at the end so the operator can replay the match
 	start     fogauth.MatchStart
 	published atomic.Pointer[status]
+	sat       saturation // the dashboard's series (room.Reporter)
 
 	early, late []room.Envelope // the room's own messages: before the core's (MatchStart), after them (MatchEnd)
 	out         []room.Envelope

@@ -94,5 +94,6 @@ func (l *Lockstep) newRoom(p room.Params) (*lockstepRoom, error) {
 	}
 	r.core = core
 	r.notices, r.late = make([]msg.LateNotice, r.size), make([]bool, r.size)
+	r.rep = newReport(r.size)
 	return r, nil
 }

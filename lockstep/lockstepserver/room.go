@@ -30,6 +30,7 @@ type lockstepRoom struct {
 	out      []room.Envelope  // this Ready's messages
 	closing  []room.Closing   // this Ready's removed players
 	encoding bool             // an encode failure was logged
+	rep      report           // the dashboard's figures (room.Reporter)
 }
 
 // member is a seat of a lockstep room.
@@ -61,6 +62,7 @@ func (r *lockstepRoom) Handle(now time.Duration, in *room.Inbound) {
 	if m.removed {
 		return
 	}
+	r.arrived(in.Seat, in.At, dm)
 	if err := r.core.Step(in.At, m.id, dm); err != nil {
 		r.l.c.countRejected(err)
 		r.log.Debug("relay: message refused", "player", m.id, "type", dm.Type(), "err", err)
@@ -99,6 +101,7 @@ func (r *lockstepRoom) Ready() room.Ready {
 		if f, ok := e.Msg.(*msg.TickFrame); ok {
 			r.l.c.lateness.Observe(max(now-r.due(f.Tick), 0).Seconds())
 		}
+		r.sent(e.Msg)
 		if e.Broadcast {
 			r.emit(room.Envelope{Broadcast: true}, e.Msg)
 		} else if int(e.To) >= 1 && int(e.To) <= r.size {
@@ -166,6 +169,7 @@ func (r *lockstepRoom) due(k uint64) time.Duration {
 // event counts, logs and forwards a core event.
 func (r *lockstepRoom) event(ev relay.Event) {
 	r.l.c.count(ev)
+	r.recordEvent(ev)
 	switch e := ev.(type) {
 	case relay.LateSubmission:
 		if i := int(e.Player) - 1; i >= 0 && i < r.size {

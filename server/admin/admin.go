@@ -61,6 +61,7 @@ type Server struct {
 	reg   *prometheus.Registry
 	ready atomic.Bool
 	mux   *http.ServeMux
+	token string
 }
 
 // New returns a server exposing src. It starts not ready.
@@ -89,14 +90,23 @@ func New(src Source) *Server {
 // SetReady sets what /readyz answers.
 func (s *Server) SetReady(ready bool) { s.ready.Store(ready) }
 
+// Mux is the server's request multiplexer, to add endpoints to (the
+// dashboard).
+func (s *Server) Mux() *http.ServeMux { return s.mux }
+
+// SetToken makes every endpoint but the probes and the dashboard's page
+// ask for "Authorization: Bearer <token>" (see RequireToken); "" asks
+// for none. Call it before Serve.
+func (s *Server) SetToken(token string) { s.token = token }
+
 // Handler returns the HTTP handler of the endpoints.
-func (s *Server) Handler() http.Handler { return s.mux }
+func (s *Server) Handler() http.Handler { return RequireToken(s.token, s.mux) }
 
 // Serve serves on ln until ctx ends, then shuts down gracefully (waiting
 // up to five seconds for requests in progress). It returns nil after a
 // shutdown caused by ctx.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	hs := &http.Server{Handler: s.mux, ReadHeaderTimeout: 5 * time.Second}
+	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 5 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {

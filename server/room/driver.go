@@ -33,6 +33,7 @@ type Driver struct {
 	flusher    transport.FlushGroup
 	nextStatus time.Duration
 	nextCheck  time.Duration
+	turns      Ring[time.Duration] // processing time of the last turns
 	logged     [NumSendCauses]bool // a failed send of the cause was logged
 }
 
@@ -50,6 +51,7 @@ type seatConn struct {
 func NewDriver(p Params, c Core) *Driver {
 	d := &Driver{p: p, core: c, counters: p.Counters}
 	d.holder, _ = c.(InboundHolder)
+	d.turns = NewRing[time.Duration](TurnHistory)
 	if d.counters == nil {
 		d.counters = new(Counters)
 	}
@@ -102,6 +104,7 @@ func (d *Driver) Run(ctx context.Context) error {
 func (d *Driver) turn() time.Duration {
 	d.taken = d.p.Inbox.Take(d.taken[:0])
 	now := d.p.Clock()
+	start := now
 	for i := range d.taken {
 		d.handle(now, &d.taken[i])
 	}
@@ -113,6 +116,7 @@ func (d *Driver) turn() time.Duration {
 	for d.enforce(now) {
 		d.output(now)
 	}
+	d.turns.Push(d.p.Clock() - start)
 	if now >= d.nextStatus {
 		d.publish(now)
 	}
@@ -283,6 +287,14 @@ func (d *Driver) flush() {
 // publish stores the Core's status.
 func (d *Driver) publish(now time.Duration) {
 	st := d.core.Status(now)
+	st.Turns = d.turns.AppendTo(nil)
+	if d.p.TickRate > 0 {
+		st.Budget = time.Second / time.Duration(d.p.TickRate)
+	}
+	if r, ok := d.core.(Reporter); ok {
+		rep := r.Report(now)
+		st.Report = &rep
+	}
 	d.published.Store(&st)
 	d.nextStatus = now + StatusInterval
 }

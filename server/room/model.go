@@ -135,4 +135,14 @@ type Status struct {
 	// decide (finished if the match got past tick 0, abandoned if not,
 	// shutdown if the server closed it).
 	Outcome string
+	// Turns are the processing times of the driver's last turns (up to
+	// TurnHistory, oldest first) and Budget the tick interval they are
+	// measured against; the driver fills them.
+	Turns  []time.Duration
+	Budget time.Duration
+	// Report is the model's own figures, if its Core is a Reporter.
+	Report *Report
 }
+
+// TurnHistory is how many turn times a published Status holds.
+const TurnHistory = 120

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tickwire/tickwire/agones"
+	"github.com/tickwire/tickwire/records"
+	"github.com/tickwire/tickwire/server"
+	"github.com/tickwire/tickwire/tracker"
+)
+
+// operatorFlags are the server options of the operator's side: match
+// records, tracker publishing, Agones and graceful drain.
+type operatorFlags struct {
+	db           string
+	trackers     stringList
+	publicAddr   string
+	region       string
+	agones       bool
+	drainTimeout time.Duration
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+func (o *operatorFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.db, "db", "", "match records database (SQLite file; empty: none)")
+	fs.Var(&o.trackers, "tracker", "tracker URL to publish open rooms at (repeatable, at most 10; https:// or loopback http://)")
+	fs.StringVar(&o.publicAddr, "public-addr", "", "address players reach the server at, for tracker listings (default: --listen)")
+	fs.StringVar(&o.region, "region", "", "the server's region, for tracker listings")
+	fs.BoolVar(&o.agones, "agones", false, "talk to the Agones SDK sidecar (also on when "+agones.EnvPort+" is set)")
+	fs.DurationVar(&o.drainTimeout, "drain-timeout", 0, "on SIGTERM, let running matches finish this long before ending them (0: end at once)")
+}
+
+// operator runs the operator's side around a server.
+type operator struct {
+	flags    operatorFlags
+	maxGames int
+	log      *slog.Logger
+	db       *records.DB
+	mu       sync.Mutex
+	ids      map[uint64]int64 // match Seq → database id
+}
+
+// newOperator opens the database and returns the operator; cfg.OnMatch
+// is set when there is a database.
+func newOperator(ctx context.Context, o operatorFlags, cfg *server.Config, log *slog.Logger) (*operator, error) {
+	op := &operator{flags: o, log: log, ids: make(map[uint64]int64)}
+	if _, err := tracker.Clients(o.trackers); err != nil {
+		return nil, fmt.Errorf("%w: --tracker: %v", errUsage, err)
+	}
+	if o.db != "" {
+		db, err := records.Open(ctx, o.db)
+		if err != nil {
+			return nil, err
+		}
+		op.db = db
+		cfg.OnMatch = op.onMatch
+	}
+	return op, nil
+}
+
+func (op *operator) onMatch(ev server.MatchEvent) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if !ev.Ended {
+		r := records.Record{Room: ev.Room, NetworkModel: ev.NetworkModel, MatchType: ev.MatchType, StartedAt: ev.Started}
+		for _, p := range ev.Players {
+			rp := records.Player{Player: int(p.Player)}
+			if p.PublicKey != nil {
+				rp.PublicKey = hex.EncodeToString(p.PublicKey)
+			}
+			r.Players = append(r.Players, rp)
+		}
+		id, err := op.db.Start(ctx, r)
+		if err != nil {
+			op.log.Error("match record not written", "room", ev.Room, "err", err)
+			return
+		}
+		op.mu.Lock()
+		op.ids[ev.Seq] = id
+		op.mu.Unlock()
+		return
+	}
+	op.mu.Lock()
+	id, ok := op.ids[ev.Seq]
+	delete(op.ids, ev.Seq)
+	op.mu.Unlock()
+	if !ok {
+		return
+	}
+	err := op.db.End(ctx, records.Record{ID: id, EndedAt: ev.EndedAt, Ticks: ev.Tick, Outcome: ev.Outcome})
+	if err != nil {
+		op.log.Error("match record not ended", "room", ev.Room, "err", err)
+	}
+}
+
+// listingsOf are a server's rooms (its Stats) as tracker listings.
+func (op *operator) listingsOf(st server.Stats, addr, serverKey string) []tracker.Listing {
+	var out []tracker.Listing
+	for _, r := range st.Rooms {
+		status := tracker.StatusInProgress
+		switch {
+		case r.Phase == "waiting" && r.Players < r.Size:
+			status = tracker.StatusWaiting
+		case r.Phase == "waiting":
+			status = tracker.StatusFull
+		}
+		players := make([]tracker.Player, min(r.Players, r.Size))
+		out = append(out, tracker.Listing{Host: addr, Room: r.Name, ServerKey: serverKey, Map: tracker.MapMeta{Name: r.MatchType, Seats: max(r.Size, 1)},
+			Players: players, Status: status, Engine: "tickwire", NetworkModel: r.NetworkModel, Region: op.flags.region})
+	}
+	return out
+}
+
+// run publishes the rooms and drives Agones until ctx ends.
+func (op *operator) run(ctx context.Context, srv *server.Server, addr, serverKey string) {
+	var wg sync.WaitGroup
+	if len(op.flags.trackers) > 0 {
+		cs, _ := tracker.Clients(op.flags.trackers)
+		if op.flags.publicAddr != "" {
+			addr = op.flags.publicAddr
+		}
+		p := &tracker.Publisher{Clients: cs, Logger: op.log, Rooms: func() []tracker.Listing {
+			if srv.Draining() {
+				return nil
+			}
+			return op.listingsOf(srv.Stats(), addr, serverKey)
+		}}
+		wg.Go(func() { p.Run(ctx) })
+	}
+	if c, ok := agones.FromEnv(); ok || op.flags.agones {
+		lc := &agones.Lifecycle{Client: c, Logger: op.log, Rooms: func() agones.Rooms {
+			st := srv.Stats()
+			free := 0
+			if op.maxGames > 0 {
+				free = max(0, op.maxGames-len(st.Rooms))
+			}
+			return agones.Rooms{Active: st.ActiveGames, Free: free}
+		}}
+		wg.Go(func() {
+			if err := lc.Run(ctx); err != nil {
+				op.log.Error("agones", "err", err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// drain ends the server gracefully: no new rooms, not ready, running
+// matches finish for at most the drain timeout.
+func (op *operator) drain(srv *server.Server, notReady func()) {
+	if op.flags.drainTimeout <= 0 {
+		return
+	}
+	srv.Drain()
+	notReady()
+	op.log.Info("draining", "rooms", srv.Rooms(), "timeout", op.flags.drainTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), op.flags.drainTimeout)
+	defer cancel()
+	if srv.WaitRooms(ctx, 0) {
+		op.log.Info("drained: every match finished")
+	} else {
+		op.log.Warn("drain deadline passed: ending the rest", "rooms", srv.Rooms())
+	}
+}
+
+// close releases the database (after the server has ended every room)
+// and tells Agones the server is gone.
+func (op *operator) close() {
+	if c, ok := agones.FromEnv(); ok || op.flags.agones {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		c.Shutdown(ctx)
+		cancel()
+	}
+	if op.db != nil {
+		op.db.Close()
+	}
+}
