@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/tickwire/tickwire/protocol"
-	"github.com/tickwire/tickwire/sim"
 )
 
 // aliases is one client's entity numbering. The simulation numbers
@@ -50,7 +49,7 @@ func (a *aliases) sim(alias protocol.EntityID) protocol.EntityID {
 // name gives aliases to the entries at the indices fresh (entries first
 // seen this tick), in the order of what the client sees of them, so that
 // their numbering tells nothing of their simulation ids.
-func (a *aliases) name(es []entry, fresh []int32, ents []sim.EntityState, slots []int32) {
+func (a *aliases) name(es []entry, fresh []int32, ents []protocol.EntityState, slots []int32) {
 	slices.SortFunc(fresh, func(i, j int32) int {
 		x, y := &ents[slots[es[i].acked.ID]], &ents[slots[es[j].acked.ID]]
 		return cmp.Or(cmp.Compare(x.Pos.X, y.Pos.X), cmp.Compare(x.Pos.Y, y.Pos.Y), cmp.Compare(x.Pos.Z, y.Pos.Z),

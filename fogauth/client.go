@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/tickwire/tickwire/protocol"
-	"github.com/tickwire/tickwire/sim"
 )
 
 // ClientCounters are a client's diagnostics (the seed's custom map:
@@ -56,10 +55,9 @@ type pendingAck struct {
 	flush uint64
 }
 
-// NewClient returns a client for player (0 for a spectator) on the match's
-// static map.
-func NewClient(player protocol.PlayerID, terrain *sim.Terrain) *Client {
-	return &Client{world: NewPartialWorld(player, terrain)}
+// NewClient returns a client for player (0 for a spectator).
+func NewClient(player protocol.PlayerID) *Client {
+	return &Client{world: NewPartialWorld(player)}
 }
 
 // World is the client's partial world.

@@ -13,19 +13,19 @@
 //
 //   - orders are validated against the player's knowledge, the entities
 //     its fog listed at the last Publish that its client acknowledged
-//     holding, and the cells its fog saw (sim.ValidateKnown): an
+//     holding, and the cells its fog saw (Game.Validate with Knowledge): an
 //     id it does not see is answered like an id no entity has, a Build
 //     must be on a seen cell and checks the player's own state first;
-//     unit lists lose the units it does not see before the simulation
-//     gets them, so the simulation's own verdict (ApplyTickReport) differs
-//     only through what the player sees;
+//     unit lists lose the units it does not see before the game gets
+//     them, so the game's own verdict (Game.Step) differs only through
+//     what the player sees;
 //   - entities are named on each client's wire by aliases (see aliases):
 //     dense, in the order the client first saw them, so no id counts
 //     hidden production; deltas go out in alias order;
 //   - a field naming another entity (the target) carries it only while
 //     the recipient sees it, otherwise none;
 //   - the simulation lets a unit keep or acquire a target only in a cell
-//     its player sees (sim.SetTargetFilter), so its visible behaviour
+//     its player sees (Game.SetTargetFilter), so its visible behaviour
 //     never traces a hidden entity;
 //   - the simulation's RNG seed is the room's secret (New), apart from the
 //     public map seed of MatchStart;
@@ -40,6 +40,11 @@
 // stream, so hidden draws shift visible rolls, unpredictable without the
 // seed).
 //
+// The rules above are the mode's, whatever the game: a game plugs in
+// through Game (its simulation, its entities in the wire's form, its
+// sight, its order checks), and the reference RTS is one implementation
+// of it (package fogauth/rtsgame), against which TestNonInterference runs.
+//
 // The package is pure: Room is the server side of one game and Client the
 // client side, both driven by explicit inputs (messages, and for Room the
 // relay clock as a duration) with no clock reads, goroutines or sockets.
@@ -49,11 +54,11 @@
 // # One tick of a Room
 //
 //	Step(Orders, Ack, Done) ... until the tick is due (later orders wait for the next)
-//	Simulate: aliases → ids; ValidateKnown each order against its player's knowledge
-//	          ApplyTickReport(valid) on the sim.Sim made by sim.New, as single player does
+//	Simulate: aliases → ids; Game.Validate each order against its player's knowledge
+//	          Game.Step(valid): the hosted game (the reference RTS: package rtsgame)
 //	          Rejections: per client, grouped by (reason, kind) with counts, ≤ 4, reliable
-//	Publish:  fog per player: sight sources hash as last tick? re-list entities
-//	          in the seen cells : recompute the cells (RadiusFogProvider)
+//	Publish:  Game.UpdateSight: each player's sight (the RTS skips a player
+//	          whose sight sources hash as last tick: RadiusFogProvider)
 //	          per client: visible set (spectators: union, or the full map)
 //	            ─ diff against what the client ACKNOWLEDGED: Enter / Update / Leave
 //	              (targets it does not see as none; new entities get aliases)
@@ -136,7 +141,7 @@
 // An Ack names each StateUpdate the client applied, in the order it
 // applied them, by its tick and the entity of its first delta (unique
 // within a tick; StateUpdates without deltas are not acknowledged). A
-// rejection reason is a sim.OrderValidity, or RejectRate, RejectSpectator,
+// rejection reason is the game's (below 0x80), or RejectRate, RejectSpectator,
 // RejectFinished, RejectMalformed or RejectMany. MatchStart's map seed
 // is public (the map is); the simulation's seed is never sent. A
 // MatchEnd's two timing fields are zero for players (the room's timing

@@ -70,7 +70,7 @@ type hclient struct {
 
 func newHarness(t testing.TB, cfg Config, md sim.MapData, rules sim.Config, seed uint64) *harness {
 	t.Helper()
-	r, err := New(cfg, md, rules, seed, 0)
+	r, err := newRTSRoom(cfg, md, rules, seed, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func (h *harness) join(id ClientID, player protocol.PlayerID, withBot bool) *hcl
 	if err := h.room.AddClient(id, player); err != nil {
 		h.t.Fatal(err)
 	}
-	c := &hclient{id: id, player: player, cl: NewClient(player, h.room.Sim().Terrain()), staleSince: map[protocol.EntityID]uint64{}}
+	c := &hclient{id: id, player: player, cl: NewClient(player), staleSince: map[protocol.EntityID]uint64{}}
 	if withBot && player != 0 {
 		c.bot = bot.New(player, uint64(id))
 	}
@@ -196,7 +196,7 @@ func (h *harness) play(c *hclient) {
 	w := c.cl.World()
 	if c.bot != nil && w.Tick() > c.botTick && !h.room.Finished() {
 		c.botTick = w.Tick()
-		for _, o := range c.bot.Orders(w, nil) {
+		for _, o := range c.bot.Orders(botWorld(h.room, w), nil) {
 			c.cl.SubmitOrder(o)
 		}
 	}

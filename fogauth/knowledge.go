@@ -4,25 +4,18 @@ import (
 	"slices"
 
 	"github.com/tickwire/tickwire/protocol"
-	"github.com/tickwire/tickwire/sim"
 )
 
 // knowledge is what a client's player knows when its orders are
 // validated: the entities its fog listed at the last Publish (its own
 // among them) that the client acknowledged holding (its partial world,
 // as far as the server can tell), and the cells its fog saw. It
-// implements sim.Knowledge.
+// implements Knowledge.
 type knowledge struct {
 	player  protocol.PlayerID
 	visible []protocol.EntityID // ascending
 	view    *view
-	fog     cellFog
-}
-
-// cellFog answers whether a player saw a cell at its last fog update
-// (sim.RadiusFogProvider does).
-type cellFog interface {
-	CellVisible(player protocol.PlayerID, x, y int) bool
+	game    Game
 }
 
 func (k *knowledge) Knows(id protocol.EntityID) bool {
@@ -33,30 +26,30 @@ func (k *knowledge) Knows(id protocol.EntityID) bool {
 	return ok && k.view.entries[i].present
 }
 
-func (k *knowledge) SeesCell(x, y int) bool { return k.fog.CellVisible(k.player, x, y) }
+func (k *knowledge) SeesCell(x, y int) bool { return k.game.CellVisible(k.player, x, y) }
 
 // knowledgeOf is c's player's knowledge now.
 func (r *Room) knowledgeOf(c *viewer) knowledge {
-	return knowledge{player: c.player, visible: r.fog.VisibleEntities(c.player), view: &c.view, fog: r.cells}
+	return knowledge{player: c.player, visible: r.game.Visible(c.player), view: &c.view, game: r.game}
 }
 
 // validate checks one order of c against its player's knowledge (see
-// sim.ValidateKnown). The order names entities by c's aliases; a valid
-// order is returned with simulation ids and without the units the player
-// does not see, so the simulation accepts it as it is.
-func (r *Room) validate(c *viewer, o protocol.PlayerOrder) (protocol.PlayerOrder, sim.OrderValidity) {
+// Game.Validate). The order names entities by c's aliases; a valid order
+// is returned with the game's ids and without the units the player does
+// not see, so the game accepts it as it is.
+func (r *Room) validate(c *viewer, o protocol.PlayerOrder) (protocol.PlayerOrder, uint8) {
 	o = c.view.names.translate(o)
 	k := r.knowledgeOf(c)
-	v := r.sim.ValidateKnown(c.player, o, &k)
-	if v != sim.Valid {
+	v := r.game.Validate(c.player, o, &k)
+	if v != 0 {
 		return nil, v
 	}
 	switch x := o.(type) {
 	case protocol.Move:
-		x.Units = sim.KnownUnits(x.Units, &k)
+		x.Units = knownUnits(x.Units, &k)
 		return x, v
 	case protocol.Attack:
-		x.Units = sim.KnownUnits(x.Units, &k)
+		x.Units = knownUnits(x.Units, &k)
 		return x, v
 	}
 	return o, v

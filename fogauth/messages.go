@@ -6,7 +6,6 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/tickwire/tickwire/protocol"
-	"github.com/tickwire/tickwire/sim"
 )
 
 // PartID names one StateUpdate: its tick and the entity of its first delta
@@ -54,8 +53,9 @@ func ParseAck(b []byte, dst []PartID) ([]PartID, error) {
 	return dst, nil
 }
 
-// RejectReason says why the server refused an order: a sim.OrderValidity
-// other than Valid, or one of the server's own reasons below.
+// RejectReason says why the server refused an order: the game's reason
+// (Game.Validate, Game.Step; below 0x80), or one of the server's own
+// reasons below.
 type RejectReason uint8
 
 // The server's own rejection reasons.
@@ -88,7 +88,7 @@ func (r RejectReason) String() string {
 	case RejectMany:
 		return "other refusals"
 	}
-	return sim.OrderValidity(r).String()
+	return fmt.Sprintf("game reason %d", uint8(r))
 }
 
 // RejectionSize is the size of a Rejection message.
@@ -226,7 +226,7 @@ func ParseMatchEnd(b []byte) (MatchEnd, error) {
 
 // ViewHash fingerprints a view: xxHash64 over every field of each entity,
 // little endian, in the order given (ascending ID).
-func ViewHash(states []sim.EntityState) uint64 {
+func ViewHash(states []protocol.EntityState) uint64 {
 	d := xxhash.New()
 	var b [48]byte
 	for i := range states {

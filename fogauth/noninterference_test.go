@@ -115,7 +115,7 @@ type seen struct {
 
 // observe is player's observation of room's truth.
 func observe(r *Room, ids *identities, player protocol.PlayerID) ([]seen, int32) {
-	s := r.Sim()
+	s := rtsOf(r)
 	ids.update(s.Entities())
 	src := s.SightSources(player)
 	visible := map[protocol.EntityID]bool{}
@@ -150,7 +150,7 @@ func newTwinRun(t testing.TB, ch chooser, seed uint64, players, units, ticks int
 	}
 	w := &twinRun{t: t, ch: ch, players: players, ticks: ticks}
 	for k := range w.rooms {
-		r, err := New(Config{}, md, rules, seed^0x5eed, 0)
+		r, err := newRTSRoom(Config{}, md, rules, seed^0x5eed, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,11 +163,11 @@ func newTwinRun(t testing.TB, ch chooser, seed uint64, players, units, ticks int
 			}
 			if p > 1 {
 				w.bots[k][p-1] = bot.New(protocol.PlayerID(p), seed+uint64(p))
-				w.others[k][p-1] = NewClient(protocol.PlayerID(p), r.Sim().Terrain())
+				w.others[k][p-1] = NewClient(protocol.PlayerID(p))
 			}
 		}
 	}
-	w.observer = NewClient(1, w.rooms[0].Sim().Terrain())
+	w.observer = NewClient(1)
 	w.obsBot = bot.New(1, seed)
 	w.perturbAt = uint64(1 + ch.intn(max(ticks/2, 1)))
 	return w
@@ -236,7 +236,7 @@ func (w *twinRun) collect(r *Room) []byte {
 func (w *twinRun) othersPlay(k int, tick uint64) {
 	r := w.rooms[k]
 	for p := 2; p <= w.players; p++ {
-		orders := w.bots[k][p-1].Orders(r.Sim(), nil)
+		orders := w.bots[k][p-1].Orders(rtsOf(r), nil)
 		if k == 1 && p == 2 && (tick == w.perturbAt || (tick > w.perturbAt && w.ch.intn(20) == 0)) {
 			orders = append(orders, w.perturbation(r)...)
 			w.perturbed = true
@@ -260,14 +260,14 @@ func (w *twinRun) othersPlay(k int, tick uint64) {
 
 // perturbation is an order of player 2 on entities player 1 cannot see.
 func (w *twinRun) perturbation(r *Room) []protocol.TimestampedOrder {
-	s := r.Sim()
+	s := rtsOf(r)
 	src := s.SightSources(1)
 	var units, structures []sim.EntityState
 	for _, e := range s.Entities() {
 		if e.Owner != 2 || seenBy(src, e.Pos) {
 			continue
 		}
-		if e.Category() == sim.CategoryUnit {
+		if sim.CategoryOf(&e) == sim.CategoryUnit {
 			units = append(units, e)
 		} else {
 			structures = append(structures, e)
@@ -361,7 +361,7 @@ func (w *twinRun) observerPlays(framed []byte) {
 		framed = framed[5+n:]
 	}
 	world := w.observer.World()
-	orders := w.obsBot.Orders(world, nil)
+	orders := w.obsBot.Orders(botWorld(w.rooms[0], world), nil)
 	for range w.ch.intn(4) {
 		o, raw := w.hostile(world)
 		w.checkOracle(raw)
@@ -421,13 +421,13 @@ func (w *twinRun) probe(world *PartialWorld) (protocol.PlayerOrder, protocol.Ent
 	var own []protocol.EntityID
 	high := protocol.EntityID(0)
 	for _, e := range ents {
-		if e.Owner == 1 && e.Category() == sim.CategoryUnit {
+		if e.Owner == 1 && sim.CategoryOf(&e) == sim.CategoryUnit {
 			own = append(own, e.ID)
 		}
 		high = max(high, e.ID)
 	}
 	id := protocol.EntityID(1 + w.ch.intn(int(high)+16))
-	t := world.Terrain()
+	t := rtsOf(w.rooms[0]).Terrain()
 	pos := sim.CellCenter(w.ch.intn(t.Width()), w.ch.intn(t.Height()))
 	some := own[:min(len(own), 1+w.ch.intn(4))]
 	switch w.ch.intn(6) {
@@ -451,11 +451,11 @@ func (w *twinRun) probe(world *PartialWorld) (protocol.PlayerOrder, protocol.Ent
 // hiddenCell is the cell of a structure one twin has and player 1 does
 // not see: the test lets the prober cheat, so its probes hit.
 func (w *twinRun) hiddenCell() (protocol.WorldPos, bool) {
-	s := w.rooms[w.ch.intn(2)].Sim()
+	s := rtsOf(w.rooms[w.ch.intn(2)])
 	src := s.SightSources(1)
 	var cells []protocol.WorldPos
 	for _, e := range s.Entities() {
-		if e.Owner > 1 && e.Category() == sim.CategoryStructure && !seenBy(src, e.Pos) {
+		if e.Owner > 1 && sim.CategoryOf(&e) == sim.CategoryStructure && !seenBy(src, e.Pos) {
 			cells = append(cells, e.Pos)
 		}
 	}
@@ -472,7 +472,7 @@ func (w *twinRun) hiddenCell() (protocol.WorldPos, bool) {
 func (w *twinRun) checkOracle(o protocol.PlayerOrder) {
 	var v [2]sim.OrderValidity
 	for k, r := range w.rooms {
-		v[k] = r.Sim().ValidateOrder(1, o)
+		v[k] = rtsOf(r).ValidateOrder(1, o)
 	}
 	if v[0] != v[1] {
 		w.oracle++
@@ -496,7 +496,7 @@ func TestNonInterference(t *testing.T) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			w := newTwinRun(t, &rngChooser{sim.SplitMix64{S: seed * 7919}}, seed, 3, 15, 300)
 			w.run()
-			if w.rooms[0].Sim().StateHash() != w.rooms[1].Sim().StateHash() {
+			if rtsOf(w.rooms[0]).StateHash() != rtsOf(w.rooms[1]).StateHash() {
 				diverged++
 			}
 			oracle += w.oracle
@@ -548,7 +548,7 @@ func TestTargetsStayInVision(t *testing.T) {
 		targeting := 0
 		for range 400 {
 			h.runTicks(1)
-			s := h.room.Sim()
+			s := rtsOf(h.room)
 			now := map[protocol.PlayerID]map[protocol.EntityID]bool{}
 			for p := 1; p <= 3; p++ {
 				player := protocol.PlayerID(p)

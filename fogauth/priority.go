@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/tickwire/tickwire/protocol"
-	"github.com/tickwire/tickwire/sim"
 )
 
 // Tier is an entity's priority class for one recipient.
@@ -53,11 +52,13 @@ type nearGrid struct {
 // dilateSteps sum to NearCells-1.
 var dilateSteps = [...]int{1, 2, 4, 7}
 
-func (g *nearGrid) build(ents []sim.EntityState, players int, t *sim.Terrain, tick uint64) {
+func (g *nearGrid) build(game Game, ents []protocol.EntityState, tick uint64) {
+	players := game.Players()
 	if g.built == tick {
 		return
 	}
-	g.built, g.w, g.h = tick, t.Width(), t.Height()
+	g.built = tick
+	g.w, g.h = game.Size()
 	g.words = (g.w + 63) / 64
 	n := g.words * g.h
 	for len(g.bits) <= players {
@@ -72,10 +73,10 @@ func (g *nearGrid) build(ents []sim.EntityState, players int, t *sim.Terrain, ti
 	}
 	for i := range ents {
 		e := &ents[i]
-		if e.Owner == sim.Neutral || int(e.Owner) > players || e.Category() != sim.CategoryUnit {
+		if e.Owner == 0 || int(e.Owner) > players || !game.IsUnit(e) {
 			continue
 		}
-		if x, y := sim.CellOf(e.Pos); x >= 0 && y >= 0 && x < g.w && y < g.h {
+		if x, y := cellOf(e.Pos); x >= 0 && y >= 0 && x < g.w && y < g.h {
 			g.bits[e.Owner][y*g.words+x/64] |= 1 << (x % 64)
 		}
 	}
@@ -145,20 +146,20 @@ func (g *nearGrid) dilate(b []uint64) {
 }
 
 func (g *nearGrid) near(player protocol.PlayerID, p protocol.WorldPos) bool {
-	x, y := sim.CellOf(p)
+	x, y := cellOf(p)
 	if x < 0 || y < 0 || x >= g.w || y >= g.h {
 		return false
 	}
 	return g.bits[player][y*g.words+x/64]&(1<<(x%64)) != 0
 }
 
-// tierOf classifies e for recipient player (0 for a spectator, to whom
-// every player's entity is combat-relevant).
-func tierOf(e *sim.EntityState, player protocol.PlayerID, g *nearGrid) Tier {
+// tierOf classifies e of game for recipient player (0 for a spectator,
+// to whom every player's entity is combat-relevant).
+func tierOf(game Game, e *protocol.EntityState, player protocol.PlayerID, g *nearGrid) Tier {
 	switch {
-	case e.Owner == sim.Neutral && e.Category() == sim.CategoryDecoration:
+	case e.Owner == 0 && game.IsDecoration(e):
 		return TierDecoration
-	case e.Owner == sim.Neutral:
+	case e.Owner == 0:
 		return TierNeutral
 	case player != 0 && e.Owner == player:
 		return TierOwn
@@ -183,7 +184,7 @@ type selector struct {
 // every delta is sent in alias order and no priority is computed. Only
 // aliases order deltas, never simulation ids (whose order tells which
 // entity was created first).
-func (s *selector) plan(v *view, ents []sim.EntityState, tick uint64, k *classifier) bool {
+func (s *selector) plan(v *view, ents []protocol.EntityState, tick uint64, k *classifier) bool {
 	s.order = s.order[:0]
 	pend := v.pend
 	if s.fits(pend) {
@@ -209,7 +210,7 @@ func (s *selector) plan(v *view, ents []sim.EntityState, tick uint64, k *classif
 		e := &v.entries[p.entry]
 		p.tier = TierFar // a leave carries no state to rank by
 		if p.kind != DeltaLeave {
-			p.tier = tierOf(&ents[p.ent], k.player, g)
+			p.tier = tierOf(k.r.game, &ents[p.ent], k.player, g)
 		}
 		e.accum = addPriority(e.accum, uint64(TierBase[p.tier])+min(tick-e.lastSent, 1<<32)*s.bonus)
 		s.keys = append(s.keys, uint64(e.accum)<<32|uint64(^uint32(p.alias)))

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tickwire/tickwire/fogauth/rtsgame"
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/sim"
 )
@@ -160,19 +161,20 @@ func TestNearGridMatchesBruteForce(t *testing.T) {
 			}
 			md.Entities = append(md.Entities, sim.Placement{Type: typ, Owner: owner, Pos: cellPos(x, y)})
 		}
-		s, err := sim.New(md, sim.Config{}, 1)
+		rts, err := rtsgame.New(md, sim.Config{}, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
+		s := rts.Sim()
 		var g nearGrid
-		g.build(s.Entities(), 3, s.Terrain(), 1)
+		g.build(rts, s.Entities(), 1)
 		for p := protocol.PlayerID(1); p <= 3; p++ {
 			for y := range size - 3 {
 				for x := range size {
 					want := false
 					for _, e := range s.Entities() {
 						ex, ey := sim.CellOf(e.Pos)
-						if e.Owner == p && e.Category() == sim.CategoryUnit && max(x-ex, ex-x) < NearCells && max(y-ey, ey-y) < NearCells {
+						if e.Owner == p && sim.CategoryOf(&e) == sim.CategoryUnit && max(x-ex, ex-x) < NearCells && max(y-ey, ey-y) < NearCells {
 							want = true
 						}
 					}

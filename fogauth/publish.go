@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/tickwire/tickwire/protocol"
-	"github.com/tickwire/tickwire/sim"
 )
 
 // Publish runs the send phases of a tick: fog update per player (skipped
@@ -15,7 +14,7 @@ import (
 // serialisation into StateUpdates of at most MaxMessageSize bytes.
 func (r *Room) Publish() {
 	r.updateFog()
-	ents := r.sim.Entities()
+	ents := r.game.Entities()
 	r.slots = indexEntities(r.slots, ents)
 	spectators := false
 	for _, c := range r.clients {
@@ -27,59 +26,25 @@ func (r *Room) Publish() {
 	for _, c := range r.clients {
 		visible := r.specVis
 		if c.player != 0 {
-			visible = r.fog.VisibleEntities(c.player)
+			visible = r.game.Visible(c.player)
 		}
 		r.publishTo(c, visible, ents)
 	}
 	r.stats.Tick = r.tick
 }
 
-// updateFog recomputes each player's visible cells, skipping a player
-// whose sight sources hash as last tick (its cells cannot have changed),
-// then lists every player's visible entities (they may have moved) in one
-// pass.
+// updateFog has the game recompute every player's sight (a game may
+// skip a player whose sight cannot have changed, unless
+// Config.AlwaysRecomputeFog).
 func (r *Room) updateFog() {
-	t := r.sim.Terrain()
-	r.sources = r.sim.AllSightSources(r.sources)
-	for p := 1; p <= r.sim.Players(); p++ {
-		player, sources := protocol.PlayerID(p), r.sources[p]
-		if r.batch == nil {
-			r.fog.UpdateVisibility(player, sources, t) // any FogProvider: no skip
-			r.stats.FogRecomputes++
-			continue
-		}
-		h := hashSources(sources)
-		if !r.cfg.AlwaysRecomputeFog && r.fogDone[p] && h == r.sightHash[p] {
-			r.stats.FogSkips++
-			continue
-		}
-		r.batch.UpdateCells(player, sources, t)
-		r.sightHash[p], r.fogDone[p] = h, true
-		r.stats.FogRecomputes++
-	}
-	if r.batch != nil {
-		r.batch.ListVisible(r.sim.Players())
-	}
-}
-
-// hashSources is FNV-1a over the sight sources' cells and ranges in
-// whole cells: what the visible cells depend on (RadiusFogProvider works
-// on cells), so a unit moving within its cell changes nothing.
-func hashSources(src []sim.SightSource) uint64 {
-	h := uint64(14695981039346656037)
-	for _, s := range src {
-		x, y := sim.CellOf(s.Pos)
-		for _, v := range [3]int{x, y, int(s.Range / protocol.CellSize)} {
-			h ^= uint64(uint32(v))
-			h *= 1099511628211
-		}
-	}
-	return h ^ uint64(len(src))
+	recomputed, skipped := r.game.UpdateSight(r.cfg.AlwaysRecomputeFog)
+	r.stats.FogRecomputes += uint64(recomputed)
+	r.stats.FogSkips += uint64(skipped)
 }
 
 // spectatorSet lists what spectators see: every entity with
 // FullMapSpectators, otherwise the union of the players' visible sets.
-func (r *Room) spectatorSet(ents []sim.EntityState) {
+func (r *Room) spectatorSet(ents []protocol.EntityState) {
 	r.specVis = r.specVis[:0]
 	if r.cfg.FullMapSpectators {
 		for i := range ents {
@@ -88,8 +53,8 @@ func (r *Room) spectatorSet(ents []sim.EntityState) {
 		return
 	}
 	clear(r.union)
-	for p := 1; p <= r.sim.Players(); p++ {
-		for _, id := range r.fog.VisibleEntities(protocol.PlayerID(p)) {
+	for p := 1; p <= r.game.Players(); p++ {
+		for _, id := range r.game.Visible(protocol.PlayerID(p)) {
 			w := int(id / 64)
 			for w >= len(r.union) {
 				r.union = append(r.union, 0)
@@ -111,7 +76,7 @@ func (r *Room) spectatorSet(ents []sim.EntityState) {
 type classifier struct {
 	r      *Room
 	player protocol.PlayerID
-	ents   []sim.EntityState
+	ents   []protocol.EntityState
 	built  bool
 }
 
@@ -119,13 +84,13 @@ type classifier struct {
 // none: every player's entity is near to it).
 func (k *classifier) grid() *nearGrid {
 	if !k.built && k.player != 0 {
-		k.r.grid.build(k.ents, k.r.sim.Players(), k.r.sim.Terrain(), k.r.tick)
+		k.r.grid.build(k.r.game, k.ents, k.r.tick)
 		k.built = true
 	}
 	return &k.r.grid
 }
 
-func (r *Room) publishTo(c *viewer, visible []protocol.EntityID, ents []sim.EntityState) {
+func (r *Room) publishTo(c *viewer, visible []protocol.EntityID, ents []protocol.EntityState) {
 	c.expireOld(r.tick)
 	c.view.diff(visible, ents, r.slots, r.tick, c.resendTicks())
 	c.converged = len(c.view.pend) == 0 && c.view.inFlight == 0 && c.unacked() == 0
@@ -147,7 +112,7 @@ func (r *Room) publishTo(c *viewer, visible []protocol.EntityID, ents []sim.Enti
 // StateUpdate when there is nothing to send, so the client sees the tick),
 // records them for acknowledgement and resets the sent entities'
 // priority.
-func (r *Room) serialize(c *viewer, ents []sim.EntityState, saturated bool) {
+func (r *Room) serialize(c *viewer, ents []protocol.EntityState, saturated bool) {
 	v := &c.view
 	order := r.sel.order
 	start, count, firstItem := -1, 0, len(c.items)

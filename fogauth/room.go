@@ -1,12 +1,13 @@
 package fogauth
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tickwire/tickwire/protocol"
-	"github.com/tickwire/tickwire/sim"
 )
 
 // Errors of Step and the client set-up. Test with errors.Is.
@@ -46,10 +47,9 @@ type queuedOrder struct {
 	order protocol.TimestampedOrder
 }
 
-// Room is one fog-authoritative game as a pure state machine. It owns the
-// authoritative simulation, created with sim.New like a single-player
-// game, and for every connected client the state that client has
-// acknowledged. It never reads a clock, starts a goroutine or touches a
+// Room is one fog-authoritative game as a pure state machine. It hosts
+// the authoritative game (Game) and holds, for every connected client, the
+// state that client has acknowledged. It never reads a clock, starts a goroutine or touches a
 // socket: the embedder feeds client messages with Step and time with
 // RunDue (or Due, Simulate, Publish and EndTick when it times the phases),
 // sends what Ready returns and calls Advance.
@@ -57,10 +57,7 @@ type queuedOrder struct {
 // A Room is not safe for concurrent use.
 type Room struct {
 	cfg      Config
-	sim      *sim.Sim
-	fog      sim.FogProvider
-	batch    sim.BatchFogProvider // fog, when it can skip cells and list in one pass
-	cells    cellFog              // fog, for the cells a player sees
+	game     Game
 	interval time.Duration
 	next     time.Duration // deadline of the next tick
 	tick     uint64        // tick of the StateUpdates being sent
@@ -69,11 +66,6 @@ type Room struct {
 	clients []*viewer
 	queue   []queuedOrder
 	done    []bool // per player (index = PlayerID): sent Done, or gave up
-
-	// Fog state per player (index = PlayerID).
-	sightHash []uint64
-	fogDone   []bool
-	sources   [][]sim.SightSource // per player, index = PlayerID
 
 	// Scratch reused every tick.
 	union   []uint64 // bitset of entity IDs visible to some player
@@ -88,55 +80,59 @@ type Room struct {
 	out     []envelopeRec
 	arena   []byte
 	ready   []Envelope
-	endView []sim.EntityState // scratch of MatchEnd
+	endView []protocol.EntityState // scratch of MatchEnd
 	stats   Stats
 	waits   waits
 }
 
-// New starts a room at tick 0 for the map, rules and simulation seed, with
-// its first tick due one interval after now. The simulation seed is
+// New starts a room at tick 0 hosting game, with its first tick due one
+// interval after now. The game's simulation seed, if it has one, is
 // secret: clients never simulate, nothing sends it, and a client that
 // knew it could predict every roll of the simulation's RNG and, by
 // matching the draws behind its own units, count the hidden ones. Draw it
-// from crypto/rand, apart from the public map seed (fogserver does).
-func New(cfg Config, mapData sim.MapData, rules sim.Config, seed uint64, now time.Duration) (*Room, error) {
+// from crypto/rand, apart from any public map seed (fogserver's games
+// do). The room installs its target filter in the game (SetTargetFilter).
+func New(cfg Config, game Game, now time.Duration) (*Room, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	cfg = cfg.WithDefaults()
-	s, err := sim.New(mapData, rules, seed)
-	if err != nil {
-		return nil, err
+	if n := game.Players(); n < 1 || n > MaxPlayers {
+		return nil, fmt.Errorf("%w: a game of %d players", ErrPlayer, n)
 	}
-	fog := sim.NewRadiusFogProvider(s)
+	cfg = cfg.WithDefaults()
 	r := &Room{
-		cfg: cfg, sim: s, fog: fog, batch: fog, cells: fog,
-		interval:  cfg.TickInterval(),
-		sightHash: make([]uint64, s.Players()+1),
-		done:      make([]bool, s.Players()+1),
-		fogDone:   make([]bool, s.Players()+1),
+		cfg: cfg, game: game,
+		interval: cfg.TickInterval(),
+		done:     make([]bool, game.Players()+1),
 		sel: selector{budget: cfg.BudgetBytes(), maxCount: cfg.MaxEntitiesPerUpdate,
 			maxMsg: cfg.MaxMessageSize, bonus: uint64(max(cfg.StalenessBonus, 0))},
 	}
 	r.next = now + r.interval
-	s.SetTargetFilter(r.targetSeen)
+	game.SetTargetFilter(r.targetSeen)
 	return r, nil
 }
 
-// targetSeen is the simulation's target filter: a unit may keep or
-// acquire only a target in a cell its player saw at the last Publish, so
-// its visible behaviour (facing, chasing, firing) never traces an entity
-// its player cannot see.
-func (r *Room) targetSeen(owner protocol.PlayerID, target *sim.EntityState) bool {
-	x, y := sim.CellOf(target.Pos)
-	return r.cells.CellVisible(owner, x, y)
+// targetSeen is the game's target filter: a unit may keep or acquire only
+// a target in a cell its player saw at the last Publish, so its visible
+// behaviour (facing, chasing, firing) never traces an entity its player
+// cannot see.
+func (r *Room) targetSeen(owner protocol.PlayerID, target *protocol.EntityState) bool {
+	x, y := cellOf(target.Pos)
+	return r.game.CellVisible(owner, x, y)
 }
 
-// Sim is the authoritative simulation. Callers must not change it.
-func (r *Room) Sim() *sim.Sim { return r.sim }
+// Game is the hosted game. Callers must not change it.
+func (r *Room) Game() Game { return r.game }
 
-// Fog is the room's fog provider, updated at every Publish.
-func (r *Room) Fog() sim.FogProvider { return r.fog }
+// entity is the game's entity id now.
+func (r *Room) entity(id protocol.EntityID) (protocol.EntityState, bool) {
+	ents := r.game.Entities()
+	i, ok := slices.BinarySearchFunc(ents, id, func(e protocol.EntityState, id protocol.EntityID) int { return cmp.Compare(e.ID, id) })
+	if !ok {
+		return protocol.EntityState{}, false
+	}
+	return ents[i], true
+}
 
 // Tick is the tick of the latest StateUpdates.
 func (r *Room) Tick() uint64 { return r.tick }
@@ -167,7 +163,7 @@ func (r *Room) Finish() {
 // window) is not done until it comes back and says so, or its embedder
 // gives its seat up (GiveUp).
 func (r *Room) AllDone() bool {
-	for p := 1; p <= r.sim.Players(); p++ {
+	for p := 1; p <= r.game.Players(); p++ {
 		if !r.done[p] {
 			return false
 		}
@@ -192,7 +188,7 @@ func (r *Room) Finished() bool { return r.finished }
 // StateUpdates carry Enters for everything it sees, spread over ticks by
 // the budget.
 func (r *Room) AddClient(id ClientID, player protocol.PlayerID) error {
-	if int(player) > r.sim.Players() {
+	if int(player) > r.game.Players() {
 		return fmt.Errorf("%w: %d", ErrPlayer, player)
 	}
 	if r.client(id) != nil {
@@ -335,7 +331,7 @@ func (r *Room) Simulate() error {
 		}
 		kind := q.order.Order.OrderKind()
 		o, v := r.validate(q.from, q.order.Order)
-		if v != sim.Valid {
+		if v != 0 {
 			q.from.rejected.add(RejectReason(v), kind)
 			continue
 		}
@@ -350,7 +346,7 @@ func (r *Room) Simulate() error {
 	}
 	var err error
 	if !r.finished {
-		err = r.sim.ApplyTickReport(protocol.TickOrders{Tick: r.sim.Tick(), Orders: r.valid}, r.refused)
+		err = r.game.Step(r.valid, r.refused)
 		r.stats.SimTicks++
 	}
 	clear(r.valid)
@@ -360,7 +356,7 @@ func (r *Room) Simulate() error {
 }
 
 // refused counts an order the simulation refused against its client.
-func (r *Room) refused(o *protocol.TimestampedOrder, v sim.OrderValidity) {
+func (r *Room) refused(o *protocol.TimestampedOrder, v uint8) {
 	for i := range r.valid {
 		if &r.valid[i] == o {
 			r.givers[i].rejected.add(RejectReason(v), o.Order.OrderKind())

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tickwire/tickwire/fogauth/rtsgame"
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/sim"
 )
@@ -124,7 +125,7 @@ func TestNoUpdateOutsideVision(t *testing.T) {
 // definition (own entities, and entities in a cell within a sight disc)
 // and the spectators' union, and compares them with the room's.
 func bruteForceVisibility(t *testing.T, h *harness) {
-	s := h.room.Sim()
+	s := rtsOf(h.room)
 	union := map[protocol.EntityID]bool{}
 	for p := 1; p <= s.Players(); p++ {
 		player := protocol.PlayerID(p)
@@ -136,7 +137,7 @@ func bruteForceVisibility(t *testing.T, h *harness) {
 				union[e.ID] = true
 			}
 		}
-		if got := h.room.Fog().VisibleEntities(player); !slices.Equal(got, want) {
+		if got := h.room.Game().Visible(player); !slices.Equal(got, want) {
 			t.Fatalf("tick %d player %d: visible %v, brute force %v", h.room.Tick(), p, got, want)
 		}
 	}
@@ -278,7 +279,7 @@ func (h *harness) uiFlush(c *hclient) {
 func uiOrder(w *PartialWorld, rng *sim.SplitMix64) protocol.PlayerOrder {
 	var own []protocol.EntityID
 	for _, e := range w.Entities() {
-		if e.Owner == 1 && e.Category() == sim.CategoryUnit {
+		if e.Owner == 1 && sim.CategoryOf(&e) == sim.CategoryUnit {
 			own = append(own, e.ID)
 		}
 	}
@@ -296,8 +297,8 @@ func uiOrder(w *PartialWorld, rng *sim.SplitMix64) protocol.PlayerOrder {
 // does not see, is at most four.
 func TestRejectionsBounded(t *testing.T) {
 	h := scenarioHarness(t, Config{}, 2, 10, 1)
-	spec := NewClient(0, h.room.Sim().Terrain())
-	player := NewClient(1, h.room.Sim().Terrain())
+	spec := NewClient(0)
+	player := NewClient(1)
 	for id, p := range map[ClientID]protocol.PlayerID{1: 1, 9: 0} {
 		if err := h.room.AddClient(id, p); err != nil {
 			t.Fatal(err)
@@ -395,7 +396,7 @@ func TestProberInfersNothing(t *testing.T) {
 	for p := 2; p <= 3; p++ {
 		h.join(ClientID(p), protocol.PlayerID(p), true)
 	}
-	pr := NewProber(1, 5)
+	pr := rtsgame.NewProber(1, rtsOf(h.room).Terrain(), 5)
 	var rej []Rejection
 	var orders []protocol.TimestampedOrder
 	h.onPlay = func(hc *hclient) {
@@ -404,7 +405,7 @@ func TestProberInfersNothing(t *testing.T) {
 		}
 		rej = c.cl.TakeRejections(rej[:0])
 		for _, r := range rej {
-			pr.Observe(r)
+			observeProbe(pr, r)
 		}
 		if w := c.cl.World(); w.Tick() > c.botTick && !h.room.Finished() {
 			c.botTick = w.Tick()
@@ -420,7 +421,7 @@ func TestProberInfersNothing(t *testing.T) {
 		h.runTicks(1)
 		h.onPlay(c)
 	}
-	n := pr.Inferred(c.cl.World())
+	n := pr.Inferred(c.cl.World().Entities())
 	t.Logf("%d probes, %d orders refused, %d inferred", pr.Probes(), c.cl.Counters().Rejections, n)
 	if pr.Probes() < 300 || n != 0 {
 		t.Fatalf("%d probes; %d hidden entities inferred", pr.Probes(), n)
@@ -432,7 +433,7 @@ func TestProberInfersNothing(t *testing.T) {
 // may send the MatchEnd before another tick runs).
 func TestFinishAnswersQueuedOrders(t *testing.T) {
 	h := scenarioHarness(t, Config{}, 2, 5, 1)
-	cl := NewClient(1, h.room.Sim().Terrain())
+	cl := NewClient(1)
 	if err := h.room.AddClient(1, 1); err != nil {
 		t.Fatal(err)
 	}

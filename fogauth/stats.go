@@ -6,7 +6,6 @@ import (
 
 	"github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/protocol"
-	"github.com/tickwire/tickwire/sim"
 )
 
 // waitBuckets bounds the wait histogram; longer waits share the last
@@ -97,7 +96,7 @@ func (r *Room) Visible(id ClientID) []protocol.EntityID {
 	case c.player == 0:
 		return r.specVis
 	}
-	return r.fog.VisibleEntities(c.player)
+	return r.game.Visible(c.player)
 }
 
 // View appends to dst the server's truth of what client id sees, as its
@@ -105,7 +104,7 @@ func (r *Room) Visible(id ClientID) []protocol.EntityID {
 // not see is none; in ascending (alias) ID order, as the client's
 // PartialWorld holds it. A client's alias is given when an entity is
 // first listed for it, so View names only what the last Publish listed.
-func (r *Room) View(id ClientID, dst []sim.EntityState) []sim.EntityState {
+func (r *Room) View(id ClientID, dst []protocol.EntityState) []protocol.EntityState {
 	c := r.client(id)
 	if c == nil {
 		return dst
@@ -113,7 +112,7 @@ func (r *Room) View(id ClientID, dst []sim.EntityState) []sim.EntityState {
 	vis := r.Visible(id)
 	start := len(dst)
 	for _, eid := range vis {
-		e, ok := r.sim.EntityState(eid)
+		e, ok := r.entity(eid)
 		al := c.view.names.lookup(eid)
 		if !ok || al == 0 {
 			continue
@@ -127,7 +126,7 @@ func (r *Room) View(id ClientID, dst []sim.EntityState) []sim.EntityState {
 		}
 		dst = append(dst, e)
 	}
-	slices.SortFunc(dst[start:], func(a, b sim.EntityState) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(dst[start:], func(a, b protocol.EntityState) int { return cmp.Compare(a.ID, b.ID) })
 	return dst
 }
 

@@ -72,7 +72,7 @@ func (s *script) run(t *testing.T, td *datadriven.TestData) {
 		scan(t, td, "kbps", &cfg.BandwidthPerClientKbps)
 		scan(t, td, "max-entities", &cfg.MaxEntitiesPerUpdate)
 		scan(t, td, "msg", &cfg.MaxMessageSize)
-		r, err := New(cfg, s.md, sim.Config{}, 1, 0)
+		r, err := newRTSRoom(cfg, s.md, sim.Config{}, 1, 0)
 		if err != nil {
 			td.Fatalf(t, "%v", err)
 		}
@@ -84,7 +84,7 @@ func (s *script) run(t *testing.T, td *datadriven.TestData) {
 		if err := s.room.AddClient(id, protocol.PlayerID(p)); err != nil {
 			td.Fatalf(t, "%v", err)
 		}
-		s.cl[id] = NewClient(protocol.PlayerID(p), s.room.Sim().Terrain())
+		s.cl[id] = NewClient(protocol.PlayerID(p))
 		s.inbox[id] = nil
 	case "order":
 		id := s.clientArg(t, td)
@@ -168,7 +168,7 @@ func (s *script) run(t *testing.T, td *datadriven.TestData) {
 	case "pending":
 		v := s.room.client(s.clientArg(t, td))
 		for _, p := range v.view.pend {
-			d := p.delta(&v.view, s.room.Sim().Entities())
+			d := p.delta(&v.view, rtsOf(s.room).Entities())
 			fmt.Fprintf(s.out, "%s %d%s accum=%d\n", kindName(d.Kind), p.alias, maskNames(d.Mask), v.view.entries[p.entry].accum)
 		}
 	default:
@@ -180,7 +180,7 @@ func (s *script) run(t *testing.T, td *datadriven.TestData) {
 func (s *script) describe(e Envelope) {
 	if e.Reliable {
 		r, _ := ParseRejection(e.Data)
-		fmt.Fprintf(s.out, "tick %d -> c%d Rejection: %v order %v x%d\n", r.Tick, e.To, r.Reason, r.Kind, r.Count)
+		fmt.Fprintf(s.out, "tick %d -> c%d Rejection: %v order %v x%d\n", r.Tick, e.To, reasonName(r.Reason), r.Kind, r.Count)
 		return
 	}
 	u, err := ParseStateUpdate(e.Data, nil)

@@ -4,15 +4,14 @@ import (
 	"slices"
 
 	"github.com/tickwire/tickwire/protocol"
-	"github.com/tickwire/tickwire/sim"
 )
 
 // entry is what the server knows of one entity for one client: the state
 // the client has acknowledged, and the entity's place in the priority
 // accumulator.
 type entry struct {
-	acked   sim.EntityState // valid when present; acked.ID is always set
-	present bool            // the client acknowledged holding the entity
+	acked   protocol.EntityState // valid when present; acked.ID is always set
+	present bool                 // the client acknowledged holding the entity
 	// A StateUpdate the client may or may not have applied (its
 	// acknowledgement never came) makes what it carried uncertain: unsure
 	// for an Enter or a Leave (the next delta is an Enter or a Leave
@@ -54,9 +53,9 @@ type pending struct {
 }
 
 // delta is p as a Delta, with the entity's current state.
-func (p *pending) delta(v *view, ents []sim.EntityState) Delta {
+func (p *pending) delta(v *view, ents []protocol.EntityState) Delta {
 	if p.kind == DeltaLeave {
-		return Delta{Kind: DeltaLeave, Entity: sim.EntityState{ID: v.entries[p.entry].acked.ID}}
+		return Delta{Kind: DeltaLeave, Entity: protocol.EntityState{ID: v.entries[p.entry].acked.ID}}
 	}
 	d := Delta{Kind: p.kind, Mask: p.mask, Entity: ents[p.ent]}
 	if p.hide {
@@ -94,7 +93,7 @@ type view struct {
 // the client may know it: the entity if visible, otherwise none. Each
 // pending delta carries its entity's alias, which orders the deltas on
 // the wire (see selector.plan).
-func (v *view) diff(visible []protocol.EntityID, ents []sim.EntityState, slots []int32, tick, resend uint64) {
+func (v *view) diff(visible []protocol.EntityID, ents []protocol.EntityState, slots []int32, tick, resend uint64) {
 	v.pend, v.inFlight = v.pend[:0], 0
 	v.seen = markSeen(v.seen, visible)
 	c := cursor{ents: ents, slots: slots, seen: v.seen, tick: tick, resend: resend}
@@ -124,7 +123,7 @@ func (v *view) merge(visible []protocol.EntityID, c *cursor) {
 			nw = append(nw, old[i])
 			i++
 		case i == len(old) || visible[j] < old[i].acked.ID:
-			nw = append(nw, entry{acked: sim.EntityState{ID: visible[j]}, lastSent: c.tick})
+			nw = append(nw, entry{acked: protocol.EntityState{ID: visible[j]}, lastSent: c.tick})
 			v.fresh = append(v.fresh, int32(len(nw)-1))
 			j, vis = j+1, true
 		default:
@@ -202,16 +201,16 @@ func markSeen(seen []uint64, visible []protocol.EntityID) []uint64 {
 // cursor finds the entries' current states in the simulation's entities,
 // as the client may see them.
 type cursor struct {
-	ents         []sim.EntityState
+	ents         []protocol.EntityState
 	slots        []int32
 	seen         []uint64 // bit id of word id/64: entity id is visible
 	tick, resend uint64
-	hidden       sim.EntityState // scratch of filter
+	hidden       protocol.EntityState // scratch of filter
 }
 
 // filter returns e as the client may see it: a target it does not see is
 // none. It reports whether it changed anything.
-func (c *cursor) filter(e *sim.EntityState) (*sim.EntityState, bool) {
+func (c *cursor) filter(e *protocol.EntityState) (*protocol.EntityState, bool) {
 	if e.Target == 0 {
 		return e, false
 	}
@@ -227,7 +226,7 @@ func (c *cursor) filter(e *sim.EntityState) (*sim.EntityState, bool) {
 // ents (ascending ID), reusing slots' storage; other slots are left as
 // they were, never read. It grows with the highest entity ID, with room
 // to spare so that new entities rarely make it allocate.
-func indexEntities(slots []int32, ents []sim.EntityState) []int32 {
+func indexEntities(slots []int32, ents []protocol.EntityState) []int32 {
 	if len(ents) == 0 {
 		return slots[:0]
 	}
@@ -248,7 +247,7 @@ func (v *view) check(es []entry, i int, vis bool, c *cursor) {
 	var (
 		kind byte
 		mask FieldMask
-		cur  *sim.EntityState
+		cur  *protocol.EntityState
 		ent  = int32(-1)
 		hide bool
 	)
@@ -284,7 +283,7 @@ func (v *view) check(es []entry, i int, vis bool, c *cursor) {
 
 // enterExtra is the mask of the fields an Enter cannot carry that are set
 // in e: the trailing Update's.
-func enterExtra(e *sim.EntityState) FieldMask {
+func enterExtra(e *protocol.EntityState) FieldMask {
 	var m FieldMask
 	if e.Target != 0 {
 		m |= FieldTarget
@@ -300,7 +299,7 @@ func enterExtra(e *sim.EntityState) FieldMask {
 
 // sameDelta reports whether a delta of kind and mask with the state cur
 // would tell the client nothing the delta a did.
-func sameDelta(a *Delta, kind byte, mask FieldMask, cur *sim.EntityState) bool {
+func sameDelta(a *Delta, kind byte, mask FieldMask, cur *protocol.EntityState) bool {
 	switch {
 	case a.Kind != kind || a.Mask != mask:
 		return false
@@ -397,6 +396,6 @@ func (v *view) forget(d *Delta, hint int32) {
 	case ok:
 		v.entries[i].unsure = true
 	default:
-		v.entries = slices.Insert(v.entries, i, entry{acked: sim.EntityState{ID: d.Entity.ID}, unsure: true, alias: v.names.lookup(d.Entity.ID)})
+		v.entries = slices.Insert(v.entries, i, entry{acked: protocol.EntityState{ID: d.Entity.ID}, unsure: true, alias: v.names.lookup(d.Entity.ID)})
 	}
 }

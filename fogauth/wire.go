@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/tickwire/tickwire/protocol"
-	"github.com/tickwire/tickwire/sim"
 )
 
 // Message types: the first byte of every fog-authoritative message, and
@@ -87,7 +86,7 @@ var (
 type Delta struct {
 	Kind   byte
 	Mask   FieldMask
-	Entity sim.EntityState
+	Entity protocol.EntityState
 }
 
 // Size is the delta's size on the wire.
@@ -110,7 +109,7 @@ func AppendStateUpdateHeader(b []byte, tick uint64, player protocol.PlayerID, co
 }
 
 // AppendDelta appends d in the seed's layout. An Enter's owner must fit a
-// byte (sim.MaxPlayers does).
+// byte (MaxPlayers does).
 func AppendDelta(b []byte, d *Delta) []byte {
 	e := &d.Entity
 	b = append(b, d.Kind)
@@ -138,7 +137,7 @@ func appendPos(b []byte, p protocol.WorldPos) []byte {
 	return binary.LittleEndian.AppendUint32(b, uint32(p.Z))
 }
 
-func appendFields(b []byte, m FieldMask, e *sim.EntityState) []byte {
+func appendFields(b []byte, m FieldMask, e *protocol.EntityState) []byte {
 	if m&FieldPosition != 0 {
 		b = appendPos(b, e.Pos)
 	}
@@ -234,14 +233,14 @@ func parseDelta(b []byte, d *Delta) (int, error) {
 		if len(b) < EnterSize {
 			return 0, ErrTruncated
 		}
-		e.Type = sim.EntityType(binary.LittleEndian.Uint16(b[5:]))
+		e.Type = protocol.EntityType(binary.LittleEndian.Uint16(b[5:]))
 		e.Owner = protocol.PlayerID(b[7])
 		e.Pos = parsePos(b[8:])
 		e.Health = binary.LittleEndian.Uint16(b[20:])
 		e.HealthMax = binary.LittleEndian.Uint16(b[22:])
-		e.Facing = sim.WAngle(int32(binary.LittleEndian.Uint32(b[24:])))
-		e.Flags = sim.StateFlags(binary.LittleEndian.Uint16(b[28:]))
-		e.Anim = sim.AnimState(b[30])
+		e.Facing = protocol.WAngle(int32(binary.LittleEndian.Uint32(b[24:])))
+		e.Flags = protocol.StateFlags(binary.LittleEndian.Uint16(b[28:]))
+		e.Anim = protocol.AnimState(b[30])
 		return EnterSize, nil
 	case DeltaUpdate:
 		if len(b) < UpdateHeaderSize {
@@ -271,7 +270,7 @@ func parsePos(b []byte) protocol.WorldPos {
 
 // parseFields reads the fields of m from b, which holds exactly m.Size()
 // bytes.
-func parseFields(b []byte, m FieldMask, e *sim.EntityState) {
+func parseFields(b []byte, m FieldMask, e *protocol.EntityState) {
 	if m&FieldPosition != 0 {
 		e.Pos, b = parsePos(b), b[12:]
 	}
@@ -279,19 +278,19 @@ func parseFields(b []byte, m FieldMask, e *sim.EntityState) {
 		e.Health, b = binary.LittleEndian.Uint16(b), b[2:]
 	}
 	if m&FieldFacing != 0 {
-		e.Facing, b = sim.WAngle(int32(binary.LittleEndian.Uint32(b))), b[4:]
+		e.Facing, b = protocol.WAngle(int32(binary.LittleEndian.Uint32(b))), b[4:]
 	}
 	if m&FieldTarget != 0 {
 		e.Target, b = protocol.EntityID(binary.LittleEndian.Uint32(b)), b[4:]
 	}
 	if m&FieldStateFlags != 0 {
-		e.Flags, b = sim.StateFlags(binary.LittleEndian.Uint16(b)), b[2:]
+		e.Flags, b = protocol.StateFlags(binary.LittleEndian.Uint16(b)), b[2:]
 	}
 	if m&FieldCargo != 0 {
 		e.Cargo, b = b[0], b[1:]
 	}
 	if m&FieldAnimation != 0 {
-		e.Anim, b = sim.AnimState(b[0]), b[1:]
+		e.Anim, b = protocol.AnimState(b[0]), b[1:]
 	}
 	if m&FieldVeterancy != 0 {
 		e.Veterancy, b = b[0], b[1:]
@@ -302,7 +301,7 @@ func parseFields(b []byte, m FieldMask, e *sim.EntityState) {
 }
 
 // Diff is the mask of Update fields in which a and b differ.
-func Diff(a, b *sim.EntityState) FieldMask {
+func Diff(a, b *protocol.EntityState) FieldMask {
 	var m FieldMask
 	if a.Pos != b.Pos {
 		m |= FieldPosition
@@ -335,7 +334,7 @@ func Diff(a, b *sim.EntityState) FieldMask {
 }
 
 // CopyFields copies the fields of m from src to dst.
-func CopyFields(dst, src *sim.EntityState, m FieldMask) {
+func CopyFields(dst, src *protocol.EntityState, m FieldMask) {
 	if m&FieldPosition != 0 {
 		dst.Pos = src.Pos
 	}
@@ -368,7 +367,7 @@ func CopyFields(dst, src *sim.EntityState, m FieldMask) {
 // EnterState is what a client knows of e after an EntityEnter: the Enter
 // layout lacks target, cargo and veterancy, which read as zero until an
 // Update carries them.
-func EnterState(e *sim.EntityState) sim.EntityState {
+func EnterState(e *protocol.EntityState) protocol.EntityState {
 	s := *e
 	s.Target, s.Cargo, s.Veterancy = 0, 0, 0
 	return s

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/tickwire/tickwire/protocol"
-	"github.com/tickwire/tickwire/sim"
 )
 
 // ErrRecipient reports a StateUpdate addressed to another player.
@@ -21,7 +20,7 @@ const MaxUnitSpeed protocol.SimCoord = 256
 // ClientEntity is the client's copy of one entity: the last state the
 // server sent, and what the renderer needs between updates.
 type ClientEntity struct {
-	sim.EntityState
+	protocol.EntityState
 	// Velocity is estimated from position deltas, in SimCoord per tick.
 	Velocity protocol.WorldPos
 	// LastUpdateTick is the tick of the latest delta for the entity.
@@ -59,22 +58,20 @@ type WorldStats struct {
 }
 
 // PartialWorld is a fog-authoritative client's world: only the entities
-// the server told it about, kept in ascending ID order. It implements the
-// world a bot reads (bot.World), so a bot plays from exactly what the
-// client received.
+// the server told it about, kept in ascending ID order. A bot plays from
+// it, so from exactly what the client received (rtsgame.World shows it to
+// the reference RTS's bot).
 type PartialWorld struct {
-	player  protocol.PlayerID
-	terrain *sim.Terrain
-	tick    uint64
-	ents    []ClientEntity
-	states  []sim.EntityState // scratch of Entities
-	stats   WorldStats
+	player protocol.PlayerID
+	tick   uint64
+	ents   []ClientEntity
+	states []protocol.EntityState // scratch of Entities
+	stats  WorldStats
 }
 
-// NewPartialWorld returns an empty world for player (0 for a spectator) on
-// the match's static map.
-func NewPartialWorld(player protocol.PlayerID, terrain *sim.Terrain) *PartialWorld {
-	return &PartialWorld{player: player, terrain: terrain}
+// NewPartialWorld returns an empty world for player (0 for a spectator).
+func NewPartialWorld(player protocol.PlayerID) *PartialWorld {
+	return &PartialWorld{player: player}
 }
 
 // Apply applies one StateUpdate's deltas in order.
@@ -191,21 +188,13 @@ func (w *PartialWorld) ClientEntities() []ClientEntity { return w.ents }
 
 // Entities returns the entities' states in ascending ID order, valid until
 // the next Apply.
-func (w *PartialWorld) Entities() []sim.EntityState {
+func (w *PartialWorld) Entities() []protocol.EntityState {
 	w.states = w.states[:0]
 	for i := range w.ents {
 		w.states = append(w.states, w.ents[i].EntityState)
 	}
 	return w.states
 }
-
-// Credits is unknown to a fog-authoritative client: the wire format does
-// not carry them. It reports a large balance, so a bot attempts what it
-// wants and the server's validation answers with rejections.
-func (w *PartialWorld) Credits(protocol.PlayerID) int32 { return 1 << 30 }
-
-// Terrain is the static map.
-func (w *PartialWorld) Terrain() *sim.Terrain { return w.terrain }
 
 // Stats returns what the reconciler applied so far.
 func (w *PartialWorld) Stats() WorldStats { return w.stats }

@@ -23,7 +23,7 @@ func at(x, y protocol.SimCoord) protocol.WorldPos { return protocol.WorldPos{X: 
 // the ticks elapsed, interpolation from the old position), a jump past
 // MaxUnitSpeed × ticks (snap), prediction, Leave.
 func TestReconciler(t *testing.T) {
-	c := NewClient(2, nil)
+	c := NewClient(2)
 	w := c.World()
 	e := sim.EntityState{ID: 9, Type: sim.TypeTank, Owner: 1, Pos: at(1000, 1000), Health: 300, HealthMax: 300, Target: 4}
 	if err := c.Receive(update(10, 2, Delta{Kind: DeltaEnter, Entity: e})); err != nil {
@@ -97,7 +97,7 @@ func TestReconciler(t *testing.T) {
 // TestOverrunSkipsTicks: a room driven late runs one tick and skips the
 // ones it cannot run in time, counting them, instead of catching up.
 func TestOverrunSkipsTicks(t *testing.T) {
-	r, err := New(Config{}, fuzzMap(), sim.Config{}, 1, 0)
+	r, err := newRTSRoom(Config{}, fuzzMap(), sim.Config{}, 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

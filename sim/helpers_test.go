@@ -44,7 +44,7 @@ func runFight(t testing.TB, s *Sim, n int) {
 	t.Helper()
 	var p1, p2 []protocol.EntityID
 	for _, e := range s.Entities() {
-		if e.Category() == CategoryUnit {
+		if CategoryOf(&e) == CategoryUnit {
 			if e.Owner == 1 {
 				p1 = append(p1, e.ID)
 			} else {

@@ -44,7 +44,7 @@ func TestMerkleLocalisesCorruption(t *testing.T) {
 	}
 	for i, e := range b.states {
 		b.states[i].Health--
-		want := leafOf(e.Owner, e.Category())
+		want := leafOf(e.Owner, CategoryOf(&e))
 		got := DiffTrees(a.MerkleTree(), b.MerkleTree())
 		if !slices.Equal(got, []int{want}) {
 			t.Fatalf("entity %d (%s): differing leaves %v, want [%d]", e.ID, leafLabel(want), got, want)

@@ -23,7 +23,7 @@ func TestSpatialIndexMatchesBruteForce(t *testing.T) {
 	for _, bucket := range []int{1, 3, 4, 16} {
 		idx := sim.NewSpatialIndex(s.Terrain(), bucket)
 		es := s.Entities()
-		onlyUnits := func(e *sim.EntityState) bool { return e.Category() == sim.CategoryUnit }
+		onlyUnits := func(e *sim.EntityState) bool { return sim.CategoryOf(e) == sim.CategoryUnit }
 		idx.Rebuild(es, onlyUnits)
 		var got []int32
 		for i, e := range es {

@@ -12,13 +12,13 @@ const MaxPlayers = 64
 
 // WAngle is a facing: 1024 units are one full turn, 0 points along +X and
 // angles grow toward +Y.
-type WAngle int32
+type WAngle = protocol.WAngle
 
 // FullTurn is the WAngle of one whole revolution.
 const FullTurn WAngle = 1024
 
 // EntityType indexes the rules table (see rules.go).
-type EntityType uint16
+type EntityType = protocol.EntityType
 
 // Category is the kind of an entity. A player owns units and structures;
 // the neutral owner has neutral structures and decoration.
@@ -44,7 +44,7 @@ func (c Category) String() string {
 }
 
 // StateFlags are the entity state bits of the fog-authoritative wire format.
-type StateFlags uint16
+type StateFlags = protocol.StateFlags
 
 // State flag bits.
 const (
@@ -57,7 +57,7 @@ const (
 )
 
 // AnimState is the animation an entity shows.
-type AnimState uint8
+type AnimState = protocol.AnimState
 
 // Animation states. The first four numbers follow the fog-authoritative
 // wire format (idle=0, moving=1, attacking=2, harvesting=3).
@@ -73,24 +73,11 @@ const (
 
 // EntityState is what the outside world may read of an entity: exactly the
 // fields a fog-authoritative server tracks per entity and sends in
-// EntityEnter and EntityUpdate deltas.
-type EntityState struct {
-	ID        protocol.EntityID
-	Type      EntityType
-	Owner     protocol.PlayerID
-	Pos       protocol.WorldPos
-	Health    uint16
-	HealthMax uint16
-	Facing    WAngle
-	Target    protocol.EntityID // 0 = none
-	Flags     StateFlags
-	Cargo     uint8
-	Anim      AnimState
-	Veterancy uint8 // 0..MaxVeterancy
-}
+// EntityEnter and EntityUpdate deltas (protocol.EntityState).
+type EntityState = protocol.EntityState
 
-// Category reports the entity's category, which follows from its type.
-func (e *EntityState) Category() Category { return rulesOf(e.Type).Category }
+// CategoryOf reports the entity's category, which follows from its type.
+func CategoryOf(e *EntityState) Category { return rulesOf(e.Type).Category }
 
 // MaxVeterancy is the highest veterancy rank.
 const MaxVeterancy = 3

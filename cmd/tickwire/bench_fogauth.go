@@ -193,9 +193,9 @@ func fogBattle(ctx context.Context, r *fogBenchReport, ticks int) error {
 		costs = append(costs, t1.Sub(t0)+t3.Sub(t2))
 		sim += t2.Sub(t1)
 		for p := 1; p <= r.Players; p++ {
-			r.VisiblePerClient += float64(len(g.Room.Fog().VisibleEntities(protocol.PlayerID(p)))) / float64(r.Players*ticks)
+			r.VisiblePerClient += float64(len(g.Room.Game().Visible(protocol.PlayerID(p)))) / float64(r.Players*ticks)
 		}
-		r.Entities += float64(len(g.Room.Sim().Entities())) / float64(ticks)
+		r.Entities += float64(len(g.RTS.Sim().Entities())) / float64(ticks)
 		if err := g.Deliver(); err != nil {
 			return err
 		}

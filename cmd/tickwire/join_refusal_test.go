@@ -52,7 +52,7 @@ func TestEveryClientGetsTheSameRefusal(t *testing.T) {
 		},
 	}
 	synctest.Test(t, func(t *testing.T) {
-		cfg := server.Config{MaxGames: 1, AllowRequestedModel: true, Models: []room.Model{lockstepserver.New(lockstepserver.Config{}).Model(), fogserver.Model(fogserver.Config{}), predictionModel(0), host.Model(host.Config{}), echoserver.Model(echoserver.Config{})}}
+		cfg := server.Config{MaxGames: 1, AllowRequestedModel: true, Models: []room.Model{lockstepserver.New(lockstepserver.Config{}).Model(), fogserver.Model(fogserver.Config{NewGame: rtsFog}), predictionModel(0), host.Model(host.Config{}), echoserver.Model(echoserver.Config{})}}
 		tc, err := cfg.Transport()
 		if err != nil {
 			t.Fatal(err)

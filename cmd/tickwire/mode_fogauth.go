@@ -80,7 +80,7 @@ func (f *fogAuthFile) check() error {
 // config is the fog-authoritative model's configuration (0 = the seed's
 // default; the server's tick rate when tick_rate is unset).
 func (f *fogAuthFile) config(serverTickRate int) fogserver.Config {
-	c := fogserver.Config{MaxConcurrentGames: f.MaxConcurrentGames, MaxSpectators: f.MaxSpectators}
+	c := fogserver.Config{NewGame: rtsFog, MaxConcurrentGames: f.MaxConcurrentGames, MaxSpectators: f.MaxSpectators}
 	c.Room.FullMapSpectators = f.SpectatorFullMap
 	c.Room.BandwidthPerClientKbps = f.BandwidthPerClientKbps
 	c.Room.MaxEntitiesPerUpdate = f.MaxEntitiesPerUpdate
@@ -132,7 +132,7 @@ func (*fogMode) demo(ctx context.Context, args []string, stdout, stderr io.Write
 		sync.Mutex
 		tick, cost time.Duration
 	}
-	fog := fogserver.Config{UnitsPerPlayer: f.units, Seed: func() uint64 { return f.seed },
+	fog := fogserver.Config{NewGame: rtsFog, UnitsPerPlayer: f.units, Seed: func() uint64 { return f.seed },
 		OnEnd: func(_ string, tickP99, costP99 time.Duration) {
 			timing.Lock()
 			timing.tick, timing.cost = tickP99, costP99
@@ -145,7 +145,7 @@ func (*fogMode) demo(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	defer d.stop()
-	r, err := fogclient.RunBots(ctx, fogclient.BotRun{Players: f.players, Ticks: f.ticks, Room: "demo", RoomSize: f.players,
+	r, err := fogclient.RunBots(ctx, fogclient.BotRun{NewBot: rtsBot, NewProber: rtsProber, Players: f.players, Ticks: f.ticks, Room: "demo", RoomSize: f.players,
 		Dial: d.dial, Settle: 30 * time.Second})
 	if err != nil {
 		return err
@@ -200,7 +200,7 @@ func (*fogMode) bot(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	r, err := fogclient.RunBots(ctx, fogclient.BotRun{Players: f.players, Ticks: f.ticks, Room: f.room, RoomSize: f.roomSize,
+	r, err := fogclient.RunBots(ctx, fogclient.BotRun{NewBot: rtsBot, NewProber: rtsProber, Players: f.players, Ticks: f.ticks, Room: f.room, RoomSize: f.roomSize,
 		Dial: dial, Dump: f.dump, MatchType: f.matchType, Settle: time.Minute, Spectate: f.spectate, ReconnectAfter: f.reconnect, Cheat: f.cheat})
 	if err != nil {
 		return err

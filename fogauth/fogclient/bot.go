@@ -6,28 +6,49 @@ import (
 
 	"github.com/tickwire/tickwire/fogauth"
 	"github.com/tickwire/tickwire/protocol"
-	"github.com/tickwire/tickwire/sim/bot"
 	"github.com/tickwire/tickwire/transport"
 )
 
-// PlayBot lets b play the client's player from the partial world only:
+// World is what a Mind reads of the client's partial world
+// (fogauth.PartialWorld has it).
+type World = interface {
+	Tick() uint64
+	Entities() []protocol.EntityState
+}
+
+// A Mind plays a player from its partial world only: Orders appends its
+// orders for tick, chosen from w. A Mind that also implements Observer
+// receives the Rejections the client got before each of its turns.
+type Mind interface {
+	Orders(w World, tick uint64, dst []protocol.TimestampedOrder) []protocol.TimestampedOrder
+}
+
+// Observer is a Mind that reads the server's Rejections.
+type Observer interface {
+	Observe(r fogauth.Rejection)
+}
+
+// PlayBot lets m play the client's player from the partial world only:
 // for every tick whose StateUpdate arrived (PollTick, in order) it reads
-// the world the client received and submits the bot's orders. It returns
-// once it has played tick ticks (0: until the connection ends), or when
-// ctx is done. It consumes PollTick: nothing else may poll the client
-// meanwhile.
-func PlayBot(ctx context.Context, c *Client, b *bot.Bot, ticks uint64) {
+// the world the client received and submits m's orders. It returns once
+// it has played tick ticks (0: until the connection ends), or when ctx is
+// done. It consumes PollTick: nothing else may poll the client meanwhile.
+func PlayBot(ctx context.Context, c *Client, m Mind, ticks uint64) {
 	var orders []protocol.TimestampedOrder
+	obs, _ := m.(Observer)
 	onTicks(ctx, c, func() bool {
 		done := false
 		c.mu.Lock()
 		defer c.mu.Unlock()
+		if obs != nil {
+			c.observeRejections(obs)
+		}
 		for {
 			t, ok := c.core.PollTick()
 			if !ok {
 				return done
 			}
-			orders = b.Orders(atTick{c.core.World(), t.Tick}, orders[:0])
+			orders = m.Orders(c.core.World(), t.Tick, orders[:0])
 			for _, o := range orders {
 				c.core.SubmitOrder(o)
 			}
@@ -53,32 +74,20 @@ func onTicks(ctx context.Context, c *Client, f func() (stop bool)) {
 	}
 }
 
-// atTick is the partial world as the bot sees it at one polled tick (the
-// bot thinks on some ticks only; each tick received gets its turn even
-// when several arrived together).
-type atTick struct {
-	*fogauth.PartialWorld
-	tick uint64
-}
-
-func (w atTick) Tick() uint64 { return w.tick }
-
-var _ bot.World = atTick{}
-
 // Redial opens a new connection to the server for a rejoin.
 type Redial func(ctx context.Context) (*transport.Conn, error)
 
 // PlayBotRejoining plays like PlayBot and, whenever the connection ends
 // before the match does (no MatchEnd arrived), dials a new connection and
 // takes the seat again with the client's ticket (Rejoin), at most
-// maxRejoins times; the bot plays on from the new client's partial world,
+// maxRejoins times; the mind plays on from the new client's partial world,
 // which the server fills again from empty. It returns the client it ended
 // on (the caller closes it; c is closed once replaced) and the rejoins
 // made; the error says why a rejoin failed.
-func PlayBotRejoining(ctx context.Context, c *Client, b *bot.Bot, ticks uint64, dial Redial, cfg Config, maxRejoins int) (*Client, int, error) {
+func PlayBotRejoining(ctx context.Context, c *Client, m Mind, ticks uint64, dial Redial, cfg Config, maxRejoins int) (*Client, int, error) {
 	rejoins := 0
 	for {
-		PlayBot(ctx, c, b, ticks)
+		PlayBot(ctx, c, m, ticks)
 		if ctx.Err() != nil || !c.lost() || rejoins == maxRejoins {
 			return c, rejoins, nil
 		}
@@ -125,44 +134,19 @@ func Watch(ctx context.Context, c *Client) {
 	})
 }
 
-// PlayProber lets a cheating client's Prober play the client's player
-// (for drills and tests): for every tick whose StateUpdate arrived it
-// hands the prober the Rejections received and submits its probes. It
-// returns like PlayBot; the prober's count is then ProberInferred.
-func PlayProber(ctx context.Context, c *Client, p *fogauth.Prober, ticks uint64) {
-	var orders []protocol.TimestampedOrder
-	onTicks(ctx, c, func() bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		c.observeRejections(p)
-		done := false
-		for {
-			t, ok := c.core.PollTick()
-			if !ok {
-				return done
-			}
-			orders = p.Orders(c.core.World(), t.Tick, orders[:0])
-			for _, o := range orders {
-				c.core.SubmitOrder(o)
-			}
-			done = done || (ticks > 0 && t.Tick >= ticks)
-		}
-	})
-}
-
-// ProberInferred hands p the last Rejections and returns how many hidden
-// entities it inferred: call it once the match ended (every Rejection
-// arrived before the MatchEnd).
-func (c *Client) ProberInferred(p *fogauth.Prober) int {
+// Observed hands obs the Rejections received since its last turn, then
+// calls f with the partial world: what a prober does once the match
+// ended (every Rejection arrived before the MatchEnd).
+func (c *Client) Observed(obs Observer, f func(w *fogauth.PartialWorld)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.observeRejections(p)
-	return p.Inferred(c.core.World())
+	c.observeRejections(obs)
+	f(c.core.World())
 }
 
-func (c *Client) observeRejections(p *fogauth.Prober) {
+func (c *Client) observeRejections(obs Observer) {
 	c.rejects = c.core.TakeRejections(c.rejects[:0])
 	for _, r := range c.rejects {
-		p.Observe(r)
+		obs.Observe(r)
 	}
 }

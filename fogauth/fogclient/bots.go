@@ -14,7 +14,7 @@ import (
 	"github.com/tickwire/tickwire/fogauth"
 	"github.com/tickwire/tickwire/internal/botpool"
 	"github.com/tickwire/tickwire/metrics"
-	"github.com/tickwire/tickwire/sim/bot"
+	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/transport"
 )
 
@@ -76,9 +76,25 @@ type BotRun struct {
 	// ReconnectAfter, if not 0, makes each bot drop its connection after
 	// that many ticks and take its seat again on a new one.
 	ReconnectAfter uint64
-	// Cheat makes each bot a fogauth.Prober: it probes what it should not
-	// know and reports what the answers revealed.
+	// Cheat makes each bot a prober (NewProber): it probes what it
+	// should not know and reports what the answers revealed.
 	Cheat bool
+	// NewBot makes the mind of a player's bot for the match c joined,
+	// and NewProber a cheating one (with Cheat): the client knows no
+	// game, the caller brings it (tickwire's: the reference RTS's,
+	// package rtsgame).
+	NewBot    func(c *Client) (Mind, error)
+	NewProber func(c *Client) (Prober, error)
+}
+
+// Prober is a cheating mind: it plays, reads the Rejections, and counts
+// the hidden entities the server's answers revealed (0 against a
+// maphack-proof server).
+type Prober interface {
+	Mind
+	Observer
+	Probes() int
+	Inferred(held []protocol.EntityState) int
 }
 
 // RunBots joins r.Players bot clients to a fog-authoritative room;
@@ -144,7 +160,12 @@ func playBot(ctx context.Context, r BotRun, i int, dump *dumper) (p PlayerReport
 	if r.Cheat {
 		return cheat(ctx, r, c, began)
 	}
-	b := bot.New(c.Player(), uint64(c.Player())*7919)
+	b, err := r.NewBot(c)
+	if err != nil {
+		p.Error = err.Error()
+		c.Close()
+		return
+	}
 	maxRejoins := 0
 	if r.ReconnectAfter > 0 {
 		maxRejoins = 3
@@ -176,17 +197,23 @@ func awaitEnd(ctx context.Context, r BotRun, c *Client, p PlayerReport) PlayerRe
 	return p
 }
 
-// cheat is one --cheat bot's whole match: a fogauth.Prober plays,
+// cheat is one --cheat bot's whole match: a Prober plays,
 // then counts what the server's answers revealed.
 func cheat(ctx context.Context, r BotRun, c *Client, began time.Time) (p PlayerReport, model string, tickP99, costP99 uint32) {
 	defer c.Close()
 	p.ID = int(c.Player())
-	pr := fogauth.NewProber(c.Player(), uint64(c.Player())*7919)
-	PlayProber(ctx, c, pr, r.Ticks)
+	pr, err := r.NewProber(c)
+	if err != nil {
+		p.Error = err.Error()
+		return p, c.NetworkModel(), 0, 0
+	}
+	PlayBot(ctx, c, pr, r.Ticks)
 	c.Flush() // the last probes go before Done, so each is answered
 	p = awaitEnd(ctx, r, c, p)
 	p, tickP99, costP99 = summary(p, c, began)
-	p.Probes, p.InferredHiddenEntities = pr.Probes(), ptr(c.ProberInferred(pr))
+	inferred := 0
+	c.Observed(pr, func(w *fogauth.PartialWorld) { inferred = pr.Inferred(w.Entities()) })
+	p.Probes, p.InferredHiddenEntities = pr.Probes(), ptr(inferred)
 	return p, c.NetworkModel(), tickP99, costP99
 }
 

@@ -13,8 +13,6 @@ import (
 	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/server/room"
-	"github.com/tickwire/tickwire/sim"
-	"github.com/tickwire/tickwire/sim/scenario"
 	"github.com/tickwire/tickwire/transport"
 )
 
@@ -91,7 +89,7 @@ type Client struct {
 	model   string
 	ticket  Ticket
 	start   fogauth.MatchStart
-	terrain *sim.Terrain
+	started bool // the MatchStart arrived
 	began   time.Time
 
 	mu        sync.Mutex
@@ -114,9 +112,9 @@ type Client struct {
 // match to start (MatchStart). A refusal is a *join.JoinError. On error
 // conn is closed.
 func Join(ctx context.Context, conn *transport.Conn, roomName string, roomSize int, cfg Config) (*Client, error) {
-	if roomSize < 1 || roomSize > sim.MaxPlayers {
+	if roomSize < 1 || roomSize > fogauth.MaxPlayers {
 		conn.Close()
-		return nil, fmt.Errorf("fogclient: room size %d outside 1..%d", roomSize, sim.MaxPlayers)
+		return nil, fmt.Errorf("fogclient: room size %d outside 1..%d", roomSize, fogauth.MaxPlayers)
 	}
 	return joinAs(ctx, conn, join.Request{Room: roomName, RoomSize: roomSize}, cfg)
 }
@@ -179,7 +177,7 @@ func seat(ctx context.Context, conn *transport.Conn, req join.Request, cfg Confi
 	}
 	c.player, c.model = st.Player, st.NetworkModel
 	c.ticket = Ticket{Room: req.Room, RoomSize: st.RoomSize, Player: st.Player, Secret: st.Secret}
-	for c.terrain == nil {
+	for !c.started {
 		tm, err := conn.Receive(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("fogclient: waiting for the match in room %q: %w", req.Room, err)
@@ -190,11 +188,9 @@ func seat(ctx context.Context, conn *transport.Conn, req join.Request, cfg Confi
 		if c.start, err = fogauth.ParseMatchStart(tm.Data); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrProtocol, err)
 		}
-		if c.terrain, err = terrainOf(c.start); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrProtocol, err)
-		}
+		c.started = true
 	}
-	c.core = fogauth.NewClient(c.player, c.terrain)
+	c.core = fogauth.NewClient(c.player)
 	c.status = StatusPlaying
 	c.began = c.cfg.Clock()
 	c.ctx, c.cancel = context.WithCancel(context.Background())
@@ -202,19 +198,6 @@ func seat(ctx context.Context, conn *transport.Conn, req join.Request, cfg Confi
 	go c.read()
 	go c.flushLoop()
 	return c, nil
-}
-
-// terrainOf builds the match's map as the server did.
-func terrainOf(m fogauth.MatchStart) (*sim.Terrain, error) {
-	md, rules, err := scenario.Generate(scenario.Params{Players: int(m.Players), UnitsPerPlayer: int(m.UnitsPerPlayer), MapSize: int(m.MapSize), Seed: m.MapSeed})
-	if err != nil {
-		return nil, err
-	}
-	s, err := sim.New(md, rules, m.MapSeed)
-	if err != nil {
-		return nil, err
-	}
-	return s.Terrain(), nil
 }
 
 // read applies every message until the connection ends.

@@ -12,6 +12,7 @@ import (
 	"github.com/tickwire/tickwire/fogauth"
 	"github.com/tickwire/tickwire/fogauth/fogclient"
 	"github.com/tickwire/tickwire/fogauth/fogserver"
+	"github.com/tickwire/tickwire/fogauth/rtsgame"
 	"github.com/tickwire/tickwire/netsim"
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/join"
@@ -74,7 +75,7 @@ func wantRefused(t *testing.T, err error, reason join.RefusalReason) *join.JoinE
 // "server at capacity".
 func TestMatchOverServer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		fog := fogserver.Config{MaxConcurrentGames: 1, UnitsPerPlayer: 20, MatchTicks: 300, Seed: func() uint64 { return 5 }}
+		fog := fogserver.Config{NewGame: rtsGame, MaxConcurrentGames: 1, UnitsPerPlayer: 20, MatchTicks: 300, Seed: func() uint64 { return 5 }}
 		link := netsim.Link{Latency: 30 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.10}
 		dial := startServer(t, fog, link)
 		const players = 3
@@ -90,7 +91,7 @@ func TestMatchOverServer(t *testing.T) {
 					return
 				}
 				clients[i] = c
-				fogclient.PlayBot(t.Context(), c, bot.New(c.Player(), 9), 0)
+				fogclient.PlayBot(t.Context(), c, rtsBot(t, c, 9), 0)
 			}()
 		}
 		time.Sleep(2 * time.Second) // the room is full and playing
@@ -118,4 +119,20 @@ func TestMatchOverServer(t *testing.T) {
 			c.Close()
 		}
 	})
+}
+
+// rtsGame is the reference RTS as the rooms' game.
+func rtsGame(players, units int, mapSeed, simSeed uint64) (fogauth.Game, int, error) {
+	return rtsgame.Start(players, units, mapSeed, simSeed)
+}
+
+// rtsBot is the reference RTS's bot for the player of c, on its match's
+// map.
+func rtsBot(t testing.TB, c *fogclient.Client, seed uint64) rtsgame.Bot {
+	m := c.Match()
+	terrain, err := rtsgame.Terrain(int(m.Players), int(m.UnitsPerPlayer), int(m.MapSize), m.MapSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rtsgame.Bot{Bot: bot.New(c.Player(), seed), Map: terrain}
 }

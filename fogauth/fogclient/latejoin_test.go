@@ -13,7 +13,6 @@ import (
 	"github.com/tickwire/tickwire/netsim"
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/server/join"
-	"github.com/tickwire/tickwire/sim/bot"
 	"github.com/tickwire/tickwire/transport"
 )
 
@@ -28,21 +27,21 @@ type truth struct {
 func (tr *truth) onTick(fullMap bool) func(string, *fogauth.Room) {
 	return func(_ string, core *fogauth.Room) {
 		set := map[protocol.EntityID]bool{}
-		ents := core.Sim().Entities()
+		ents := core.Game().Entities()
 		if fullMap {
 			for i := range ents {
 				set[ents[i].ID] = true
 			}
 		} else {
-			for p := 1; p <= core.Sim().Players(); p++ {
-				for _, id := range core.Fog().VisibleEntities(protocol.PlayerID(p)) {
+			for p := 1; p <= core.Game().Players(); p++ {
+				for _, id := range core.Game().Visible(protocol.PlayerID(p)) {
 					set[id] = true
 				}
 			}
 		}
 		// The spectator's wire names entities by its aliases; it takes the
 		// seat after the players' (client id = seat + 1).
-		spectator := fogauth.ClientID(core.Sim().Players() + 1)
+		spectator := fogauth.ClientID(core.Game().Players() + 1)
 		aliased := map[protocol.EntityID]bool{}
 		for id := range set {
 			if al := core.Alias(spectator, id); al != 0 {
@@ -115,7 +114,7 @@ func (u *updates) observe(t *testing.T, tr *truth) func(uint64, []byte) {
 // another seat's secret is refused. Virtual time, 5% loss each way.
 func TestRejoinOverServer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		fog := fogserver.Config{UnitsPerPlayer: 20, MatchTicks: 300, Seed: func() uint64 { return 7 },
+		fog := fogserver.Config{NewGame: rtsGame, UnitsPerPlayer: 20, MatchTicks: 300, Seed: func() uint64 { return 7 },
 			Room: fogauth.Config{BandwidthPerClientKbps: 16}}
 		budget := fog.Room.BudgetBytes()
 		link := netsim.Link{Latency: 20 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.05}
@@ -147,7 +146,7 @@ func TestRejoinOverServer(t *testing.T) {
 					cfg.OnStateUpdate = after.observe(t, nil)
 				}
 				redial := func(context.Context) (*transport.Conn, error) { return dial(uint64(10 + i)), nil }
-				final[i], rejoins[i], err = fogclient.PlayBotRejoining(t.Context(), c, bot.New(c.Player(), 9), 0, redial, cfg, 3)
+				final[i], rejoins[i], err = fogclient.PlayBotRejoining(t.Context(), c, rtsBot(t, c, 9), 0, redial, cfg, 3)
 				if err != nil {
 					t.Error(err)
 				}
@@ -217,7 +216,7 @@ func TestSpectatorsOverServer(t *testing.T) {
 
 func spectate(t *testing.T, fullMap bool) {
 	tr := &truth{allowed: map[uint64]map[protocol.EntityID]bool{}}
-	fog := fogserver.Config{UnitsPerPlayer: 20, MatchTicks: 300, MaxSpectators: 1, Seed: func() uint64 { return 11 },
+	fog := fogserver.Config{NewGame: rtsGame, UnitsPerPlayer: 20, MatchTicks: 300, MaxSpectators: 1, Seed: func() uint64 { return 11 },
 		Room: fogauth.Config{FullMapSpectators: fullMap}, OnTick: tr.onTick(fullMap)}
 	link := netsim.Link{Latency: 20 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.05}
 	dial := startServer(t, fog, link)
@@ -233,7 +232,7 @@ func spectate(t *testing.T, fullMap bool) {
 				return
 			}
 			clients[i] = c
-			fogclient.PlayBot(t.Context(), c, bot.New(c.Player(), 3), 0)
+			fogclient.PlayBot(t.Context(), c, rtsBot(t, c, 3), 0)
 		})
 	}
 	time.Sleep(2 * time.Second)
@@ -288,7 +287,7 @@ func spectate(t *testing.T, fullMap bool) {
 // ends, and a later rejoin is refused as not playing.
 func TestRoomWaitsForRejoin(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		fog := fogserver.Config{UnitsPerPlayer: 10, MatchTicks: 900, RejoinTimeout: 20 * time.Second, Seed: func() uint64 { return 3 }}
+		fog := fogserver.Config{NewGame: rtsGame, UnitsPerPlayer: 10, MatchTicks: 900, RejoinTimeout: 20 * time.Second, Seed: func() uint64 { return 3 }}
 		dial := startServer(t, fog, netsim.Link{Latency: 10 * time.Millisecond})
 		joinRoom := func(room string) (*transport.Conn, *fogclient.Client) {
 			conn := dial(1)
@@ -308,7 +307,7 @@ func TestRoomWaitsForRejoin(t *testing.T) {
 		if err != nil {
 			t.Fatalf("rejoin within RejoinTimeout: %v", err)
 		}
-		fogclient.PlayBot(t.Context(), back, bot.New(back.Player(), 1), 0)
+		fogclient.PlayBot(t.Context(), back, rtsBot(t, back, 1), 0)
 		if _, consistent, ok := back.End(); !ok || !consistent {
 			t.Errorf("after the rejoin: match end %v, consistent %v", ok, consistent)
 		}

@@ -12,7 +12,6 @@ import (
 	"github.com/tickwire/tickwire/server/admin"
 	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/server/room"
-	"github.com/tickwire/tickwire/sim"
 )
 
 // Lanes of a fog-authoritative connection: the server's lanes.
@@ -32,10 +31,16 @@ type Config struct {
 	// would open a fog room is refused ("server at capacity"). 0 means
 	// only the server's own game limit.
 	MaxConcurrentGames int
+	// NewGame starts a room's game (required): players seats, the
+	// UnitsPerPlayer setting, the public map seed (MatchStart carries it)
+	// and the secret simulation seed (never sent; see fogauth.New). It
+	// returns the game and the map's size for MatchStart. The reference
+	// RTS's is rtsgame.Start.
+	NewGame func(players, unitsPerPlayer int, mapSeed, simSeed uint64) (game fogauth.Game, mapSize int, err error)
 	// MaxRoomSize bounds the players of a room; 0 means 8.
 	MaxRoomSize int
-	// UnitsPerPlayer is the starting army of the generated map; 0 means
-	// 50.
+	// UnitsPerPlayer is the starting army a game's map gets (NewGame and
+	// MatchStart carry it); 0 means 50.
 	UnitsPerPlayer int
 	// MatchTicks ends a match after that many ticks (then every seat gets
 	// its final view and a MatchEnd); 0 plays until every seat is gone.
@@ -95,8 +100,10 @@ func (c Config) Check() error {
 	switch {
 	case c.MaxConcurrentGames < 0:
 		return fmt.Errorf("%w: max_concurrent_games %d (at least 0)", fogauth.ErrConfig, c.MaxConcurrentGames)
-	case c.MaxRoomSize < 0 || c.MaxRoomSize > sim.MaxPlayers:
-		return fmt.Errorf("%w: max room size %d (1..%d)", fogauth.ErrConfig, c.MaxRoomSize, sim.MaxPlayers)
+	case c.NewGame == nil:
+		return fmt.Errorf("%w: no NewGame: the model hosts no game", fogauth.ErrConfig)
+	case c.MaxRoomSize < 0 || c.MaxRoomSize > fogauth.MaxPlayers:
+		return fmt.Errorf("%w: max room size %d (1..%d)", fogauth.ErrConfig, c.MaxRoomSize, fogauth.MaxPlayers)
 	case c.MaxSpectators < 0 || c.MaxSpectators > 64:
 		return fmt.Errorf("%w: max_spectators %d (0..64)", fogauth.ErrConfig, c.MaxSpectators)
 	case c.UnitsPerPlayer < 0 || c.UnitsPerPlayer > 1000 || c.MatchTicks < 0 || c.SettleTimeout < 0 || c.RejoinTimeout < 0:

@@ -42,12 +42,14 @@ func TestConfigCheck(t *testing.T) {
 		{Config{Room: fogauth.Config{StalenessBonus: fogauth.MaxStalenessBonus + 1}}, "priority_staleness_bonus"},
 		{Config{Room: fogauth.Config{TickRate: 5000}}, "tick_rate"},
 		{Config{MaxConcurrentGames: -1}, "max_concurrent_games"},
+		{Config{}, "NewGame"},
 	} {
 		if err := tc.c.Check(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: %v, want an error naming %s", tc.c, err, tc.want)
 		}
 	}
-	if err := (Config{}).Check(); err != nil {
+	noGame := func(int, int, uint64, uint64) (fogauth.Game, int, error) { return nil, 0, fogauth.ErrConfig }
+	if err := (Config{NewGame: noGame}).Check(); err != nil {
 		t.Errorf("defaults: %v", err)
 	}
 }

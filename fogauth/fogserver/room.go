@@ -9,7 +9,6 @@ import (
 	"github.com/tickwire/tickwire/fogauth"
 	twmetrics "github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/server/room"
-	"github.com/tickwire/tickwire/sim/scenario"
 )
 
 // timingsKept is how many of the last ticks the tick-time percentiles
@@ -58,22 +57,21 @@ type status struct {
 
 func newRoom(cfg Config, m *metrics, p room.Params) (*fogRoom, error) {
 	seed, simSeed := cfg.seed(), randomSeed()
-	sp := scenario.Params{Players: len(p.Seats), UnitsPerPlayer: cfg.UnitsPerPlayer, Seed: seed}.WithDefaults()
-	md, rules, err := scenario.Generate(sp)
+	game, mapSize, err := cfg.NewGame(len(p.Seats), cfg.UnitsPerPlayer, seed, simSeed)
 	if err != nil {
 		return nil, err
 	}
 	rc := cfg.Room
 	rc.TickRate = p.TickRate
-	core, err := fogauth.New(rc, md, rules, simSeed, p.Clock())
+	core, err := fogauth.New(rc, game, p.Clock())
 	if err != nil {
 		return nil, err
 	}
 	r := &fogRoom{cfg: cfg, name: p.Name, m: m, log: p.Logger, clock: p.Clock, seats: slices.Clone(p.Seats),
 		players: len(p.Seats), core: core, gone: make([]bool, len(p.Seats)), goneAt: make([]time.Duration, len(p.Seats)), simSeed: simSeed,
 		tickTimes: twmetrics.Samples[time.Duration]{Keep: timingsKept}, costTimes: twmetrics.Samples[time.Duration]{Keep: timingsKept}}
-	r.start = fogauth.MatchStart{TickRate: uint16(p.TickRate), Players: uint8(sp.Players),
-		UnitsPerPlayer: uint16(sp.UnitsPerPlayer), MapSize: uint16(sp.MapSize), MapSeed: seed}
+	r.start = fogauth.MatchStart{TickRate: uint16(p.TickRate), Players: uint8(len(p.Seats)),
+		UnitsPerPlayer: uint16(cfg.UnitsPerPlayer), MapSize: uint16(mapSize), MapSeed: seed}
 	for i, st := range p.Seats {
 		if err := core.AddClient(clientID(i), st.Player); err != nil {
 			return nil, err

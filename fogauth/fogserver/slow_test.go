@@ -4,7 +4,9 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/tickwire/tickwire/fogauth"
 	"github.com/tickwire/tickwire/fogauth/fogserver"
+	"github.com/tickwire/tickwire/fogauth/rtsgame"
 	"github.com/tickwire/tickwire/internal/roomtest"
 )
 
@@ -17,7 +19,7 @@ import (
 // receiving state throughout.
 func TestSlowClientDropped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		roomtest.SlowClient(t, fogserver.Model(fogserver.Config{UnitsPerPlayer: 10, Seed: func() uint64 { return 3 }}))
+		roomtest.SlowClient(t, fogserver.Model(fogserver.Config{NewGame: rtsGame, UnitsPerPlayer: 10, Seed: func() uint64 { return 3 }}))
 	})
 }
 
@@ -25,6 +27,11 @@ func TestSlowClientDropped(t *testing.T) {
 // over links losing 10% each way, are never dropped as too slow.
 func TestLossyClientsKept(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		roomtest.LossyClients(t, fogserver.Model(fogserver.Config{UnitsPerPlayer: 10, Seed: func() uint64 { return 3 }}))
+		roomtest.LossyClients(t, fogserver.Model(fogserver.Config{NewGame: rtsGame, UnitsPerPlayer: 10, Seed: func() uint64 { return 3 }}))
 	})
+}
+
+// rtsGame is the reference RTS as the rooms' game.
+func rtsGame(players, units int, mapSeed, simSeed uint64) (fogauth.Game, int, error) {
+	return rtsgame.Start(players, units, mapSeed, simSeed)
 }

@@ -59,9 +59,9 @@ func BenchmarkServerTick(b *testing.B) {
 		publish(g)
 		b.StopTimer()
 		for p := 1; p <= 8; p++ {
-			visible += len(g.Room.Fog().VisibleEntities(protocol.PlayerID(p)))
+			visible += len(g.Room.Game().Visible(protocol.PlayerID(p)))
 		}
-		entities += len(g.Room.Sim().Entities())
+		entities += len(g.RTS.Sim().Entities())
 		if err := g.Deliver(); err != nil {
 			b.Fatal(err)
 		}

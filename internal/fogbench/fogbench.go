@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/fogauth"
+	"github.com/tickwire/tickwire/fogauth/rtsgame"
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/sim/bot"
 	"github.com/tickwire/tickwire/sim/scenario"
@@ -12,8 +13,9 @@ import (
 // Game is one fog-authoritative room with its clients in one goroutine.
 type Game struct {
 	Room    *fogauth.Room
+	RTS     *rtsgame.Game     // the game the room hosts
 	Clients []*fogauth.Client // index i is client ID i+1
-	bots    []*bot.Bot
+	bots    []*rtsgame.Bot
 	orders  []protocol.TimestampedOrder
 	out     []sent
 
@@ -44,11 +46,15 @@ func New(o Options) (*Game, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := fogauth.New(o.Room, md, rules, p.Seed, 0)
+	game, err := rtsgame.New(md, rules, p.Seed)
 	if err != nil {
 		return nil, err
 	}
-	g := &Game{Room: r}
+	r, err := fogauth.New(o.Room, game, 0)
+	if err != nil {
+		return nil, err
+	}
+	g := &Game{Room: r, RTS: game}
 	for i := range p.Players + o.Spectators {
 		player := protocol.PlayerID(i + 1)
 		if i >= p.Players {
@@ -57,10 +63,10 @@ func New(o Options) (*Game, error) {
 		if err := r.AddClient(fogauth.ClientID(i+1), player); err != nil {
 			return nil, err
 		}
-		g.Clients = append(g.Clients, fogauth.NewClient(player, r.Sim().Terrain()))
-		var b *bot.Bot
+		g.Clients = append(g.Clients, fogauth.NewClient(player))
+		var b *rtsgame.Bot
 		if player != 0 && !o.Idle {
-			b = bot.New(player, p.Seed)
+			b = &rtsgame.Bot{Bot: bot.New(player, p.Seed), Map: game.Sim().Terrain()}
 		}
 		g.bots = append(g.bots, b)
 	}
@@ -102,7 +108,7 @@ func (g *Game) Submit() error {
 	g.out = g.out[:0]
 	for i, c := range g.Clients {
 		if b := g.bots[i]; b != nil {
-			g.orders = b.Orders(c.World(), g.orders[:0])
+			g.orders = b.Orders(c.World(), c.World().Tick(), g.orders[:0])
 			for _, o := range g.orders {
 				c.SubmitOrder(o)
 			}

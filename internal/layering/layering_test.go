@@ -66,8 +66,9 @@ func stdlibOnly(d dep) (bool, string) {
 var gamePackages = []string{"protocol", "sim", "lockstep", "fogauth", "predict", "statesync", "server"}
 
 // models are the network models: each is a tree of packages (pure core,
-// client, server model) that imports no other model.
-var models = []string{"lockstep", "fogauth", "predict", "statesync", "examples"}
+// client, server model) that imports no other model. examples/echo is the
+// example model; the other examples are games over the models.
+var models = []string{"lockstep", "fogauth", "predict", "statesync", "examples/echo"}
 
 // otherModel reports whether d belongs to a network model other than self.
 func otherModel(self string, d dep) bool {
@@ -104,6 +105,11 @@ func genericServer() func(dep) (bool, string) {
 
 func rules() []rule {
 	return []rule{
+		// An example game is written against the public API alone.
+		{pkg: "examples/gridtactics", allowed: publicAPIOnly},
+		{pkg: "examples/arena", allowed: publicAPIOnly},
+		{pkg: "examples/paint", allowed: publicAPIOnly},
+		{pkg: "examples/ctf", allowed: publicAPIOnly},
 		{pkg: "wire", allowed: stdlibOnly},
 		{pkg: "metrics", allowed: stdlibOnly},
 		{pkg: "protocol", allowed: stdlibOnly},
@@ -148,7 +154,7 @@ func rules() []rule {
 		{pkg: "fogauth", name: "fogauth/...", allowed: noOtherModel("fogauth")},
 		{pkg: "predict", name: "predict/...", allowed: noOtherModel("predict")},
 		{pkg: "statesync", name: "statesync/...", allowed: noOtherModel("statesync")},
-		{pkg: "examples", name: "examples/...", allowed: noOtherModel("examples")},
+		{pkg: "examples/echo", name: "examples/echo/...", allowed: noOtherModel("examples/echo")},
 		// RelayCore is a pure state machine: sockets live in the server.
 		{pkg: "lockstep/relay", exact: true, allowed: func(d dep) (bool, string) {
 			switch {
@@ -175,12 +181,25 @@ func rules() []rule {
 			switch {
 			case d.standard && networking(d.path):
 				return false, "the fog-authoritative core is pure: no networking code"
-			case d.standard, under(d.path, "protocol", "wire", "metrics", "sim"):
+			case d.standard, under(d.path, "protocol", "wire", "metrics"):
 				return true, ""
 			case strings.HasPrefix(d.path, "github.com/cespare/xxhash/"):
 				return true, ""
 			}
-			return false, "the fog-authoritative core may import only sim, protocol, wire, metrics, xxHash and the standard library"
+			return false, "the fog-authoritative core may import only protocol, wire, metrics, xxHash and the standard library: a game plugs in through fogauth.Game"
+		}},
+		// The reference RTS's adapter to the fog mode is simulation code,
+		// and imports no fogauth package: fogauth's own tests run against it.
+		{pkg: "fogauth/rtsgame", allowed: func(d dep) (bool, string) {
+			switch {
+			case d.standard && networking(d.path):
+				return false, "a game adapter never imports networking code"
+			case under(d.path, "fogauth"):
+				return false, "the RTS adapter implements fogauth.Game without importing fogauth, so fogauth's tests can use it"
+			case d.standard, under(d.path, "sim", "protocol", "wire"), strings.HasPrefix(d.path, "github.com/cespare/xxhash/"), strings.HasPrefix(d.path, "github.com/zeebo/xxh3"):
+				return true, ""
+			}
+			return false, "a game adapter may import only sim, protocol, wire, xxHash and the standard library"
 		}},
 		{pkg: "statesync/msg", allowed: func(d dep) (bool, string) {
 			switch {
@@ -263,6 +282,112 @@ func rules() []rule {
 			}
 			return false, "the echo core may import only protocol, wire and the standard library"
 		}},
+	}
+}
+
+// referenceGames are tickwire's own games: the reference RTS (sim and
+// its subpackages) and the action game's adapters to the models. A game
+// adapter may import them; nothing else of a model may.
+var referenceGames = []string{"sim", "predict/actiongame", "statesync/actiongame", "fogauth/rtsgame"}
+
+// gameAdapters are the packages that plug a reference game into a
+// model.
+var gameAdapters = []string{"predict/actiongame", "statesync/actiongame", "fogauth/rtsgame"}
+
+// referenceBotsPending are the models' bot runners (moved out of
+// cmd/tickwire), which still play the reference games themselves; like
+// fogclient's RunBots they should take the game's bot from their caller.
+var referenceBotsPending = []string{"lockstep/lockstepbot", "predict/predictbot", "statesync/syncclient"}
+
+// noReferenceGame is the rule of every model package but the game
+// adapters: a game plugs into the model through its interface, so the
+// model imports no reference game.
+func noReferenceGame(d dep) (bool, string) {
+	if under(d.path, referenceGames...) {
+		return false, "a network model imports no reference game: the game plugs in through the model's interface"
+	}
+	return true, ""
+}
+
+// publicAPIOnly is the rule of the example games: each writes its own
+// game against tickwire's models, so nothing it links is a reference game.
+// (Dependencies are transitive: a model's client may link internal
+// helpers, so internal packages are not checked here; Go's internal rule
+// keeps them out of code outside the module.)
+func publicAPIOnly(d dep) (bool, string) {
+	if ok, _ := noReferenceGame(d); !ok {
+		return false, "an example brings its own game: no reference game"
+	}
+	return true, ""
+}
+
+// modelPackages lists every package of the network models' trees.
+func modelPackages(t *testing.T, root string) []string {
+	t.Helper()
+	var pkgs []string
+	for _, m := range models {
+		for _, d := range listPackages(t, root, "./"+m+"/...") {
+			pkgs = append(pkgs, strings.TrimPrefix(d, module+"/"))
+		}
+	}
+	return pkgs
+}
+
+// listPackages runs go list on pattern.
+func listPackages(t *testing.T, root, pattern string) []string {
+	t.Helper()
+	cmd := exec.Command("go", "list", pattern)
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v", pattern, err)
+	}
+	return strings.Fields(string(out))
+}
+
+// TestModelsImportNoReferenceGame: every package of every model but the
+// game adapters imports no reference game.
+func TestModelsImportNoReferenceGame(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("the go command is needed to list dependencies")
+	}
+	root := moduleRoot(t)
+	for _, pkg := range modelPackages(t, root) {
+		if slices.Contains(gameAdapters, pkg) || slices.Contains(referenceBotsPending, pkg) {
+			continue
+		}
+		r := rule{pkg: pkg, exact: true, allowed: noReferenceGame}
+		for _, v := range violations(r, listDeps(t, root, "./"+pkg)) {
+			t.Errorf("%s depends on %s", pkg, v)
+		}
+	}
+	for _, pkg := range append(slices.Clone(gameAdapters), referenceBotsPending...) {
+		if err := packageExists(root, pkg); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestReferenceGameRuleCatches proves noReferenceGame and publicAPIOnly
+// refuse what they forbid and let the rest through.
+func TestReferenceGameRuleCatches(t *testing.T) {
+	for _, d := range []dep{{path: module + "/sim"}, {path: module + "/sim/bot"}, {path: module + "/sim/action"},
+		{path: module + "/predict/actiongame"}, {path: module + "/statesync/actiongame"}, {path: module + "/fogauth/rtsgame"}} {
+		if ok, _ := noReferenceGame(d); ok {
+			t.Errorf("a model may import %s", d.path)
+		}
+		if ok, _ := publicAPIOnly(d); ok {
+			t.Errorf("an example may import %s", d.path)
+		}
+	}
+	for _, d := range []dep{{path: module + "/predict"}, {path: module + "/protocol"}, {path: module + "/server"},
+		{path: module + "/simulation"}, {path: "fmt", standard: true}} {
+		if ok, why := noReferenceGame(d); !ok {
+			t.Errorf("a model may not import %s: %s", d.path, why)
+		}
+		if ok, why := publicAPIOnly(d); !ok {
+			t.Errorf("an example may not import %s: %s", d.path, why)
+		}
 	}
 }
 
@@ -376,10 +501,11 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"lockstep/...":          {{path: module + "/fogauth"}, {path: module + "/predict/netlayer"}, {path: module + "/statesync/msg"}},
 		"lockstep":              {{path: module + "/server"}},
 		"fogauth/...":           {{path: module + "/lockstep"}, {path: module + "/lockstep/msg"}, {path: module + "/lockstep/relay"}, {path: module + "/lockstep/hostrelay"}, {path: module + "/predict"}, {path: module + "/statesync/host"}},
-		"fogauth":               {{path: module + "/transport"}, {path: module + "/netsim"}, {path: module + "/server/room"}, {path: "net", standard: true}},
+		"fogauth":               {{path: module + "/transport"}, {path: module + "/netsim"}, {path: module + "/server/room"}, {path: "net", standard: true}, {path: module + "/sim"}},
+		"fogauth/rtsgame":       {{path: module + "/fogauth"}, {path: module + "/fogauth/fogclient"}, {path: module + "/transport"}, {path: "net", standard: true}},
 		"predict/...":           {{path: module + "/lockstep/msg"}, {path: module + "/lockstep/relay"}, {path: module + "/statesync"}, {path: module + "/fogauth/fogclient"}},
 		"statesync/...":         {{path: module + "/lockstep"}, {path: module + "/lockstep/msg"}, {path: module + "/predict/lanes"}, {path: module + "/fogauth"}},
-		"examples/...":          {{path: module + "/lockstep/msg"}, {path: module + "/lockstep/relay"}, {path: module + "/fogauth/fogclient"}, {path: module + "/statesync"}},
+		"examples/echo/...":     {{path: module + "/lockstep/msg"}, {path: module + "/lockstep/relay"}, {path: module + "/fogauth/fogclient"}, {path: module + "/statesync"}},
 		"examples/echo":         {{path: module + "/transport"}, {path: module + "/server/room"}, {path: "net", standard: true}},
 		"lockstep/relay":        {{path: module + "/transport"}, {path: module + "/server"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
 		"predict/predictserver": {{path: module + "/sim/action"}, {path: module + "/sim"}},
@@ -388,6 +514,7 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"statesync/actiongame":  {{path: module + "/transport"}, {path: module + "/server/lanes"}, {path: "net", standard: true}},
 		"statesync/host":        {{path: module + "/sim/action"}},
 		"cmd/tickwire":          {{path: "testing", standard: true}, {path: "testing/synctest", standard: true}},
+		"examples/ctf":          {{path: module + "/sim"}, {path: module + "/sim/action"}, {path: module + "/predict/actiongame"}, {path: module + "/fogauth/rtsgame"}},
 	}
 	allowed := map[string][]dep{
 		"sim":                {{path: module + "/protocol"}, {path: module + "/wire"}, {path: "github.com/cespare/xxhash/v2"}, {path: "sort", standard: true}},
@@ -401,12 +528,14 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"fogauth/...":        {{path: module + "/server/room"}, {path: module + "/server/join"}, {path: module + "/sim"}, {path: module + "/fogauth/fogserver"}},
 		"predict/...":        {{path: module + "/server/join"}, {path: module + "/server/room"}, {path: module + "/predict/lanes"}},
 		"statesync/...":      {{path: module + "/server/join"}, {path: module + "/server/room"}, {path: module + "/statesync/msg"}},
-		"fogauth":            {{path: module + "/sim"}, {path: module + "/protocol"}, {path: "github.com/cespare/xxhash/v2"}, {path: "encoding/binary", standard: true}},
+		"fogauth":            {{path: module + "/protocol"}, {path: "github.com/cespare/xxhash/v2"}, {path: "encoding/binary", standard: true}},
+		"fogauth/rtsgame":    {{path: module + "/sim"}, {path: module + "/sim/bot"}, {path: module + "/protocol"}},
 		"lockstep/relay":     {{path: module + "/protocol"}, {path: module + "/lockstep/msg"}, {path: "crypto/sha256", standard: true}},
 		"predict":            {{path: module + "/wire"}, {path: "time", standard: true}},
 		"predict/actiongame": {{path: module + "/predict"}, {path: module + "/sim/action"}, {path: module + "/sim"}},
 		"statesync":          {{path: module + "/statesync/msg"}, {path: "github.com/klauspost/compress/zstd"}, {path: "github.com/OneOfOne/xxhash"}},
 		"cmd/tickwire":       {{path: module + "/server"}, {path: "net", standard: true}, {path: "github.com/prometheus/client_golang/prometheus"}},
+		"examples/ctf":       {{path: module + "/fogauth"}, {path: module + "/fogauth/fogclient"}, {path: module + "/fogauth/fogserver"}, {path: module + "/server"}},
 	}
 	for _, r := range rules() {
 		key := r.pkg

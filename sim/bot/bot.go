@@ -129,7 +129,7 @@ func (b *Bot) observe(s World) {
 	b.idle, b.enemies, b.mine = b.idle[:0], b.enemies[:0], b.mine[:0]
 	for _, e := range s.Entities() {
 		switch {
-		case e.Owner == b.player && e.Category() == sim.CategoryUnit:
+		case e.Owner == b.player && sim.CategoryOf(&e) == sim.CategoryUnit:
 			if e.Anim == sim.AnimIdle && e.Target == 0 && sim.RulesOf(e.Type).Range > 0 {
 				b.idle = append(b.idle, e.ID)
 			}

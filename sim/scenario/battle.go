@@ -16,7 +16,7 @@ func BenchmarkParams() Params {
 func Units(s *sim.Sim) int {
 	n := 0
 	for _, e := range s.Entities() {
-		if e.Category() == sim.CategoryUnit {
+		if sim.CategoryOf(&e) == sim.CategoryUnit {
 			n++
 		}
 	}

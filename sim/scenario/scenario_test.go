@@ -40,7 +40,7 @@ func TestGeneratedMatchesStart(t *testing.T) {
 		hq := make([]int, players+1)
 		for _, e := range s.Entities() {
 			switch {
-			case e.Category() == sim.CategoryUnit:
+			case sim.CategoryOf(&e) == sim.CategoryUnit:
 				units[e.Owner]++
 			case e.Type == sim.TypeHQ:
 				hq[e.Owner]++

@@ -1,4 +1,4 @@
-package fogauth
+package rtsgame
 
 import (
 	"github.com/tickwire/tickwire/protocol"
@@ -25,10 +25,11 @@ import (
 // Build, are inferred hidden entities.
 type Prober struct {
 	player   protocol.PlayerID
+	terrain  *sim.Terrain
 	rng      sim.SplitMix64
-	sent     uint64                        // probe and control orders given
-	refused  uint64                        // orders counted in Rejections
-	tickKind map[rejectionKey]RejectReason // first reason per (tick, kind)
+	sent     uint64                 // probe and control orders given
+	refused  uint64                 // orders counted in Rejections
+	tickKind map[rejectionKey]uint8 // first reason per (tick, kind)
 	suspects map[protocol.EntityID]bool
 	held     map[protocol.EntityID]bool // every id ever in the world
 	probed   []protocol.EntityID        // ids probed, in order (a tick's pairs)
@@ -45,28 +46,30 @@ type rejectionKey struct {
 // 1; a client sees far fewer than 2³¹ entities).
 const controlID protocol.EntityID = 1<<31 + 7
 
-// NewProber returns a prober for player, its choices drawn from seed.
-func NewProber(player protocol.PlayerID, seed uint64) *Prober {
-	return &Prober{player: player, rng: sim.SplitMix64{S: seed}, tickKind: map[rejectionKey]RejectReason{},
+// NewProber returns a prober for player on the match's map, its choices
+// drawn from seed.
+func NewProber(player protocol.PlayerID, terrain *sim.Terrain, seed uint64) *Prober {
+	return &Prober{player: player, terrain: terrain, rng: sim.SplitMix64{S: seed}, tickKind: map[rejectionKey]uint8{},
 		suspects: map[protocol.EntityID]bool{}, held: map[protocol.EntityID]bool{}}
 }
 
-// Orders appends the probes for one tick, chosen from w.
-func (p *Prober) Orders(w *PartialWorld, tick uint64, dst []protocol.TimestampedOrder) []protocol.TimestampedOrder {
-	var own, structures []sim.EntityState
+// Orders appends the probes for one tick, chosen from the client's partial
+// world (a fogclient.Mind).
+func (p *Prober) Orders(w Partial, tick uint64, dst []protocol.TimestampedOrder) []protocol.TimestampedOrder {
+	var own, structures []protocol.EntityState
 	high := protocol.EntityID(0)
 	for _, e := range w.Entities() {
 		p.held[e.ID] = true
 		high = max(high, e.ID)
 		switch {
-		case e.Owner == p.player && e.Category() == sim.CategoryUnit && sim.RulesOf(e.Type).Range > 0:
+		case e.Owner == p.player && sim.CategoryOf(&e) == sim.CategoryUnit && sim.RulesOf(e.Type).Range > 0:
 			own = append(own, e)
 		case e.Owner == p.player:
 			structures = append(structures, e)
 		}
 	}
 	probe := p.unheld(high)
-	pos := sim.CellCenter(int(p.rng.Intn(uint64(w.Terrain().Width()))), int(p.rng.Intn(uint64(w.Terrain().Height()))))
+	pos := sim.CellCenter(int(p.rng.Intn(uint64(p.terrain.Width()))), int(p.rng.Intn(uint64(p.terrain.Height()))))
 	var pair [2]protocol.PlayerOrder
 	switch tick % 4 {
 	case 0:
@@ -75,7 +78,7 @@ func (p *Prober) Orders(w *PartialWorld, tick uint64, dst []protocol.Timestamped
 		}
 	case 1:
 		if len(own) == 0 {
-			return p.build(w, own, structures, dst)
+			return p.build(own, structures, dst)
 		}
 		attacker := []protocol.EntityID{own[p.rng.Intn(uint64(len(own)))].ID}
 		for i, id := range [2]protocol.EntityID{probe, controlID} {
@@ -96,7 +99,7 @@ func (p *Prober) Orders(w *PartialWorld, tick uint64, dst []protocol.Timestamped
 	}
 	p.probed = append(p.probed, probe)
 	p.probes++
-	return p.build(w, own, structures, dst)
+	return p.build(own, structures, dst)
 }
 
 // unheld is an id the client never held: past the highest it holds, or
@@ -112,8 +115,8 @@ func (p *Prober) unheld(high protocol.EntityID) protocol.EntityID {
 }
 
 // build appends a Build probe on a cell the client cannot see.
-func (p *Prober) build(w *PartialWorld, own, structures []sim.EntityState, dst []protocol.TimestampedOrder) []protocol.TimestampedOrder {
-	t := w.Terrain()
+func (p *Prober) build(own, structures []protocol.EntityState, dst []protocol.TimestampedOrder) []protocol.TimestampedOrder {
+	t := p.terrain
 	for range 16 {
 		x, y := int(p.rng.Intn(uint64(t.Width()))), int(p.rng.Intn(uint64(t.Height())))
 		if len(structures) > 0 && p.rng.Intn(2) == 0 {
@@ -134,7 +137,7 @@ func (p *Prober) build(w *PartialWorld, own, structures []sim.EntityState, dst [
 
 // sees reports whether one of the client's entities might see pos: within
 // its sight range plus a cell (the fog is drawn on whole cells).
-func (p *Prober) sees(pos protocol.WorldPos, groups ...[]sim.EntityState) bool {
+func (p *Prober) sees(pos protocol.WorldPos, groups ...[]protocol.EntityState) bool {
 	for _, g := range groups {
 		for _, e := range g {
 			r := int64(sim.RulesOf(e.Type).Sight + 2*protocol.CellSize)
@@ -147,16 +150,28 @@ func (p *Prober) sees(pos protocol.WorldPos, groups ...[]sim.EntityState) bool {
 	return false
 }
 
+// Rejection is what the prober reads of one Rejection the client
+// received (fogauth.Rejection's fields). Many marks the server's grouping
+// of a tick's further refusals (fogauth.RejectMany), whose kind says
+// nothing.
+type Rejection struct {
+	Tick   uint64
+	Reason uint8
+	Many   bool
+	Kind   protocol.OrderKind
+	Count  uint16
+}
+
 // Observe takes one Rejection the client received.
 func (p *Prober) Observe(r Rejection) {
 	p.refused += uint64(r.Count)
 	switch {
 	case r.Kind == protocol.KindBuild:
-		if RejectReason(sim.RejectBlocked) == r.Reason {
+		if uint8(sim.RejectBlocked) == r.Reason {
 			p.builds += int(r.Count)
 		}
 		return
-	case r.Reason == RejectMany:
+	case r.Many:
 		return
 	}
 	k := rejectionKey{r.Tick, r.Kind}
@@ -178,8 +193,8 @@ func (p *Prober) Probes() int { return p.probes }
 // so far: suspects never received, Build probes refused as blocked, and
 // probes accepted (sent but never refused; count only once every
 // Rejection has arrived).
-func (p *Prober) Inferred(w *PartialWorld) int {
-	for _, e := range w.Entities() {
+func (p *Prober) Inferred(ents []protocol.EntityState) int {
+	for _, e := range ents {
 		p.held[e.ID] = true
 	}
 	n := p.builds
