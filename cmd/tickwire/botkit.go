@@ -31,6 +31,9 @@ type botCommon struct {
 	// --spectate binds it): --players defaults to 1 and --ticks is not
 	// needed, as a spectator watches until the match ends.
 	spectate bool
+	// joinCode and trackerURL: the room comes from a join code resolved
+	// at a tracker (--server, --room and --server-key from its answer).
+	joinCode, trackerURL string
 }
 
 // botSpec is what a mode sets of the shared bot flags.
@@ -51,6 +54,8 @@ func (f *botCommon) flagSet(s botSpec, stderr io.Writer) *flag.FlagSet {
 	fs.Uint64Var(&f.ticks, "ticks", 0, s.ticks)
 	fs.IntVar(&f.roomSize, "room-size", 0, "players the room expects (default: --players)")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object")
+	fs.StringVar(&f.joinCode, "join-code", "", "join the room a join code names (TICK-XXXX), resolved at --tracker: sets --server, --room and --server-key")
+	fs.StringVar(&f.trackerURL, "tracker", "", "the tracker that resolves --join-code (https://, or http:// on loopback)")
 	f.sec.addClient(fs)
 	return fs
 }
@@ -60,6 +65,9 @@ func (f *botCommon) flagSet(s botSpec, stderr io.Writer) *flag.FlagSet {
 // checks the mode's own before the room size.
 func (f *botCommon) parse(fs *flag.FlagSet, args []string, maxRoomSize int, check func() error) error {
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := f.resolveJoinCode(); err != nil {
 		return err
 	}
 	switch {
