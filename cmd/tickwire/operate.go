@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/hex"
 	"flag"
-	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -53,12 +52,10 @@ type operator struct {
 }
 
 // newOperator opens the database and returns the operator; cfg.OnMatch
-// is set when there is a database.
+// is set when there is a database. The tracker URLs were checked with the
+// flags (parseServeFlags).
 func newOperator(ctx context.Context, o operatorFlags, cfg *server.Config, log *slog.Logger) (*operator, error) {
 	op := &operator{flags: o, log: log, ids: make(map[uint64]int64)}
-	if _, err := tracker.Clients(o.trackers); err != nil {
-		return nil, fmt.Errorf("%w: --tracker: %v", errUsage, err)
-	}
 	if o.db != "" {
 		db, err := records.Open(ctx, o.db)
 		if err != nil {
