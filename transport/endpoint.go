@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -46,9 +47,12 @@ type endpoint struct {
 	pending    map[connKey]*pendingConn // server: handshakes past the cookie
 	lastSweep  time.Time                // server: last sweep of pending
 	handshakes chan []byte              // client: server handshake packets for Dial
-	sec        secCounters
-	refused    atomic.Uint64 // plaintext hellos refused: MaxConnections reached
-	overBudget atomic.Uint64 // connections ended by the memory budget
+	// unreachable is, for Dial, the first ICMP error the socket reported
+	// (ErrUnreachable and the system's error); later ones are dropped.
+	unreachable chan error
+	sec         secCounters
+	refused     atomic.Uint64 // plaintext hellos refused: MaxConnections reached
+	overBudget  atomic.Uint64 // connections ended by the memory budget
 }
 
 func newEndpoint(pc net.PacketConn, set *settings) (*endpoint, error) {
@@ -57,15 +61,16 @@ func newEndpoint(pc net.PacketConn, set *settings) (*endpoint, error) {
 		return nil, err
 	}
 	return &endpoint{
-		pc:         pc,
-		set:        set,
-		codec:      cdc,
-		pool:       newCompressPool(cdc, set.workers),
-		batch:      newBatchConn(pc),
-		conns:      make(map[connKey]*Conn),
-		readDone:   make(chan struct{}),
-		pending:    make(map[connKey]*pendingConn),
-		handshakes: make(chan []byte, 16),
+		pc:          pc,
+		set:         set,
+		codec:       cdc,
+		pool:        newCompressPool(cdc, set.workers),
+		batch:       newBatchConn(pc),
+		conns:       make(map[connKey]*Conn),
+		readDone:    make(chan struct{}),
+		pending:     make(map[connKey]*pendingConn),
+		handshakes:  make(chan []byte, 16),
+		unreachable: make(chan error, 1),
 	}, nil
 }
 
@@ -121,8 +126,15 @@ func (ep *endpoint) peerGone(addr net.Addr) {
 	}
 }
 
-// fatal reports whether a read error ends the read loop.
+// fatal reports whether a read error ends the read loop. An ICMP error
+// is passed on to Dial.
 func (ep *endpoint) fatal(err error) bool {
+	if isUnreachable(err) {
+		select {
+		case ep.unreachable <- fmt.Errorf("%w: %w", ErrUnreachable, err):
+		default:
+		}
+	}
 	var ne net.Error
 	if errors.Is(err, net.ErrClosed) || !(errors.As(err, &ne) && ne.Timeout()) && ep.isClosed() {
 		return true
@@ -130,6 +142,12 @@ func (ep *endpoint) fatal(err error) bool {
 	// Transient errors (ICMP-induced, timeouts): back off a little.
 	time.Sleep(time.Millisecond)
 	return ep.isClosed()
+}
+
+// isUnreachable reports whether a read error is the network's report
+// that the peer cannot be reached (an ICMP error on a connected socket).
+func isUnreachable(err error) bool {
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH)
 }
 
 func (ep *endpoint) isClosed() bool {

@@ -31,6 +31,13 @@ var (
 	ErrHandshake = errors.New("transport: handshake failed")
 	// ErrInvalidConfig is returned for an inconsistent Config.
 	ErrInvalidConfig = errors.New("transport: invalid config")
+	// ErrUnreachable is returned by Dial when the network reported the
+	// peer unreachable before the handshake completed: an ICMP port
+	// unreachable (nothing listens on that port), host or network
+	// unreachable. The error also wraps the system's error
+	// (syscall.ECONNREFUSED, …). Only a connected socket hears these:
+	// DialUDP dials from one.
+	ErrUnreachable = errors.New("transport: peer unreachable")
 	// ErrMalformed reports a datagram or frame that does not parse.
 	ErrMalformed = errors.New("transport: malformed datagram")
 )

@@ -214,13 +214,11 @@ func Dial(ctx context.Context, pc net.PacketConn, raddr net.Addr, cfg Config) (*
 	select {
 	case <-c.established:
 	case <-ctx.Done():
-		c.mu.Lock()
-		c.sess.end(ErrClosed)
-		c.mu.Unlock()
-		signal(c.wake)
-		<-c.done
-		ep.shutdown()
+		c.abandon(ErrClosed)
 		return nil, ctx.Err()
+	case err := <-ep.unreachable:
+		c.abandon(err)
+		return nil, fmt.Errorf("transport: dial %v: %w", raddr, err)
 	}
 	if st := c.State(); st != StateConnected {
 		<-c.done
@@ -231,6 +229,17 @@ func Dial(ctx context.Context, pc net.PacketConn, raddr net.Addr, cfg Config) (*
 		return nil, fmt.Errorf("transport: dial %v: %w", raddr, err)
 	}
 	return c, nil
+}
+
+// abandon ends a dialed connection that never connected, with err, and
+// closes its socket.
+func (c *Conn) abandon(err error) {
+	c.mu.Lock()
+	c.sess.end(err)
+	c.mu.Unlock()
+	signal(c.wake)
+	<-c.done
+	c.ep.shutdown()
 }
 
 // ListenUDP listens on a UDP address such as ":7777".
@@ -248,23 +257,39 @@ func ListenUDP(ctx context.Context, addr string, cfg Config) (*Listener, error) 
 }
 
 // DialUDP connects to a UDP address such as "example.net:7777" from an
-// ephemeral local port.
+// ephemeral local port. The socket is connected to the server, so the
+// network's ICMP errors about it reach the connection: a port nothing
+// listens on fails the dial at once with ErrUnreachable instead of
+// waiting out the handshake timeout.
 func DialUDP(ctx context.Context, addr string, cfg Config) (*Conn, error) {
 	var r net.Resolver
 	raddr, err := resolveUDP(ctx, &r, addr)
 	if err != nil {
 		return nil, err
 	}
-	local := ":0"
-	if raddr.IP.To4() != nil {
-		local = "0.0.0.0:0"
-	}
-	var lc net.ListenConfig
-	pc, err := lc.ListenPacket(ctx, "udp", local)
+	var d net.Dialer
+	uc, err := d.DialContext(ctx, "udp", raddr.String())
 	if err != nil {
 		return nil, err
 	}
-	return Dial(ctx, pc, raddr, cfg)
+	return Dial(ctx, connectedUDP{uc.(*net.UDPConn), raddr}, raddr, cfg)
+}
+
+// connectedUDP is a UDP socket connected to the one peer a dialed
+// connection talks to, as a PacketConn: the kernel reports ICMP errors
+// about that peer on it (as the error of the next read), which it does
+// not on an unconnected socket. Datagrams read come from peer, the
+// address Dial was given (so they match its connection's key).
+type connectedUDP struct {
+	*net.UDPConn
+	peer net.Addr
+}
+
+func (c connectedUDP) WriteTo(b []byte, _ net.Addr) (int, error) { return c.Write(b) }
+
+func (c connectedUDP) ReadFrom(b []byte) (int, net.Addr, error) {
+	n, err := c.Read(b)
+	return n, c.peer, err
 }
 
 func resolveUDP(ctx context.Context, r *net.Resolver, addr string) (*net.UDPAddr, error) {

@@ -462,6 +462,8 @@ func (ep *endpoint) clientHandshake(ctx context.Context, raddr net.Addr) (*connS
 			resend.Reset(rto)
 		case <-giveUp.C:
 			return nil, fmt.Errorf("%w: secure handshake", ErrTimeout)
+		case err := <-ep.unreachable:
+			return nil, err
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
