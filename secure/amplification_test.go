@@ -8,7 +8,8 @@ import (
 )
 
 // Before an address is validated the server sends at most as many bytes
-// as it received: exactly ChallengeSize per HelloSize for hellos, and
+// as it received: exactly ChallengeSize per HelloSize for hellos,
+// RefuseSize for a hello of another version, and
 // nothing at all for garbage, truncated, padded, wrongly sized or unknown
 // packets, or Initiates with forged cookies.
 func TestAmplificationRatio(t *testing.T) {
@@ -36,7 +37,7 @@ func TestAmplificationRatio(t *testing.T) {
 		{"garbage", [][]byte{garbage(1), garbage(64), garbage(1200), garbage(1500), {}}, 1 + 64 + 1200 + 1500, 0},
 		{"truncated hellos", truncations(hello), 63 * 64 / 2, 0},
 		{"oversized hello", [][]byte{append(bytes.Clone(hello), 0)}, 65, 0},
-		{"other version", [][]byte{badVersion}, 64, 0},
+		{"other version", [][]byte{badVersion}, 64, RefuseSize},
 		{"non-zero padding", [][]byte{badPadding}, 64, 0},
 		{"server packets", [][]byte{appendChallenge(nil, new([16]byte), new([16]byte)), appendRefuse(nil, new([16]byte), RefuseServerFull)}, 34 + 19, 0},
 		{"transport datagram", [][]byte{append([]byte{1}, make([]byte, 23)...)}, 24, 0},

@@ -3,6 +3,7 @@ package secure
 import (
 	"crypto/ecdh"
 	"crypto/ed25519"
+	"errors"
 	"fmt"
 	"io"
 )
@@ -90,6 +91,8 @@ func (c *ClientHandshake) Err() error { return c.err }
 // packet was ignored (garbage, stray, or injected) and the handshake goes
 // on. ErrRefused (with the reason's sentinel), ErrServerKeyMismatch and
 // ErrSignature fail the handshake for good; so does any error once failed.
+// A Refuse of another version, or one for RefuseVersion, fails it with
+// ErrRefused and ErrVersion, naming the server's version.
 func (c *ClientHandshake) Handle(pkt []byte) ([]byte, error) {
 	if c.state == clientFailed {
 		return nil, c.err
@@ -115,11 +118,14 @@ func (c *ClientHandshake) Handle(pkt []byte) ([]byte, error) {
 		return c.handleServerHello(pkt)
 	case KindRefuse:
 		nonce, reason, err := parseRefuse(pkt)
-		if err != nil {
+		if err != nil && !errors.Is(err, ErrVersion) {
 			return nil, err
 		}
 		if c.state == clientEstablished || nonce != c.nonce {
 			return nil, ErrUnexpected
+		}
+		if err != nil || reason == RefuseVersion {
+			return nil, c.fail(fmt.Errorf("%w: %w: the server speaks handshake version %d, this client %d", ErrRefused, ErrVersion, pkt[1], Version))
 		}
 		return nil, c.fail(fmt.Errorf("%w: %w", ErrRefused, reason.Err()))
 	}

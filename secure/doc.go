@@ -48,6 +48,22 @@
 //	                | AEAD(client hs key){client Ed25519(32) | signature(64)} | tag(16)
 //	Refuse       E6 | 01 | nonce(16) | reason(1)                                        19
 //
+// # Versions
+//
+// Every version keeps the Hello and the Refuse as they are: type byte,
+// version, nonce first, 64 and 19 bytes. A server answers a Hello of
+// another version with a Refuse of its own version and the reason
+// RefuseVersion (7), and a client that gets a Refuse of another version
+// (or for RefuseVersion) fails with ErrVersion, naming the server's
+// version and its own, instead of waiting out the handshake timeout:
+//
+//	Hello        E1 | 02 | nonce(16) | …                       64   (a version 2 client)
+//	Refuse       E6 | 01 | nonce(16) | 07                      19   (this version 1 server)
+//
+// Version 1's packets are byte for byte what they were before this rule;
+// a version 1 server from before it drops a Hello of another version
+// without an answer.
+//
 // # Key schedule
 //
 // With HKDF-SHA256 and H = SHA-256 over concatenated messages:

@@ -55,6 +55,11 @@ var (
 	// connect token names.
 	ErrTokenWrongPlayer = errors.New("secure: connect token is for another player")
 
+	// ErrVersion: the peer speaks another handshake version (Version).
+	// A client gets it, with ErrRefused, from the server's Refuse; the
+	// error's text names both versions.
+	ErrVersion = errors.New("secure: handshake version mismatch")
+
 	// ErrWrongState is returned by a connection handle used after the
 	// connection left the handle's state (a stale handle).
 	ErrWrongState = errors.New("secure: operation not valid in this connection state")

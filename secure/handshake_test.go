@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -214,4 +215,46 @@ func TestStrayPacketsDoNotDisturbClient(t *testing.T) {
 		t.Fatalf("garbage: %v", err)
 	}
 	handshake(t, c, s, clientAddr, t0)
+}
+
+// TestVersionMismatchIsNamed: a server refuses a Hello of another
+// version with a Refuse of its own (RefuseVersion, the client's nonce),
+// and a client that gets a Refuse of another version fails with
+// ErrRefused and ErrVersion, naming both versions. The exchange between
+// two peers of this version is untouched (the golden tests).
+func TestVersionMismatchIsNamed(t *testing.T) {
+	s := newServer(t, ServerConfig{})
+	for _, v := range []byte{2, 0x7f, 0xff} {
+		hello := newClient(t, ClientConfig{}, 1).Packet()
+		hello[1] = v
+		hello[HelloSize-1] = 0xAB // a later version may use the padding
+		reply, ok := s.HandleUnvalidated(hello, clientAddr, t0)
+		if !ok || len(reply) != RefuseSize || Classify(reply) != KindRefuse || reply[1] != Version ||
+			!bytes.Equal(reply[2:headSize], hello[2:headSize]) || RefusalReason(reply[headSize]) != RefuseVersion {
+			t.Fatalf("hello of version %d: reply % x", v, reply)
+		}
+	}
+	if st := s.Stats(); st.Refused[RefuseVersion] != 3 {
+		t.Errorf("server counted %d version refusals, want 3", st.Refused[RefuseVersion])
+	}
+
+	// A client of this version and a server of version 2.
+	for _, reason := range []RefusalReason{RefuseVersion, RefuseServerFull} {
+		c := newClient(t, ClientConfig{}, 2)
+		var nonce [NonceSize]byte
+		copy(nonce[:], c.Packet()[2:headSize])
+		refuse := appendRefuse(nil, &nonce, reason)
+		refuse[1] = 2
+		_, err := c.Handle(refuse)
+		if !errors.Is(err, ErrVersion) || !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "version 2, this client 1") {
+			t.Fatalf("refuse of version 2 (reason %d): %v", reason, err)
+		}
+	}
+	c := newClient(t, ClientConfig{}, 3)
+	// A Refuse of another version with a stranger's nonce is ignored.
+	stray := appendRefuse(nil, new([NonceSize]byte), RefuseVersion)
+	stray[1] = 2
+	if _, err := c.Handle(stray); !errors.Is(err, ErrUnexpected) || c.Err() != nil {
+		t.Fatalf("stray refuse of another version: %v, handshake %v", err, c.Err())
+	}
 }

@@ -91,25 +91,33 @@ var kindInfo = [...]struct {
 // Classify returns the kind of a handshake packet judged by its type byte,
 // version and exact size, or KindNone. It lets a driver tell handshake
 // packets from transport datagrams and route them; the parsers check the
-// rest.
+// rest. A Hello or a Refuse of any version is classified: every version
+// keeps their head and size, so peers that speak different versions can
+// tell each other so (a Hello of another version is refused with
+// RefuseVersion).
 func Classify(pkt []byte) Kind {
-	if len(pkt) < 2 || pkt[1] != Version {
+	if len(pkt) < 2 || pkt[1] == 0 {
 		return KindNone
 	}
 	for k := KindHello; k <= KindRefuse; k++ {
-		if pkt[0] == kindInfo[k].typ && len(pkt) == kindInfo[k].size {
+		if pkt[0] == kindInfo[k].typ && len(pkt) == kindInfo[k].size && (pkt[1] == Version || k == KindHello || k == KindRefuse) {
 			return k
 		}
 	}
 	return KindNone
 }
 
-// check verifies that pkt is a packet of kind k and returns its nonce.
+// check verifies that pkt is a packet of kind k and of this version, and
+// returns its nonce. A Hello or Refuse of another version is an error
+// wrapping ErrVersion, with the nonce.
 func check(pkt []byte, k Kind) (nonce [NonceSize]byte, err error) {
 	if Classify(pkt) != k {
 		return nonce, fmt.Errorf("%w: not a %v packet (%d bytes)", ErrMalformed, k, len(pkt))
 	}
 	copy(nonce[:], pkt[2:headSize])
+	if pkt[1] != Version {
+		return nonce, fmt.Errorf("%w: %v of version %d, this side speaks %d", ErrVersion, k, pkt[1], Version)
+	}
 	return nonce, nil
 }
 
@@ -251,6 +259,7 @@ const (
 	RefuseTokenSignature                            // ErrTokenSignature
 	RefuseTokenWrongServer                          // ErrTokenWrongServer
 	RefuseTokenExpired                              // ErrTokenExpired
+	RefuseVersion                                   // ErrVersion: the Hello's version is not the server's
 	refusalReasons                                  // number of reasons + 1
 )
 
@@ -262,6 +271,7 @@ var refusalErrs = [refusalReasons]error{
 	RefuseTokenSignature:   ErrTokenSignature,
 	RefuseTokenWrongServer: ErrTokenWrongServer,
 	RefuseTokenExpired:     ErrTokenExpired,
+	RefuseVersion:          ErrVersion,
 }
 
 // Err returns the reason's sentinel error, or nil for an unknown reason.

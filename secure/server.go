@@ -117,7 +117,8 @@ func (s *Server) Stats() ServerStats {
 }
 
 // HandleUnvalidated answers a packet from a source with no connection. A
-// valid Hello gets a Challenge (or a Refuse when the server is full); any
+// valid Hello gets a Challenge (or a Refuse when the server is full), a
+// Hello of another version a Refuse for RefuseVersion; any
 // other packet (garbage, truncated, wrongly sized, unknown, and also
 // Initiates, which go to Accept) gets nothing. It allocates no state: the
 // cookie is recomputed when the Initiate echoes it. The answer is always
@@ -127,15 +128,19 @@ func (s *Server) HandleUnvalidated(pkt []byte, from netip.AddrPort, now time.Tim
 	defer s.mu.Unlock()
 	s.stats.UnvalidatedIn += uint64(len(pkt))
 	nonce, err := parseHello(pkt)
-	if err != nil {
+	if err != nil && !errors.Is(err, ErrVersion) {
 		s.stats.Dropped++
 		return nil, false
 	}
 	s.stats.Hellos++
-	if s.adm.Full() {
+	switch {
+	case err != nil: // another version: say which this server speaks
+		reply = appendRefuse(make([]byte, 0, RefuseSize), &nonce, RefuseVersion)
+		s.stats.Refused[RefuseVersion]++
+	case s.adm.Full():
 		reply = appendRefuse(make([]byte, 0, RefuseSize), &nonce, RefuseServerFull)
 		s.stats.Refused[RefuseServerFull]++
-	} else {
+	default:
 		cookie := s.cookies.Make(from, &nonce, now)
 		reply = appendChallenge(make([]byte, 0, ChallengeSize), &nonce, &cookie)
 		s.stats.Challenges++

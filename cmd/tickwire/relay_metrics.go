@@ -37,6 +37,8 @@ func refusalLabel(r secure.RefusalReason) string {
 		return "token_wrong_server"
 	case secure.RefuseTokenExpired:
 		return "token_expired"
+	case secure.RefuseVersion:
+		return "version"
 	}
 	return ""
 }
