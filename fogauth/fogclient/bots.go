@@ -39,6 +39,10 @@ type PlayerReport struct {
 	Probes                 int    `json:"probes,omitempty"`
 	InferredHiddenEntities *int   `json:"inferred_hidden_entities,omitempty"`
 	Error                  string `json:"error,omitempty"`
+	// JoinErr is why the bot never joined: its dial's or its join's
+	// error as returned, for the caller to name the cause (a refusal is
+	// a *join.JoinError); nil once it joined. Error has its text.
+	JoinErr error `json:"-"`
 }
 
 // Report is the summary of a fog-authoritative bot run.
@@ -138,7 +142,7 @@ func playBot(ctx context.Context, r BotRun, i int, dump *dumper) (p PlayerReport
 	p.ID = i + 1
 	conn, err := r.Dial(ctx, i)
 	if err != nil {
-		p.Error = err.Error()
+		p.Error, p.JoinErr = err.Error(), err
 		return
 	}
 	cfg := Config{MatchType: r.MatchType}
@@ -152,7 +156,7 @@ func playBot(ctx context.Context, r BotRun, i int, dump *dumper) (p PlayerReport
 	}
 	c, err := Join(ctx, conn, r.Room, r.RoomSize, cfg)
 	if err != nil {
-		p.Error = err.Error()
+		p.Error, p.JoinErr = err.Error(), err
 		return
 	}
 	p.ID = int(c.Player())

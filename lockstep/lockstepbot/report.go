@@ -39,6 +39,10 @@ type PlayerReport struct {
 	ClockSteps        int     `json:"clock_steps"`
 	// Error is why the bot stopped early, if it did.
 	Error string `json:"error,omitempty"`
+	// JoinErr is why the bot never joined: its dial's or its join's
+	// error as returned, for the caller to name the cause (a refusal is
+	// a *join.JoinError); nil once it joined. Error has its text.
+	JoinErr error `json:"-"`
 }
 
 // Report is the summary of a run: "tickwire bot --json" prints it.

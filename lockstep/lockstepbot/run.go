@@ -184,7 +184,7 @@ func (r *runner) run(ctx context.Context) {
 		<-r.joining
 	}
 	if err != nil {
-		r.report.Error = fmt.Sprintf("join: %v", err)
+		r.report.Error, r.report.JoinErr = fmt.Sprintf("join: %v", err), err
 		return
 	}
 	defer c.Close()

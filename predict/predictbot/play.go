@@ -47,7 +47,7 @@ func Remote(room string, size int, dial botpool.Dial) func(ctx context.Context, 
 func playOne(ctx context.Context, i int, ticks uint64, arena int, lone bool, open func(ctx context.Context, i int) (predict.Network, error)) (Player, bool) {
 	net, err := open(ctx, i)
 	if err != nil {
-		return Player{ID: i + 1, Error: err.Error()}, false
+		return Player{ID: i + 1, Error: err.Error(), JoinErr: err}, false
 	}
 	defer net.Close()
 	c := predict.NewClientFor(predict.ClientConfig{}, func(tickRate int) predict.Game { return Game(tickRate, arena, 0) })

@@ -36,6 +36,10 @@ type Player struct {
 	CorrectionErrorHist []HistBucket `json:"correction_error_hist"`
 	ReplayDepthHist     []HistBucket `json:"replay_depth_hist"`
 	Error               string       `json:"error,omitempty"`
+	// JoinErr is why the bot never joined: its dial's or its join's
+	// error as returned, for the caller to name the cause (a refusal is
+	// a *join.JoinError); nil once it joined. Error has its text.
+	JoinErr error `json:"-"`
 }
 
 // HistBucket is one bucket of a published distribution: Count samples at

@@ -37,6 +37,10 @@ type PlayerReport struct {
 	RTTMeanMS float64 `json:"rtt_mean_ms"`
 	RTTMaxMS  float64 `json:"rtt_max_ms"`
 	Error     string  `json:"error,omitempty"`
+	// JoinErr is why the bot never joined: its dial's or its join's
+	// error as returned, for the caller to name the cause (a refusal is
+	// a *join.JoinError); nil once it joined. Error has its text.
+	JoinErr error `json:"-"`
 }
 
 // Report is a run's summary.
@@ -70,12 +74,12 @@ func playBot(ctx context.Context, r BotRun, i int) PlayerReport {
 	p := PlayerReport{ID: i + 1}
 	conn, err := r.Dial(ctx, i)
 	if err != nil {
-		p.Error = err.Error()
+		p.Error, p.JoinErr = err.Error(), err
 		return p
 	}
 	c, err := Join(ctx, conn, r.Room, r.RoomSize)
 	if err != nil {
-		p.Error = err.Error()
+		p.Error, p.JoinErr = err.Error(), err
 		return p
 	}
 	defer c.Close()
