@@ -309,6 +309,26 @@
 // connection holds in queues, reassembly and undelivered messages; past
 // it the connection ends with [ErrMemoryBudget].
 //
+// # Versions and unreachable servers
+//
+// Every datagram starts with [DatagramVersion] and the plaintext hello
+// carries [HelloVersion]; a datagram of another version is dropped. The
+// secure handshake names a mismatch instead of timing out: its Hello and
+// Refuse keep their head and size in every version, and a server answers
+// a Hello of another version with a 19-byte Refuse of its own version for
+// secure.RefuseVersion, so Dial fails with secure.ErrVersion (and
+// ErrHandshake) naming both versions. Version 1's packets are unchanged
+// byte for byte (package secure has the rule and the layout).
+//
+// [DialUDP] dials from a connected UDP socket: the kernel reports ICMP
+// errors about the server only on a connected socket, as the error of its
+// next read. While the handshake runs, such an error (port unreachable:
+// nothing listens there; host or network unreachable) ends Dial at once
+// with [ErrUnreachable], wrapping the system's error (syscall.ECONNREFUSED,
+// …), instead of waiting out HandshakeTimeout. The read loop, the shell,
+// hands the error to Dial; the Session never sees it. Once connected such
+// errors are transient, as on a listener's socket.
+//
 // # Fallbacks: TCP and WebSocket
 //
 // Where UDP is blocked the same datagrams, handshake and encryption run

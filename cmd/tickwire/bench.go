@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 )
 
@@ -21,19 +20,24 @@ func benchmarks() map[string]benchmark {
 	}
 }
 
+// benchmarkNames are the benchmarks' names in order.
+func benchmarkNames() []string { return sortedNames(benchmarks()) }
+
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	bs := benchmarks()
-	names := make([]string, 0, len(bs))
-	for n := range bs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := benchmarkNames()
 	if len(args) == 0 {
 		return fmt.Errorf("%w: tickwire bench %s [--json]", errUsage, strings.Join(names, "|"))
 	}
-	b, ok := bs[args[0]]
+	if isHelpFlag(args[0]) {
+		return errHelp
+	}
+	b, ok := benchmarks()[args[0]]
 	if !ok {
-		return fmt.Errorf("%w: unknown benchmark %q (have %s)", errUsage, args[0], strings.Join(names, ", "))
+		msg := fmt.Sprintf("unknown benchmark %q (have %s)", args[0], strings.Join(names, ", "))
+		if s := closest(args[0], names); s != "" {
+			msg += "; did you mean " + s + "?"
+		}
+		return fmt.Errorf("%w: %s", errUsage, msg)
 	}
 	return b(ctx, args[1:], stdout, stderr)
 }

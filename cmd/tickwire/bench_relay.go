@@ -110,10 +110,8 @@ func benchRelay(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if fs.NArg() > 0 || *games < 0 || *duration <= 0 || *coreTicks < 1 || *matchTicks < 0 || *tps < 1 || *tps > 1000 || *stopMS < ms(latenessLimit) {
 		return fmt.Errorf("%w: bench relay [--json] [--games N] [--duration D] [--core-ticks N] [--match-ticks N] [--tps N] [--stop-ms X]", errUsage)
 	}
-	progress := stderr
-	if *asJSON {
-		progress = io.Discard
-	}
+	progress := newProgressLine(stderr, *asJSON)
+	defer progress.clear()
 	r := relayBenchReport{CoreTicks: *coreTicks, TickRate: *tps, LatenessLimitMS: ms(latenessLimit), MatchTicks: *matchTicks,
 		LatenessP99MS: []float64{}, JitterP99MS: []float64{}, Steps: []rampStep{}}
 	var err error

@@ -53,18 +53,24 @@ func benchTransport(ctx context.Context, args []string, stdout, stderr io.Writer
 		ws = append(ws, w)
 	}
 	r := transportReport{Seed: *seed, DurationS: dur.Seconds()}
-	for _, w := range ws {
+	progress := newProgressLine(stderr, *asJSON)
+	defer progress.clear()
+	for i, w := range ws {
+		progress.printf("workload %s (%d/%d), %v", w.Name, i+1, len(ws), *dur)
 		res, err := transportbench.Run(ctx, transportbench.Tickwire{}, w, transportbench.RunConfig{Seed: *seed, Duration: *dur})
 		if err != nil {
 			return err
 		}
+		progress.clear()
 		res.Peer = "tickwire"
 		r.Workloads = append(r.Workloads, res)
 		if !*asJSON {
 			transportbench.WriteText(stdout, res)
 		}
 	}
+	progress.printf("security: the handshake and encryption, %v", *dur)
 	sec, err := measureSecurity(ctx, *dur)
+	progress.clear()
 	if err != nil {
 		return fmt.Errorf("security: %w", err)
 	}

@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/tickwire/tickwire/internal/botpool"
 	"github.com/tickwire/tickwire/transport"
@@ -129,6 +131,63 @@ func printReport(w io.Writer, r summary, asJSON bool, header func(io.Writer)) er
 		r.table(w)
 	}
 	return r.verdict()
+}
+
+// noneJoined is, when no bot joined, the first bot's dial or join error
+// as a connectError for the server at addr: no match was played, so the
+// caller prints no summary and main names the cause (exit status 3).
+// nil when a bot joined. joinErrs has each bot's error, nil once joined.
+func noneJoined(addr string, joinErrs []error) error {
+	for _, err := range joinErrs {
+		if err == nil {
+			return nil
+		}
+	}
+	if len(joinErrs) == 0 {
+		return nil
+	}
+	return &connectError{addr: addr, err: joinErrs[0]}
+}
+
+// collect is get of each bot's report in ps.
+func collect[P, T any](ps []P, get func(*P) T) []T {
+	out := make([]T, len(ps))
+	for i := range ps {
+		out[i] = get(&ps[i])
+	}
+	return out
+}
+
+// errStopped is a verdict: bots stopped before the end of the match, so
+// whether the clients agree is not judged.
+var errStopped = errors.New("bots stopped before the end of the match")
+
+// stoppedEarly is errStopped naming how many bots stopped and the first
+// one's reason, or nil if none did. stopped has each bot's error text,
+// "" if it played to the end.
+func stoppedEarly(stopped []string) error {
+	n, first := 0, ""
+	for _, s := range stopped {
+		if s != "" {
+			if n == 0 {
+				first = s
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %d of %d stopped early, the first: %s", errStopped, n, len(stopped), first)
+}
+
+// verdictLine is a table's verdict line: yes when ok, "not judged" when
+// bots stopped early, else "NO".
+func verdictLine(ok bool, stopped error, yes string) string {
+	if !ok && stopped != nil {
+		return "not judged: " + strings.TrimPrefix(stopped.Error(), errStopped.Error()+": ")
+	}
+	return yesNo(ok, yes)
 }
 
 // yesNo is a table's verdict line: yes when ok, else "NO".

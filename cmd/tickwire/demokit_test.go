@@ -32,7 +32,7 @@ func TestDemoCommonParse(t *testing.T) {
 		{[]string{"--players", "9"}, "--players must be 1..8"}, // the shared counts first
 		{[]string{"--loss", "2"}, "the mode's check"},          // then the mode's
 		{[]string{"--tps", "1001"}, "--tps must be 1..1000"},   // the shared counts first
-		{[]string{"--bogus"}, "flag provided but not defined"}, // a flag error
+		{[]string{"--bogus"}, "unknown flag --bogus"},          // a flag error
 	} {
 		var f demoCommon
 		err := f.parse(f.flagSet(spec, io.Discard), tc.args, 8, func() error { return errMode })

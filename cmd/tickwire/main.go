@@ -13,46 +13,80 @@ import (
 	"syscall"
 )
 
-// command is one subcommand of the binary.
+// command is one subcommand of the binary: a line of the command list
+// and its run function. Its help page (tickwire help NAME) is its entry
+// in helpEntries.
 type command struct {
 	summary string
 	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
-// commands lists the subcommands. It is built on each call so the binary
-// keeps no package-level mutable state.
+// commands is the table of subcommands: the command list, "tickwire help"
+// and the dispatch all read it. Register a command with one line here and
+// its help entry in helpEntries. The table is built on each call so the
+// binary keeps no package-level mutable state.
 func commands() map[string]command {
 	modeList := strings.ReplaceAll(modeNames(modes()), ", ", "|")
 	return map[string]command{
-		"demo":    {"play a whole match of bots over loopback UDP through netsim, in one process: demo [--mode " + modeList + "]", runDemo},
-		"bot":     {"play bot clients against a server: bot [--mode M] --server ADDR --room NAME --players N --ticks T", runBot},
-		"bench":   {"measure the library: bench codec|sim|transport|relay [--json]", runBench},
-		"serve":   {"host games of every network model (" + modeList + "): serve --listen ADDR --admin ADDR [--tps N] [--config FILE]", runServe},
-		"relay":   {"the old name of serve (an alias: same flags, same server)", runServe},
+		"demo":    {"play a whole match of bots and a server in one process over loopback UDP, impaired by netsim, for any network model (--mode " + modeList + ")", runDemo},
+		"bot":     {"play bot clients of any network model (--mode " + modeList + ") against a running server", runBot},
+		"bench":   {"measure the library: bench " + strings.Join(benchmarkNames(), "|") + " [--json]", runBench},
+		"serve":   {"host rooms of every network model (" + modeList + ") on one UDP port, with admin endpoints and a dashboard", runServe},
+		"relay":   {"the old name of serve (an alias: same flags, same server, every network model)", runServe},
 		"netsim":  {"impair UDP traffic: a proxy with latency, jitter, loss, duplication, reordering", runNetsim},
-		"matches": {"read the match database: matches list|show ID|verify FILE [--db FILE] [--json]", runMatches},
-		"tracker": {"serve the tracking server (game browser, join codes): tracker --listen ADDR [--store memory|redis://HOST:PORT/DB]", runTracker},
-		"token":   {"mint a matchmaker connect token: token --key FILE --server-key HEX --room NAME --player-key HEX|FILE", runToken},
+		"matches": {"read the match database of serve --db: matches list|show ID|verify FILE [--json]", runMatches},
+		"tracker": {"serve the tracking server: game browser and join codes for servers of any network model", runTracker},
+		"token":   {"mint a matchmaker connect token for a room of a server run with --matchmaker-key", runToken},
+		"version": {"print the build (module version, commit, date, Go) and the wire versions each network model speaks", runVersion},
 	}
 }
 
 // errUsage marks a command-line mistake; main exits with status 2 for it.
 var errUsage = errors.New("usage error")
 
-// errHelp reports that -h or --help printed a command's usage; main exits 0.
+// errHelp reports that -h or --help asked for a command's help; main
+// prints it and exits 0. The error is a *helpRequest carrying the flags.
 var errHelp = errors.New("help requested")
 
+// helpRequest is errHelp with the flag set that was asked for help, so
+// the help page lists its flags.
+type helpRequest struct{ fs *flag.FlagSet }
+
+func (*helpRequest) Error() string          { return errHelp.Error() }
+func (*helpRequest) Is(target error) bool   { return target == errHelp }
+func (h *helpRequest) flags() *flag.FlagSet { return h.fs }
+
 // parseFlags parses a subcommand's flags: -h gives errHelp, any other flag
-// mistake wraps errUsage.
+// mistake wraps errUsage, naming the closest known flag. The flag package
+// prints nothing: run tells the mistake, and the help page the flags.
 func parseFlags(fs *flag.FlagSet, args []string) error {
+	fs.SetOutput(io.Discard)
 	err := fs.Parse(args)
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, flag.ErrHelp):
-		return errHelp
+		return &helpRequest{fs}
 	}
-	return fmt.Errorf("%w: %v", errUsage, err)
+	return fmt.Errorf("%w: %s", errUsage, flagMistake(fs, err))
+}
+
+// flagMistake tells a flag parse error with the flags as they are
+// written (--name), suggesting the closest known flag for an unknown one.
+func flagMistake(fs *flag.FlagSet, err error) string {
+	const undefined = "flag provided but not defined: -"
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, undefined); ok {
+		var known []string
+		fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
+		msg = "unknown flag --" + name
+		if s := closest(name, known); s != "" {
+			msg += "; did you mean --" + s + "?"
+		}
+		return msg
+	}
+	msg = strings.Replace(msg, "flag -", "flag --", 1)
+	return strings.Replace(msg, "argument: -", "argument: --", 1)
 }
 
 func main() {
@@ -61,40 +95,65 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// run runs the command args name and returns the exit code: 0 success,
+// 1 the work failed, 2 a usage or configuration error, 3 a server could
+// not be reached or joined (docs/exit-codes.md).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cmds := commands()
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 {
 		usage(stdout, cmds)
-		return 0
+		return exitOK
 	}
-	c, ok := cmds[args[0]]
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		if len(args) == 1 {
+			usage(stdout, cmds)
+			return exitOK
+		}
+		args = []string{args[1], "--help"}
+	case "-version", "--version":
+		args[0] = "version"
+	}
+	name := args[0]
+	c, ok := cmds[name]
 	if !ok {
-		fmt.Fprintf(stderr, "tickwire: unknown command %q\n", args[0])
-		usage(stderr, cmds)
-		return 2
-	}
-	if err := c.run(ctx, args[1:], stdout, stderr); err != nil {
-		if errors.Is(err, errHelp) {
-			return 0
+		msg := fmt.Sprintf("unknown command %q", name)
+		if s := closest(name, sortedNames(cmds)); s != "" {
+			msg += "; did you mean " + s + "?"
 		}
-		fmt.Fprintf(stderr, "tickwire %s: %v\n", args[0], err)
-		if errors.Is(err, errUsage) {
-			return 2
-		}
-		return 1
+		f := failure{Kind: "usage", Message: msg, Hint: "run `tickwire help` for the commands", code: exitUsage}
+		f.report("", wantsJSON(args), stdout, stderr)
+		return f.code
 	}
-	return 0
+	err := c.run(ctx, args[1:], stdout, stderr)
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errHelp):
+		printHelp(ctx, stdout, name, c)
+		return exitOK
+	}
+	f := explain(name, err)
+	f.report(name, wantsJSON(args[1:]), stdout, stderr)
+	return f.code
 }
 
+// usage is the command list.
 func usage(w io.Writer, cmds map[string]command) {
-	names := make([]string, 0, len(cmds))
-	for n := range cmds {
+	fmt.Fprintln(w, "usage: tickwire <command> [flags]")
+	fmt.Fprintln(w, "commands:")
+	for _, n := range sortedNames(cmds) {
+		fmt.Fprintf(w, "  %-8s %s\n", n, cmds[n].summary)
+	}
+	fmt.Fprintln(w, "\n`tickwire help COMMAND` (or COMMAND --help) describes a command, its flags and examples; `tickwire version` the build.")
+}
+
+// sortedNames are the commands' names in order.
+func sortedNames[T any](m map[string]T) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	fmt.Fprintln(w, "usage: tickwire <command> [flags]")
-	fmt.Fprintln(w, "commands:")
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", n, cmds[n].summary)
-	}
+	return names
 }

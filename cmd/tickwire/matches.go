@@ -32,6 +32,9 @@ func runMatches(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("%w: tickwire matches list|show ID|verify FILE [--db FILE] [--json]", errUsage)
 	}
 	sub, args := args[0], args[1:]
+	if isHelpFlag(sub) {
+		return errHelp
+	}
 	fs := flag.NewFlagSet("matches "+sub, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	db := fs.String("db", defaultDB, "the server's match database")

@@ -74,6 +74,9 @@ func (echoMode) bot(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	r := echoclient.RunBots(ctx, echoclient.BotRun{Players: f.players, RoomSize: f.roomSize, Room: f.room, Messages: int(f.ticks),
 		Interval: time.Second / time.Duration(*rate), Dial: dial})
+	if err := noneJoined(f.server, collect(r.Players, func(p *echoclient.PlayerReport) error { return p.JoinErr })); err != nil {
+		return err
+	}
 	return printReport(stdout, echoReport{&r}, f.json, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire bot --mode echo: %d bots in room %q of %d, %d lines each, server %s\n", f.players, f.room, f.roomSize, f.ticks, f.server)
 	})
@@ -98,10 +101,14 @@ func (r echoReport) table(w io.Writer) {
 	fmt.Fprintf(w, "all echoed: %s\n", yesNo(r.AllEchoed, "yes: every bot heard every line once, in order"))
 }
 
-// verdict is errNotEchoed unless every line was heard.
+// verdict is errStopped if bots stopped early, else errNotEchoed unless
+// every line was heard.
 func (r echoReport) verdict() error {
-	if !r.AllEchoed {
-		return errNotEchoed
+	if r.AllEchoed {
+		return nil
 	}
-	return nil
+	if err := stoppedEarly(collect(r.Players, func(p *echoclient.PlayerReport) string { return p.Error })); err != nil {
+		return err
+	}
+	return errNotEchoed
 }

@@ -205,6 +205,9 @@ func (*fogMode) bot(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
+	if err := noneJoined(f.server, collect(r.Players, func(p *fogclient.PlayerReport) error { return p.JoinErr })); err != nil {
+		return err
+	}
 	return printReport(stdout, fogReport{&r}, f.json, func(w io.Writer) {
 		if f.spectate {
 			fmt.Fprintf(w, "tickwire bot --mode fogauth --spectate: %d spectators of room %q, server %s\n", f.players, f.room, f.server)
@@ -249,14 +252,18 @@ func (r fogReport) table(w io.Writer) {
 	}
 }
 
-// verdict is errInconsistent unless every client ended consistent, and
-// errMaphack if --cheat bots inferred a hidden entity.
+// verdict is errMaphack if --cheat bots inferred a hidden entity,
+// errStopped if bots stopped early, errInconsistent unless every client
+// ended consistent.
 func (r fogReport) verdict() error {
 	switch {
 	case r.InferredHiddenEntities != nil && *r.InferredHiddenEntities > 0:
 		return errMaphack
-	case !r.AllConsistent:
-		return errInconsistent
+	case r.AllConsistent:
+		return nil
 	}
-	return nil
+	if err := stoppedEarly(collect(r.Players, func(p *fogclient.PlayerReport) string { return p.Error })); err != nil {
+		return err
+	}
+	return errInconsistent
 }

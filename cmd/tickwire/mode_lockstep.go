@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/tickwire/tickwire/lockstep"
@@ -42,7 +41,7 @@ func (lockstepMode) bot(ctx context.Context, args []string, stdout, stderr io.Wr
 }
 
 // errNotInSync makes bot and demo exit non-zero after printing a summary
-// whose clients disagree, stalled or saw a desync.
+// whose clients finished with different hashes or saw a desync.
 var errNotInSync = errors.New("the clients are not in sync")
 
 // botFlags are the options of "tickwire bot".
@@ -96,6 +95,9 @@ func runLockstepBot(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
+	if err := noneJoined(f.server, collect(r.Players, func(p *lockstepbot.PlayerReport) error { return p.JoinErr })); err != nil {
+		return err
+	}
 	return printReport(stdout, lockstepReport{&r}, f.json, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire bot: %d bots in room %q of %d, %d ticks, relay %s\n", f.players, f.room, f.roomSize, f.ticks, f.server)
 	})
@@ -115,14 +117,27 @@ func joinRoom(ctx context.Context, conn *transport.Conn, room string, roomSize i
 // exactly a lockstepbot.Report.
 type lockstepReport struct{ *lockstepbot.Report }
 
-func (r lockstepReport) table(w io.Writer) { printBotReport(w, r.Report) }
+func (r lockstepReport) table(w io.Writer) {
+	printBotReport(w, r.Report)
+	fmt.Fprintf(w, "in sync: %s\n", verdictLine(r.AllInSync, r.stopped(), "yes: every final hash matches, no desync"))
+}
 
-// verdict is errNotInSync unless the clients agree.
+// verdict is nil when the clients agree, errStopped when bots stopped
+// early, else errNotInSync: the clients finished with different hashes
+// or saw a desync.
 func (r lockstepReport) verdict() error {
-	if !r.AllInSync {
-		return errNotInSync
+	if r.AllInSync {
+		return nil
 	}
-	return nil
+	if err := r.stopped(); err != nil {
+		return err
+	}
+	return errNotInSync
+}
+
+// stopped is stoppedEarly of the bots.
+func (r lockstepReport) stopped() error {
+	return stoppedEarly(collect(r.Players, func(p *lockstepbot.PlayerReport) string { return p.Error }))
 }
 
 func printBotReport(w io.Writer, r *lockstepbot.Report) {
@@ -138,7 +153,6 @@ func printBotReport(w io.Writer, r *lockstepbot.Report) {
 			fmt.Fprintf(w, "     stopped: %s\n", p.Error)
 		}
 	}
-	fmt.Fprintf(w, "in sync: %s\n", yesNo(r.AllInSync, "yes: every final hash matches, no desync"))
 }
 
 // demoFlags are the options of "tickwire demo".
@@ -163,23 +177,19 @@ func runLockstepDemo(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	var progress func(lockstepbot.Progress)
-	if !f.json && isTerminal(stdout) {
-		progress = func(p lockstepbot.Progress) {
-			if p.Playing < f.players {
-				fmt.Fprintf(stdout, "\rjoining and calibrating: %d/%d bots playing   ", p.Playing, f.players)
-				return
-			}
-			fmt.Fprintf(stdout, "\rtick %d/%d  late orders %d  rtt %v  desyncs %d          ",
-				p.Tick, p.Ticks, p.LateOrders, p.RTT.Round(time.Millisecond), p.Desyncs)
+	line := newProgressLine(stderr, f.json)
+	progress := func(p lockstepbot.Progress) {
+		if p.Playing < f.players {
+			line.printf("joining and calibrating: %d/%d bots playing", p.Playing, f.players)
+			return
 		}
+		line.printf("tick %d/%d  late orders %d  rtt %v  desyncs %d",
+			p.Tick, p.Ticks, p.LateOrders, p.RTT.Round(time.Millisecond), p.Desyncs)
 	}
 	r, st, err := playDemo(ctx, f, progress)
+	line.clear()
 	if err != nil {
 		return err
-	}
-	if progress != nil {
-		fmt.Fprintln(stdout)
 	}
 	return printReport(stdout, lockstepReport{&r}, f.json, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire demo: %d bots, %d ticks at %d tps, %s\n", f.players, f.ticks, f.tps, f.impairment())
@@ -214,14 +224,4 @@ func playDemo(ctx context.Context, f demoFlags, progress func(lockstepbot.Progre
 type relayFigures struct {
 	server.Stats
 	lockstep lockstepserver.Stats
-}
-
-// isTerminal reports whether w is a character device such as a terminal.
-func isTerminal(w io.Writer) bool {
-	file, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := file.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

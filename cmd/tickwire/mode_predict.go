@@ -234,6 +234,9 @@ func (*predictMode) bot(ctx context.Context, args []string, stdout, stderr io.Wr
 		return err
 	}
 	r := predictbot.Play(ctx, f.players, f.ticks, 0, false, predictbot.Remote(f.room, f.roomSize, dial))
+	if err := noneJoined(f.server, collect(r.Players, func(p *predictbot.Player) error { return p.JoinErr })); err != nil {
+		return err
+	}
 	return printReport(stdout, predictReport{&r}, f.json, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire bot --mode predict: %d bots in room %q of %d, %d ticks, server %s\n", f.players, f.room, f.roomSize, f.ticks, f.server)
 	})
@@ -268,10 +271,14 @@ func (r predictReport) table(w io.Writer) {
 	fmt.Fprintf(w, "parity: %s\n", yesNo(r.ParityOK, "yes: every correction explained"))
 }
 
-// verdict is errParity unless parity holds.
+// verdict is errStopped if bots stopped early, else errParity unless
+// parity holds.
 func (r predictReport) verdict() error {
-	if !r.ParityOK {
-		return errParity
+	if r.ParityOK {
+		return nil
 	}
-	return nil
+	if err := stoppedEarly(collect(r.Players, func(p *predictbot.Player) string { return p.Error })); err != nil {
+		return err
+	}
+	return errParity
 }

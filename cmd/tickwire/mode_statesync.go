@@ -111,6 +111,9 @@ type ssReport struct {
 	// honestDesyncs and honestRecovered are the honest bots' own counts
 	// of desync episodes and repairs, judged when hostile bots desync too.
 	honestDesyncs, honestRecovered int
+	// stopped is stoppedEarly of the bots that did not reach the last
+	// frame.
+	stopped error
 }
 
 // demo plays a state-sync match in one process over loopback
@@ -190,6 +193,15 @@ func ssSummary(players int, ticks uint64, results []syncclient.Result, rep *host
 		joins = append(joins, p.LateJoins...)
 	}
 	r.AllInSync = allHave && len(hashes) == 1
+	r.stopped = stoppedEarly(collect(results, func(p *syncclient.Result) string {
+		switch {
+		case p.HasHash:
+			return ""
+		case p.Err != nil:
+			return p.Err.Error()
+		}
+		return fmt.Sprintf("stopped at frame %d", p.Frame)
+	}))
 	if secs > 0 {
 		r.UploadBytesPerClientS, r.DownloadBytesPerClientS = up/secs, down/secs
 	}
@@ -221,26 +233,38 @@ func (r ssReport) table(w io.Writer) {
 	fmt.Fprintf(w, "late joins %d (p99 %.0f ms); tiers %v\n", r.LateJoins, r.LateJoinMsP99, r.Tiers)
 	fmt.Fprintf(w, "per client: upload %.0f B/s, download %.0f B/s; server CPU p99 %.3f ms per frame\n",
 		r.UploadBytesPerClientS, r.DownloadBytesPerClientS, r.ServerCPUMsPerTickP99)
-	fmt.Fprintf(w, "in sync: %v\n", r.AllInSync)
+	fmt.Fprintf(w, "in sync: %s\n", verdictLine(r.AllInSync, r.stopped, "yes: every final hash matches"))
 	if r.hostile > 0 {
 		fmt.Fprintf(w, "hostile bots identified: %d of %d; honest bots: %d desyncs, %d repairs\n",
 			r.HostileIdentified, r.hostile, r.honestDesyncs, r.honestRecovered)
 	}
 }
 
-// verdict is errNotInSync unless the clients are in sync and every desync
+// verdict is errStopped when bots did not reach the last frame, and
+// errNotInSync unless the clients are in sync and every desync
 // was recovered, at least one per corrupted bot. With hostile bots (whose
 // desyncs need not be recovered: they may be removed), the honest bots
 // must end in sync with at least one repair per corrupted bot, and every
 // hostile bot must have been identified.
 func (r ssReport) verdict() error {
 	switch {
+	case !r.AllInSync && r.stopped != nil:
+		return r.stopped
 	case !r.AllInSync:
 		return errNotInSync
 	case r.hostile == 0 && (r.DesyncsRecovered != r.DesyncsDetected || r.DesyncsRecovered < r.injected):
 		return errNotInSync
 	case r.hostile > 0 && (r.honestRecovered < r.injected || r.HostileIdentified < r.hostile):
 		return errNotInSync
+	}
+	return nil
+}
+
+// ssJoinErr is why a state-sync bot never joined (its error, as it
+// never started), nil once it joined.
+func ssJoinErr(p *syncclient.Result) error {
+	if p.Start.IsZero() {
+		return p.Err
 	}
 	return nil
 }
@@ -289,6 +313,9 @@ func (statesyncMode) bot(ctx context.Context, args []string, stdout, stderr io.W
 	}
 	results := syncclient.Play(ctx, syncclient.Run{Players: f.players, RoomSize: f.roomSize, Room: f.room, Frames: uint32(f.ticks),
 		Plans: f.plans(f.players, f.ticks, f.seed), Dial: dial})
+	if err := noneJoined(f.server, collect(results, ssJoinErr)); err != nil {
+		return err
+	}
 	reportStuck(stderr, results)
 	r := ssSummary(f.players, f.ticks, results, nil)
 	r.injected = f.corrupt

@@ -8,30 +8,10 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tickwire/tickwire/netsim"
 )
-
-const netsimHelp = `usage: tickwire netsim --listen ADDR --upstream ADDR [impairment flags]
-
-A UDP proxy that impairs traffic. Clients send to --listen; for each client
-address the proxy opens its own socket towards --upstream (so the server sees
-one source per client) and relays both ways through seeded impairment:
-"up" is client->server, "down" is server->client. Every client has its own
-pair of links. Each impairment flag NAME applies to both directions;
---up-NAME and --down-NAME override it for one direction, whatever the order,
-e.g. --loss 0.05 --down-loss 0 loses only client->server packets.
-
-Probabilities are per packet in [0, 1]. --bandwidth takes 10mbit, 500kbit,
-64kB or bare bytes per second. Example:
-
-  tickwire netsim --listen :7000 --upstream 127.0.0.1:7001 \
-      --latency 40ms --jitter 10ms --loss 0.05 --bandwidth 10mbit --seed 1
-
-flags:
-`
 
 // linkFlag is one impairment flag; set parses its value into a Link.
 type linkFlag struct {
@@ -105,19 +85,10 @@ func runNetsim(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			})
 		}
 	}
-	fs.Usage = func() {
-		fmt.Fprint(stderr, netsimHelp)
-		fs.VisitAll(func(f *flag.Flag) {
-			if !strings.HasPrefix(f.Name, "up-") && !strings.HasPrefix(f.Name, "down-") {
-				fmt.Fprintf(stderr, "  --%-16s %s\n", f.Name, f.Usage)
-			}
-		})
-	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *listen == "" || *upstream == "" || fs.NArg() > 0 {
-		fs.Usage()
 		return fmt.Errorf("%w: need --listen and --upstream and no arguments", errUsage)
 	}
 	var upLink, downLink netsim.Link

@@ -79,7 +79,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 	if f.config != "" {
 		fc, err := loadConfig(f.config, f.modes)
 		if err != nil {
-			return f, err
+			return f, fmt.Errorf("%w: %w", errConfig, err)
 		}
 		set := map[string]bool{}
 		fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
