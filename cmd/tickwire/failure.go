@@ -11,6 +11,7 @@ import (
 
 	"github.com/tickwire/tickwire/secure"
 	"github.com/tickwire/tickwire/server/join"
+	"github.com/tickwire/tickwire/tracker"
 	"github.com/tickwire/tickwire/transport"
 )
 
@@ -27,10 +28,13 @@ const (
 var errConfig = errors.New("configuration error")
 
 // connectError is a client's failure to reach or join the server at addr
-// before any match was played; main exits with status 3 for it.
+// before any match was played; main exits with status 3 for it. tracker
+// marks the tracker a join code is resolved at (an HTTP server), not a
+// game server.
 type connectError struct {
-	addr string
-	err  error
+	addr    string
+	err     error
+	tracker bool
 }
 
 func (e *connectError) Error() string { return e.err.Error() }
@@ -56,6 +60,10 @@ func explain(name string, err error) failure {
 	case errors.Is(err, errConfig):
 		return failure{Kind: "config", Message: trimSentinel(err, errConfig), code: exitUsage,
 			Hint: "see docs/serve.md for every key; `tickwire serve --config FILE --check-config` checks a file"}
+	case errors.As(err, &ce) && ce.tracker:
+		f := explainTracker(ce.addr, ce.err)
+		f.code = exitConnect
+		return f
 	case errors.As(err, &ce):
 		f := explainConnect(ce.addr, ce.err)
 		f.code = exitConnect
@@ -95,6 +103,25 @@ func explainConnect(addr string, err error) failure {
 			Hint: fmt.Sprintf("is `tickwire serve` running on %s, and do both ends agree on --insecure?", addr)}
 	}
 	return failure{Kind: "connect", Message: fmt.Sprintf("could not join %s: %v", addr, err)}
+}
+
+// explainTracker names why the tracker at url did not resolve a join
+// code.
+func explainTracker(url string, err error) failure {
+	var dns *net.DNSError
+	switch {
+	case errors.As(err, &dns):
+		return failure{Kind: "resolve", Message: fmt.Sprintf("cannot resolve %q: %v", dns.Name, dns.Err),
+			Hint: "check the host name in --tracker"}
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return failure{Kind: "unreachable", Message: fmt.Sprintf("%s refused the connection: nothing listens there", url),
+			Hint: fmt.Sprintf("is `tickwire tracker` running at %s?", url)}
+	case errors.Is(err, tracker.ErrCodeNotFound):
+		return failure{Kind: "refused", Message: fmt.Sprintf("the tracker at %s has %s", url, strings.TrimPrefix(tracker.ErrCodeNotFound.Error(), "tracker: ")),
+			Hint: "ask the host for a new join code"}
+	}
+	first, _, _ := strings.Cut(err.Error(), "\n")
+	return failure{Kind: "connect", Message: fmt.Sprintf("could not resolve the join code at %s: %s", url, first)}
 }
 
 // refusalHint is what to try after the server refused a join.

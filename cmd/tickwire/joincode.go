@@ -36,7 +36,7 @@ func (f *botCommon) resolveJoinCode() error {
 	defer cancel()
 	e, err := c.ResolveCode(ctx, code)
 	if err != nil {
-		return fmt.Errorf("join code %s: %w", code, err)
+		return &connectError{addr: f.trackerURL, err: fmt.Errorf("join code %s: %w", code, err), tracker: true}
 	}
 	f.server, f.room = e.Host, e.Room
 	if e.ServerKey != "" && f.sec.serverKey == "" {

@@ -30,7 +30,7 @@ func TestBotByJoinCode(t *testing.T) {
 		t.Fatalf("bot --join-code: exit %d, %v: %s %s", exit, err, out, errOut)
 	}
 	exit, _, errOut = runCmd(t, "bot", "--join-code", code.Code, "--tracker", trk.URL, "--players", "1", "--ticks", "30")
-	if exit != 1 || !strings.Contains(errOut, "no such join code") {
+	if exit != exitConnect || !strings.HasPrefix(errOut, "tickwire bot: the tracker at "+trk.URL+" has no such join code") {
 		t.Fatalf("a used code: exit %d: %s", exit, errOut)
 	}
 	for _, args := range [][]string{
