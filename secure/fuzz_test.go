@@ -24,7 +24,14 @@ func realPackets(t testing.TB) [][]byte {
 	in, _ := c.Handle(ch)
 	_, sh, _ := s.Accept(in, clientAddr, t0)
 	fin, _ := c.Handle(sh)
-	return [][]byte{hello, ch, in, sh, fin, appendRefuse(nil, &c.nonce, RefuseTokenExpired)}
+	// A Hello of another version and the server's answer, and a Refuse
+	// of another version (a version 2 server's).
+	otherHello := bytes.Clone(hello)
+	otherHello[1] = 2
+	versionRefuse, _ := s.HandleUnvalidated(otherHello, clientAddr, t0)
+	otherRefuse := bytes.Clone(versionRefuse)
+	otherRefuse[1] = 2
+	return [][]byte{hello, ch, in, sh, fin, appendRefuse(nil, &c.nonce, RefuseTokenExpired), otherHello, versionRefuse, otherRefuse}
 }
 
 // FuzzHandshakePackets feeds arbitrary packets to the parsers and to both

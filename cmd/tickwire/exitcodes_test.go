@@ -57,6 +57,14 @@ func TestExitCodes(t *testing.T) {
 			t.Errorf("%v: exit %d, want %d (%s)", tc.args, code, tc.code, errOut)
 		}
 	}
+	// A failed check with --json: one object on standard output, the
+	// error's, of kind "failed".
+	code, out, _ := runCmd(t, "matches", "verify", bad, "--json")
+	var got struct{ Error failure }
+	dec := json.NewDecoder(strings.NewReader(out))
+	if err := dec.Decode(&got); err != nil || code != exitFailed || got.Error.Kind != "failed" || dec.More() {
+		t.Errorf("matches verify --json of a bad file: exit %d, %q", code, out)
+	}
 }
 
 // TestEveryCommandHasHelp: each command of the table has a help page

@@ -125,7 +125,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		f.report("", wantsJSON(args), stdout, stderr)
 		return f.code
 	}
-	err := c.run(ctx, args[1:], stdout, stderr)
+	out := &countingWriter{w: stdout}
+	err := c.run(ctx, args[1:], out, stderr)
 	switch {
 	case err == nil:
 		return exitOK
@@ -134,8 +135,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	f := explain(name, err)
-	f.report(name, wantsJSON(args[1:]), stdout, stderr)
+	// With --json, standard output holds one object: the error's, unless
+	// the command printed its own (a summary whose verdict failed).
+	f.report(name, wantsJSON(args[1:]) && out.n == 0, stdout, stderr)
 	return f.code
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
 }
 
 // usage is the command list.

@@ -234,7 +234,7 @@ func derefOr(p *int) int {
 func watch(ctx context.Context, r BotRun, conn *transport.Conn, cfg Config) (p PlayerReport, model string, tickP99, costP99 uint32) {
 	c, err := Spectate(ctx, conn, r.Room, cfg)
 	if err != nil {
-		p.Error = err.Error()
+		p.Error, p.JoinErr = err.Error(), err
 		return
 	}
 	defer c.Close()
