@@ -110,6 +110,38 @@ func (f *demoCommon) impairment() string {
 	return fmt.Sprintf("%v ± %v one-way, %.0f%% loss each way", f.latency, f.jitter, 100*f.loss)
 }
 
+// showElapsed shows on the progress line, while a demo's match plays,
+// what it plays and for how long, against its expected length (--ticks
+// at perSecond); the returned function stops and erases it. Silent
+// unless standard error is a terminal and --json is off.
+func (f *demoCommon) showElapsed(what string, perSecond int) (stop func()) {
+	line := newProgressLine(f.stderr, f.json)
+	if line.w == nil {
+		return func() {}
+	}
+	expect := (time.Duration(f.ticks) * time.Second / time.Duration(max(perSecond, 1))).Round(time.Second)
+	start := time.Now()
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				line.printf("%s: %v of about %v", what, time.Since(start).Round(time.Second), expect)
+			}
+		}
+	})
+	return func() {
+		close(done)
+		wg.Wait()
+		line.clear()
+	}
+}
+
 // demoServer is a tickwire server in this process for a demo's bots,
 // which dial it from loopback sockets that netsim impairs, pinning its
 // key unless --insecure.

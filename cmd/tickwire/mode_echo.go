@@ -43,8 +43,10 @@ func (echoMode) demo(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	defer d.stop()
+	stop := f.showElapsed(fmt.Sprintf("echo: %d bots saying %d lines", f.players, f.ticks), f.tps)
 	r := echoclient.RunBots(ctx, echoclient.BotRun{Players: f.players, RoomSize: f.players, Room: "demo", Messages: int(f.ticks),
 		Interval: time.Second / time.Duration(f.tps), Dial: d.dial})
+	stop()
 	return printReport(stdout, echoReport{&r}, f.json, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire demo --mode echo: %d bots, %d lines each at %d/s, %s\n", f.players, f.ticks, f.tps, f.impairment())
 	})

@@ -145,8 +145,10 @@ func (*fogMode) demo(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	defer d.stop()
+	stop := f.showElapsed(fmt.Sprintf("fogauth: %d bots playing %d ticks", f.players, f.ticks), f.tps)
 	r, err := fogclient.RunBots(ctx, fogclient.BotRun{NewBot: rtsBot, NewProber: rtsProber, Players: f.players, Ticks: f.ticks, Room: "demo", RoomSize: f.players,
 		Dial: d.dial, Settle: 30 * time.Second})
+	stop()
 	if err != nil {
 		return err
 	}

@@ -192,7 +192,9 @@ func (*predictMode) demo(ctx context.Context, args []string, stdout, stderr io.W
 		open = predictbot.Remote("demo", f.players, d.dial)
 	}
 	start := time.Now()
+	stop := f.showElapsed(fmt.Sprintf("predict: %d bots predicting %d ticks", f.players, f.ticks), f.tps)
 	r := predictbot.Play(ctx, f.players, f.ticks, f.arena, f.local, open)
+	stop()
 	if model.Metrics != nil && f.interest > 0 {
 		r.Interest = predictbot.InterestFigures(model.Metrics(), f.interest, f.arena, f.players, time.Since(start))
 	}

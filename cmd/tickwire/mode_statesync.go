@@ -135,7 +135,9 @@ func (statesyncMode) demo(ctx context.Context, args []string, stdout, stderr io.
 	for range f.hostile {
 		plans = append(plans, syncclient.Plan{Hostile: true})
 	}
+	stop := f.showElapsed(fmt.Sprintf("statesync: %d bots playing %d frames", len(plans), f.ticks), 20)
 	all := syncclient.Play(ctx, syncclient.Run{Players: len(plans), RoomSize: len(plans), Room: "demo", Frames: uint32(f.ticks), Plans: plans, Dial: d.dial})
+	stop()
 	d.stop()
 	var rep host.Report
 	select {
