@@ -114,7 +114,11 @@ func pickMode(args []string) (mode, []string, error) {
 			return m, rest, nil
 		}
 	}
-	return nil, nil, fmt.Errorf("%w: unknown --mode %q (%s)", errUsage, name, modeNames(ms))
+	msg := fmt.Sprintf("unknown --mode %q (%s)", name, modeNames(ms))
+	if s := closest(name, strings.Split(modeNames(ms), ", ")); s != "" {
+		msg += "; did you mean " + s + "?"
+	}
+	return nil, nil, fmt.Errorf("%w: %s", errUsage, msg)
 }
 
 // splitMode takes a --mode flag (--mode X or --mode=X) out of args, for
