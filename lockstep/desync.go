@@ -81,17 +81,38 @@ func (c *clientCore) onDesync(m msg.Message) {
 	case *msg.DesyncReport:
 		d.report = m
 		c.log.Warn("lockstep: desync report received", "player", c.st.id, "tick", m.Tick)
-	case *msg.DesyncDebugRequest:
-		if cp := d.find(m.Tick); cp != nil {
-			c.send(debugReport(m.Tick, cp))
-		}
-	case *msg.MerkleQuery:
-		if cp := d.find(m.Tick); cp != nil {
-			if a := answerQuery(m, cp); a != nil {
-				c.send(a)
-			}
+	case *msg.DesyncDebugRequest, *msg.MerkleQuery:
+		if a := AnswerDesync(m, d.find(desyncTick(m))); a != nil {
+			c.send(a)
 		}
 	}
+}
+
+func desyncTick(m msg.Message) uint64 {
+	switch m := m.(type) {
+	case *msg.DesyncDebugRequest:
+		return m.Tick
+	case *msg.MerkleQuery:
+		return m.Tick
+	}
+	return 0
+}
+
+// AnswerDesync is a client's answer to the relay's desync walk from the
+// capture of the tick it asks about: a DesyncDebugReport for a
+// DesyncDebugRequest, MerkleNodes or LeafEntities for a MerkleQuery; nil
+// without a capture, for a node outside the tree, or for another message.
+func AnswerDesync(m msg.Message, cp DesyncCapture) msg.Message {
+	if cp == nil {
+		return nil
+	}
+	switch m := m.(type) {
+	case *msg.DesyncDebugRequest:
+		return debugReport(m.Tick, cp)
+	case *msg.MerkleQuery:
+		return answerQuery(m, cp)
+	}
+	return nil
 }
 
 // debugReport is the DesyncDebugReport of a capture.

@@ -78,7 +78,9 @@ func (g *GameLoop) capture(tick uint64) {
 		return
 	}
 	if s, ok := g.Sim.(Inspectable); ok {
-		k.KeepCapture(tick, s.CaptureDesync())
+		if c := s.CaptureDesync(); c != nil {
+			k.KeepCapture(tick, c)
+		}
 	}
 }
 
