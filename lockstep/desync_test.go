@@ -13,6 +13,7 @@ import (
 
 	"github.com/tickwire/tickwire/lockstep"
 	"github.com/tickwire/tickwire/lockstep/lockstepbot"
+	"github.com/tickwire/tickwire/lockstep/lockstepserver"
 	"github.com/tickwire/tickwire/lockstep/relay"
 	"github.com/tickwire/tickwire/netsim"
 	"github.com/tickwire/tickwire/protocol"
@@ -24,7 +25,7 @@ import (
 // three bots play at once, and in each one bot corrupts one field of one
 // entity at one tick (a sweep of entities, fields and ticks, on and off
 // the sync ticks). Every room's walk must end in a report, sent to every
-// client, that puts the corrupted bot alone in the minority and names the
+// client and written by the relay, that puts the corrupted bot alone in the minority and names the
 // corrupted entity and field.
 func TestInjectedDesyncReport(t *testing.T) {
 	faults := []lockstepbot.Fault{
@@ -37,9 +38,9 @@ func TestInjectedDesyncReport(t *testing.T) {
 	}
 	const size, ticks = 3, 150
 	synctest.Test(t, func(t *testing.T) {
-		rn := startRelay(t, server.Config{})
+		dir, relayDir := t.TempDir(), t.TempDir()
+		rn := startRelay(t, server.Config{}, lockstepserver.Config{DesyncDir: relayDir})
 		defer rn.close()
-		dir := t.TempDir()
 		cfg := lockstepbot.Config{Players: size * len(faults), RoomSize: size, Ticks: ticks,
 			Desync: lockstepbot.DesyncConfig{ReportDir: dir}}
 		for i, f := range faults {
@@ -80,6 +81,9 @@ func TestInjectedDesyncReport(t *testing.T) {
 			b, err := os.ReadFile(filepath.Join(dir, faulty.DesyncReport))
 			if err != nil {
 				t.Fatal(err)
+			}
+			if rb, err := os.ReadFile(filepath.Join(relayDir, faulty.DesyncReport)); err != nil || string(rb) != string(b) {
+				t.Fatalf("the relay's copy of %s: %v, equal %v", faulty.DesyncReport, err, string(rb) == string(b))
 			}
 			var r relay.DesyncReport
 			if err := json.Unmarshal(b, &r); err != nil {
