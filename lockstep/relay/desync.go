@@ -52,6 +52,7 @@ type desyncWalk struct {
 	tick     uint64
 	level    uint8
 	deadline time.Duration
+	started  time.Duration
 	players  []*walker
 	majority uint64 // the reference root: the most common hash
 	tie      bool   // no hash was held by more players than every other
@@ -65,13 +66,15 @@ type desyncWalk struct {
 
 // WalkCost is what localising a desync took: round trips of the walk
 // (the DesyncDebugRequest's included), messages both ways, node hashes
-// carried (the root's children in each report, two per MerkleNodes) and
-// their encoded bytes.
+// carried (the root's children in each report, two per MerkleNodes),
+// their encoded bytes, and the relay clock's time from the mismatch to
+// the report.
 type WalkCost struct {
-	RoundTrips int `json:"round_trips"`
-	Messages   int `json:"messages"`
-	Hashes     int `json:"hashes"`
-	Bytes      int `json:"bytes"`
+	RoundTrips int     `json:"round_trips"`
+	Messages   int     `json:"messages"`
+	Hashes     int     `json:"hashes"`
+	Bytes      int     `json:"bytes"`
+	ElapsedMs  float64 `json:"elapsed_ms"`
 }
 
 // walker is one player's part in the walk.
@@ -104,7 +107,7 @@ func (c *Core) startWalk(e *syncEntry) {
 		c.walk.skipped++
 		return
 	}
-	w := desyncWalk{active: true, tick: e.tick, level: c.cfg.DebugLevel, deadline: c.now + c.cfg.DesyncTimeout,
+	w := desyncWalk{active: true, tick: e.tick, level: c.cfg.DebugLevel, deadline: c.now + c.cfg.DesyncTimeout, started: c.now,
 		ref: map[node]uint64{}, skipped: c.walk.skipped}
 	count := map[uint64]int{}
 	c.active(func(p *player) {
@@ -439,6 +442,7 @@ func (c *Core) askRound() {
 // the report to every client.
 func (c *Core) finishWalk() {
 	w := &c.walk
+	w.cost.ElapsedMs = float64(c.now-w.started) / float64(time.Millisecond)
 	r := w.report(c.gameSeed)
 	doc := r.JSON()
 	c.walk = desyncWalk{split: w.split}
