@@ -215,14 +215,15 @@ func runLockstepDemo(ctx context.Context, args []string, stdout, stderr io.Write
 	report := lockstepReport{Report: &r}
 	if f.desync.inject {
 		path, err := checkDrill(&r, f.desync.dir)
-		report.drill, drill = &err, path
+		report.drill = &err
+		drill = fmt.Sprintf("desync drill: %s names the injected entity and field: %s", path, yesNo(err == nil, "yes"))
 	}
 	return printReport(stdout, report, f.json, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire demo: %d bots, %d ticks at %d tps, %s\n", f.players, f.ticks, f.tps, f.impairment())
 		fmt.Fprintf(w, "relay: %d late orders, %d strikes, %d QoS adjustments, %d desyncs, %d bytes in, %d bytes out\n",
 			st.lockstep.LateOrders, st.lockstep.Strikes, st.lockstep.QosAdjustments, st.lockstep.Desyncs, st.BytesIn, st.BytesOut)
 		if drill != "" {
-			fmt.Fprintf(w, "desync drill: report %s\n", drill)
+			fmt.Fprintln(w, drill)
 		}
 	})
 }
