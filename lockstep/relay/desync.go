@@ -322,17 +322,7 @@ func (w *desyncWalk) afterReports() {
 // afterNodes settles the reference children of the nodes just asked
 // about and moves every minority frontier a level down.
 func (w *desyncWalk) afterNodes() {
-	var asked []node
-	for _, x := range w.players {
-		if x.minority && x.in() {
-			for _, n := range x.frontier {
-				if !slices.Contains(asked, n) {
-					asked = append(asked, n)
-				}
-			}
-		}
-	}
-	w.settle(asked)
+	w.settle(w.frontiers())
 	for _, x := range w.players {
 		if x.minority && x.in() {
 			w.descend(x)
@@ -394,11 +384,8 @@ func (w *desyncWalk) descend(x *walker) {
 	x.frontier = next
 }
 
-// askRound sends the next round's queries: each minority player about
-// its own frontier, each majority player about every frontier, or
-// finishes the walk when no minority player is left in it.
-func (c *Core) askRound() {
-	w := &c.walk
+// frontiers is the union of the minority players' frontiers.
+func (w *desyncWalk) frontiers() []node {
 	var all []node
 	for _, x := range w.players {
 		if x.minority && x.in() {
@@ -409,6 +396,15 @@ func (c *Core) askRound() {
 			}
 		}
 	}
+	return all
+}
+
+// askRound sends the next round's queries: each minority player about
+// its own frontier, each majority player about every frontier, or
+// finishes the walk when no minority player is left in it.
+func (c *Core) askRound() {
+	w := &c.walk
+	all := w.frontiers()
 	if len(all) == 0 {
 		c.finishWalk()
 		return
