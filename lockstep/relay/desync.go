@@ -17,6 +17,8 @@ const (
 	DefaultDesyncTimeout = 5 * time.Second
 	// maxWalkLeaves bounds the differing leaves followed per player.
 	maxWalkLeaves = 8
+	// maxLeafEntities bounds the entities of a leaf the relay keeps.
+	maxLeafEntities = 1 << 16
 )
 
 // node is a node of a state tree: depth 0 is the root.
@@ -230,6 +232,10 @@ func (w *desyncWalk) onNodes(x *walker, m *msg.MerkleNodes) error {
 func (w *desyncWalk) onLeaf(x *walker, m *msg.LeafEntities) error {
 	if w.stage != stageLeaves || !x.answers(node{w.depth, int(m.Leaf)}) {
 		return fmt.Errorf("%w: leaf %d not asked for", ErrDuplicate, m.Leaf)
+	}
+	if len(m.Entities) > maxLeafEntities {
+		x.out = fmt.Sprintf("a leaf of %d entities (at most %d)", len(m.Entities), maxLeafEntities)
+		return nil
 	}
 	cp := *m
 	cp.Fields = slices.Clone(m.Fields)

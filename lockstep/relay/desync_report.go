@@ -55,12 +55,19 @@ type Divergence struct {
 	Truncated bool `json:"truncated,omitempty"`
 }
 
-// LeafDiff is one differing leaf (an entity group) and its differences.
+// LeafDiff is one differing leaf (an entity group) and its differences:
+// the first maxLeafDifferences (256), and in More how many more there are.
 type LeafDiff struct {
 	Leaf        int         `json:"leaf"`
 	Label       string      `json:"label"`
 	Differences []FieldDiff `json:"differences"`
+	More        int         `json:"more,omitempty"`
 }
+
+// maxLeafDifferences bounds the differences a report lists per leaf, so
+// that eight leaves of thousands of entities stay a readable document
+// within msg.MaxReportJSON.
+const maxLeafDifferences = 256
 
 // FieldDiff is one field of one entity whose value differs: Majority is
 // the majority's value, Player the minority player's. An entity only one
@@ -125,6 +132,9 @@ func (w *desyncWalk) divergence(x *walker) Divergence {
 		}
 		if ref != nil && mine != nil {
 			l.Differences = diffLeaf(ref, mine)
+			if n := len(l.Differences); n > maxLeafDifferences {
+				l.Differences, l.More = l.Differences[:maxLeafDifferences], n-maxLeafDifferences
+			}
 		}
 		d.Leaves = append(d.Leaves, l)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/protocol"
 )
 
@@ -55,37 +56,8 @@ func TestDesyncWalkAgainstLiars(t *testing.T) {
 			}
 		}
 		slices.Sort(minority)
-		var got *DesyncDiagnosed
-		net.onEvent = func(e Event) {
-			if d, ok := e.(DesyncDiagnosed); ok && got == nil {
-				got = &d
-			}
-		}
-		net.runUntil(time.Minute, func() bool { return got != nil })
 		name := fmt.Sprintf("seed %d: %d players, %d leaves, minority %v", seed, n, leaves, minority)
-		if got == nil {
-			t.Fatalf("%s: no report", name)
-		}
-		r := got.Report
-		if r.Tick != 60 || !slices.Equal(r.Minority, minority) || len(r.Majority) != n-len(minority) {
-			t.Fatalf("%s: tick %d, majority %v, minority %v", name, r.Tick, r.Majority, r.Minority)
-		}
-		for _, d := range r.Divergences {
-			want, honestPlayer := truth[d.Player]
-			if !honestPlayer {
-				continue
-			}
-			var leavesFound []int
-			for _, l := range d.Leaves {
-				leavesFound = append(leavesFound, l.Leaf)
-				if len(l.Differences) != 1 || l.Differences[0].Entity != uint32(10*l.Leaf+1) || l.Differences[0].Field != "v" {
-					t.Errorf("%s: player %d leaf %d: differences %+v", name, d.Player, l.Leaf, l.Differences)
-				}
-			}
-			if !slices.Equal(leavesFound, want) {
-				t.Errorf("%s: player %d: leaves %v, want %v", name, d.Player, leavesFound, want)
-			}
-		}
+		r := checkWalk(t, name, net, minority, truth)
 		for _, p := range r.Players {
 			c := net.client(p.ID)
 			if c.tree.lie != "" && p.LeftOut == "" {
@@ -96,4 +68,124 @@ func TestDesyncWalkAgainstLiars(t *testing.T) {
 			}
 		}
 	}
+}
+
+// checkWalk runs net until the walk's report and checks it: the tick of
+// the first sync check after the corruption (60), the sides, and for each
+// honest minority player of truth exactly its corrupted leaves, each
+// naming its one entity's field "v".
+func checkWalk(t *testing.T, name string, net *simNet, minority []protocol.PlayerID, truth map[protocol.PlayerID][]int) DesyncReport {
+	t.Helper()
+	var got *DesyncDiagnosed
+	net.onEvent = func(e Event) {
+		if d, ok := e.(DesyncDiagnosed); ok && got == nil {
+			got = &d
+		}
+	}
+	net.runUntil(time.Minute, func() bool { return got != nil })
+	if got == nil {
+		t.Fatalf("%s: no report", name)
+	}
+	r := got.Report
+	if r.Tick != 60 || !slices.Equal(r.Minority, minority) || len(r.Majority) != len(net.clients)-len(minority) {
+		t.Fatalf("%s: tick %d, majority %v, minority %v", name, r.Tick, r.Majority, r.Minority)
+	}
+	for _, d := range r.Divergences {
+		want, honest := truth[d.Player]
+		if !honest {
+			continue
+		}
+		var found []int
+		for _, l := range d.Leaves {
+			found = append(found, l.Leaf)
+			if len(l.Differences) != 1 || l.Differences[0].Entity != uint32(10*l.Leaf+1) || l.Differences[0].Field != "v" {
+				t.Errorf("%s: player %d leaf %d: differences %+v", name, d.Player, l.Leaf, l.Differences)
+			}
+		}
+		if !slices.Equal(found, want) {
+			t.Errorf("%s: player %d: leaves %v, want %v", name, d.Player, found, want)
+		}
+	}
+	return r
+}
+
+// FuzzDesyncWalk: the fuzzer is a liar in the walk. Five players, three
+// honest and in sync, player 4 honest with corrupted leaves, player 5
+// corrupted too and answering as the input says: honestly, not at all,
+// with other hashes, other nodes, other ticks, swapped children, entities
+// changed, twice. Whatever it does, the walk ends in a report that finds
+// exactly player 4's leaves and leaves no honest player out.
+func FuzzDesyncWalk(f *testing.F) {
+	f.Add([]byte{11, 3, 0, 0, 0, 0, 0, 0})
+	f.Add([]byte{32, 0, 1, 2, 3, 4, 5, 6, 7, 8})
+	f.Add([]byte{1, 0, 9, 9, 9})
+	f.Add([]byte{40, 39, 3, 3, 4, 4, 7, 2, 6, 1, 0, 5})
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) < 2 {
+			return
+		}
+		leaves := 1 + int(in[0])%40
+		ids := []protocol.PlayerID{1, 2, 3, 4, 5}
+		net, err := newSimNet(Config{}, ids, uint64(len(in)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		net.withTree(leaves)
+		bad := int(in[1]) % leaves
+		net.clients[3].corrupt(45, []int{bad}, 1)
+		net.clients[4].corrupt(45, []int{(bad + 1) % leaves}, 2)
+		script := in[2:]
+		net.clients[4].tree.mutate = func(m msg.Message) msg.Message {
+			if len(script) == 0 {
+				return m
+			}
+			op := script[0]
+			script = script[1:]
+			return fuzzAnswer(m, op)
+		}
+		checkWalk(t, fmt.Sprintf("%x", in), net, []protocol.PlayerID{4, 5}, map[protocol.PlayerID][]int{4: {bad}})
+	})
+}
+
+// fuzzAnswer rewrites a walk answer by op.
+func fuzzAnswer(m msg.Message, op byte) msg.Message {
+	h := uint64(op) * 0x9e3779b97f4a7c15
+	switch m := m.(type) {
+	case *msg.DesyncDebugReport:
+		switch op % 5 {
+		case 1:
+			return nil
+		case 2:
+			m.StateHash ^= h
+		case 3:
+			if len(m.Children) == 2 {
+				m.Children[0], m.Children[1] = m.Children[1], m.Children[0]
+			}
+		case 4:
+			m.Leaves++
+		}
+	case *msg.MerkleNodes:
+		switch op % 6 {
+		case 1:
+			return nil
+		case 2:
+			m.Left ^= h
+		case 3:
+			m.Left, m.Right = m.Right, m.Left
+		case 4:
+			m.Index ^= 1
+		case 5:
+			m.Tick++
+		}
+	case *msg.LeafEntities:
+		switch op % 4 {
+		case 1:
+			return nil
+		case 2:
+			m.Entities = append(m.Entities, msg.LeafEntity{ID: 7, Values: []int64{1, 2}})
+		case 3:
+			m.Fields = []string{"w", "v"}
+		}
+	}
+	return m
 }

@@ -25,6 +25,9 @@ type walkTree struct {
 	// on the way down), "silent" not at all, "flip" swapping every pair
 	// of children it sends (consistent with nothing).
 	lie string
+	// mutate, if set, rewrites (or, returning nil, drops) every answer
+	// the client sends in the walk: a fuzzed liar.
+	mutate func(msg.Message) msg.Message
 }
 
 func (t *walkTree) value(tick uint64, i int, honest bool) int64 {
@@ -59,9 +62,20 @@ func (t *walkTree) node(tick uint64, depth, index int) uint64 {
 
 // answerWalk is a client's answer to a DesyncDebugRequest or MerkleQuery.
 func (n *simNet) answerWalk(c *simClient, f frameCopy) {
-	t := c.tree
+	if m := c.tree.answer(f); m != nil {
+		if c.tree.mutate != nil {
+			m = c.tree.mutate(m)
+		}
+		if m != nil {
+			n.toRelay(c, m, 0)
+		}
+	}
+}
+
+// answer is the client's answer to a walk message, nil for none.
+func (t *walkTree) answer(f frameCopy) msg.Message {
 	if t.lie == "silent" {
-		return
+		return nil
 	}
 	d := merkle.Depth(t.leaves)
 	children := func(depth, index int) (uint64, uint64) {
@@ -78,15 +92,15 @@ func (n *simNet) answerWalk(c *simClient, f frameCopy) {
 			l, r := children(0, 0)
 			rep.Children = []uint64{l, r}
 		}
-		n.toRelay(c, rep, 0)
+		return rep
 	case int(f.depth) < d:
 		l, r := children(int(f.depth), int(f.index))
-		n.toRelay(c, &msg.MerkleNodes{Tick: f.tick, Depth: f.depth, Index: f.index, Left: l, Right: r}, 0)
+		return &msg.MerkleNodes{Tick: f.tick, Depth: f.depth, Index: f.index, Left: l, Right: r}
 	default:
 		i := int(f.index)
 		v := t.value(f.tick, i, t.lie == "majority")
-		n.toRelay(c, &msg.LeafEntities{Tick: f.tick, Leaf: f.index, Label: fmt.Sprintf("group %d", i), Fields: []string{"v", "w"},
-			Entities: []msg.LeafEntity{{ID: uint32(10*i + 1), Values: []int64{v, 0}}}}, 0)
+		return &msg.LeafEntities{Tick: f.tick, Leaf: f.index, Label: fmt.Sprintf("group %d", i), Fields: []string{"v", "w"},
+			Entities: []msg.LeafEntity{{ID: uint32(10*i + 1), Values: []int64{v, 0}}}}
 	}
 }
 
