@@ -82,3 +82,36 @@ func TestReplayFindsFirstBadTick(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCaptureDesync is what a client pays at every sync tick to be
+// able to answer the walk later (a Merkle tree and a snapshot of the
+// reference game of four players after 300 ticks of bot play), against
+// the tick itself.
+func BenchmarkCaptureDesync(b *testing.B) {
+	g, in, err := newGame(4, 1, 7, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for k := range uint64(300) {
+		if err := g.ApplyTick(protocol.TickOrders{Tick: k, Orders: in.Orders(k)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("capture", func(b *testing.B) {
+		var c lockstep.DesyncCapture
+		for b.Loop() {
+			c = g.CaptureDesync()
+		}
+		b.ReportMetric(float64(len(c.(*simCapture).snapshot)), "snapshot-bytes")
+	})
+	b.Run("tick", func(b *testing.B) {
+		k := g.Tick()
+		for b.Loop() {
+			if err := g.ApplyTick(protocol.TickOrders{Tick: k}); err != nil {
+				b.Fatal(err)
+			}
+			g.StateHash()
+			k++
+		}
+	})
+}
