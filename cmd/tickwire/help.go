@@ -119,6 +119,17 @@ func helpEntries() map[string]helpEntry {
 				"tickwire tracker --listen :443 --cert cert.pem --key key.pem --store redis://127.0.0.1:6379/0",
 			},
 		},
+		"desync": {
+			about: "Replays a lockstep order log (written by a client at desync debug level 1 or above, " +
+				"DIR/player-ID/order_log_{seed}.bin) from the reference game's start and names the first tick whose state " +
+				"hash differs from the one logged: exit 1 when the replay diverges (the client's simulation went its own " +
+				"way), 0 when every tick matches. The desync reports themselves come from the relay's walk (docs/desync.md).",
+			examples: []string{
+				"tickwire desync replay player-4/order_log_15078588670625036341.bin",
+				"tickwire desync replay order_log.bin --json",
+			},
+			variants: [][]string{{"replay"}},
+		},
 		"token": {
 			about: "Mints a connect token: the matchmaker's signature admitting one player's key to one room of one server " +
 				"(run with --matchmaker-key) until --ttl. --public prints the matchmaker's public key instead, for the " +
