@@ -55,6 +55,8 @@ type rateSample struct {
 type congestionController interface {
 	// onAck takes the sample of one acknowledgement.
 	onAck(now time.Time, rs rateSample)
+	// onLoss takes the size of a windowed datagram declared lost.
+	onLoss(bytes int)
 	// window is the bytes of windowed datagrams that may be in flight.
 	window() int
 	// pacingRate is the sending rate in bytes per second; 0 means no pacing.
@@ -67,6 +69,7 @@ type congestionController interface {
 type fixedWindow struct{ bytes int }
 
 func (fixedWindow) onAck(time.Time, rateSample) {}
+func (fixedWindow) onLoss(int)                  {}
 func (f fixedWindow) window() int               { return f.bytes }
 func (fixedWindow) pacingRate() float64         { return 0 }
 func (fixedWindow) bandwidth() float64          { return 0 }
