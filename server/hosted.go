@@ -317,4 +317,6 @@ func (s *Server) countBytes(c *transport.Conn) {
 	s.counters.bytesOut.Add(st.BytesSent)
 	s.counters.datagramsIn.Add(st.PacketsReceived)
 	s.counters.datagramsOut.Add(st.PacketsSent)
+	s.counters.redundancyBytes.Add(st.RedundancyBytes)
+	s.counters.recovered.Add(st.Recovered)
 }
