@@ -17,7 +17,8 @@ const (
 	// products in flight and probes for more bandwidth one round trip in
 	// eight. Loss does not lower its rate, so random loss is not read as
 	// congestion; a queue that builds up is, through the RTT and delivery
-	// rate it leaves unchanged.
+	// rate it leaves unchanged. Beside a loss-based flow that keeps a deep
+	// queue standing, it competes as Reno does (see the package doc).
 	CongestionModel CongestionControl = iota
 	// CongestionFixedWindow keeps the fixed in-flight window
 	// (Config.MaxInFlightBytes) and no pacing beyond the bandwidth budget:
