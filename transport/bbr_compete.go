@@ -29,13 +29,19 @@ import "time"
 // stands again, and the competition resumes after competeResume rounds
 // where it stopped. A ProbeRTT that still finds the queue standing keeps
 // the min RTT measured before it, since the new one only measured the
-// other flow's queue.
+// other flow's queue, but only competeKeepFloor times in a row: a path
+// whose propagation delay grew (a new route) looks the same, and after
+// that the new min RTT is taken and the competition ends (it starts
+// again if the deep queue is still there over the new min RTT).
 const (
 	competeRounds = 16
 	competeResume = 4
 	competeDeep   = 0.5
 	competeOwn    = 1.5
 	competeBeta   = 0.7
+	// competeKeepFloor is how many ProbeRTTs in a row may keep the min
+	// RTT measured before them.
+	competeKeepFloor = 3
 )
 
 // competition is the state of the loss-based mode.
@@ -45,6 +51,7 @@ type competition struct {
 	inflightHi float64 // the window while competing
 	lost       int     // bytes declared lost in this round
 	floor      time.Duration
+	kept       int // ProbeRTTs in a row that kept floor
 	// resumeHi is inflightHi when a ProbeRTT last ended the competition,
 	// until the next ProbeRTT.
 	resumeHi float64
@@ -103,8 +110,10 @@ func (b *bbr) competeProbeRTTDone() {
 		return
 	}
 	if float64(b.minRTT-c.floor) > bbrQueueTarget*float64(c.floor) {
-		b.minRTT = c.floor
-		return
+		if c.kept++; c.kept < competeKeepFloor {
+			b.minRTT = c.floor
+			return
+		}
 	}
-	c.on, c.foreign, c.resumeHi = false, 0, c.inflightHi
+	c.on, c.foreign, c.kept, c.resumeHi = false, 0, 0, c.inflightHi
 }
