@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/server/admin"
 	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/transport"
@@ -93,7 +94,7 @@ type counters struct {
 	redundancyBytes           atomic.Uint64
 	recovered                 atomic.Uint64
 	sendErrors                [NumSendCauses]atomic.Uint64
-	kinds                     kindCounts
+	malformedByKind           *metrics.ByKind
 	tokens                    tokenCounts
 }
 
@@ -134,7 +135,7 @@ func (s *Server) Stats() Stats {
 		conn  *transport.Conn
 	}
 	var open []openConn // seated connections, whose bytes are counted when they end
-	st.MalformedByKind = c.kinds.snapshot()
+	st.MalformedByKind = c.malformedByKind.Snapshot()
 	st.TokenRefusals = c.tokens.snapshot()
 	s.mu.Lock()
 	for _, h := range s.rooms {
