@@ -47,7 +47,8 @@ const (
 // competition is the state of the loss-based mode.
 type competition struct {
 	on         bool
-	foreign    int     // rounds in a row with a deep queue not of this flow's making
+	foreign    int     // rounds with a deep queue not of this flow's making, less 4 per other round
+	bwMax      float64 // the largest bandwidth estimate since the last ProbeRTT
 	inflightHi float64 // the window while competing
 	lost       int     // bytes declared lost in this round
 	floor      time.Duration
@@ -82,11 +83,12 @@ func (b *bbr) adaptCompete(rs rateSample) {
 		}
 		return
 	}
-	own := time.Duration(b.queueRoom / b.btlBw * float64(time.Second))
+	c.bwMax = max(c.bwMax, b.btlBw)
+	own := time.Duration(b.queueRoom / c.bwMax * float64(time.Second))
 	if float64(queued) > competeDeep*float64(b.minRTT) && float64(queued) > competeOwn*float64(own) && !rs.appLimited {
 		c.foreign++
 	} else {
-		c.foreign = 0
+		c.foreign = max(c.foreign-competeResume, 0)
 	}
 	need := competeRounds
 	if c.resumeHi > 0 {
@@ -105,6 +107,7 @@ func (b *bbr) adaptCompete(rs rateSample) {
 // competing: only if the queue still stood at its lowest inflight.
 func (b *bbr) competeProbeRTTDone() {
 	c := &b.compete
+	c.bwMax = b.btlBw
 	if !c.on {
 		c.resumeHi = 0
 		return
