@@ -8,12 +8,16 @@ import "time"
 // it is alone. A loss-based flow (TCP's or QUIC's Cubic or Reno) does the
 // opposite: it fills the queue until it overflows, and a flow that yields
 // to that queue ends with a fraction of its share. So the controller
-// watches whose queue it sees. When, for competeRounds rounds in a row,
-// the smallest RTT of the round shows a deep queue (above competeDeep of
-// the min RTT) that is more than competeOwn times what this flow's own
-// queue room explains (room over rate: its share of a queue built by
-// flows that all hold the same room), the queue belongs to a flow that
-// does not yield, and the controller competes: its window becomes
+// watches whose queue it sees. When, for competeRounds rounds (a round
+// without it takes back competeResume of the count rather than restart
+// it: noise dips a round now and then), the smallest RTT of the round
+// shows a deep queue (above competeDeep of the min RTT) that is more than
+// competeOwn times what this flow's own queue room explains (room over
+// rate, its share of a queue built by flows that all hold the same room;
+// the rate is the largest estimate since the last ProbeRTT, since the
+// estimate of a flow already squeezed by the other one has fallen with
+// its share and would explain any queue), the queue belongs to a flow
+// that does not yield, and the controller competes: its window becomes
 // inflightHi, raised by one MTU per round and cut by competeBeta after a
 // round with a loss (once per round, and only while a queue stands:
 // random loss on an empty path still does not count), as Reno and Cubic

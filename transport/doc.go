@@ -209,7 +209,7 @@
 // room back together, so their shares converge (AIMD) and the queue stays
 // short. Loss never lowers the rate, so random loss is not read as
 // congestion. Except beside a loss-based flow (Cubic, Reno), which fills
-// the queue instead of yielding: when for 16 rounds the queue is deeper
+// the queue instead of yielding: when over 16 rounds the queue is deeper
 // than half the min RTT and than 1.5× what this flow's own room explains,
 // the controller competes, with a window (inflightHi) raised by one MTU
 // per round and cut to 0.7× after a round that lost a datagram while a
