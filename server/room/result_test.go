@@ -50,7 +50,7 @@ func (q *quitter) End(time.Duration) {}
 // Core.
 func TestDriverSendsResult(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var peers, conns []*transport.Conn
+		var peers []*transport.Conn
 		var seats []room.Seat
 		for i := range 3 {
 			peer, conn, err := transport.Pipe(t.Context(), lanes.TransportConfig())
@@ -59,7 +59,7 @@ func TestDriverSendsResult(t *testing.T) {
 			}
 			defer peer.Close()
 			defer conn.Close()
-			peers, conns = append(peers, peer), append(conns, conn)
+			peers = append(peers, peer)
 			seats = append(seats, room.Seat{Player: protocol.PlayerID(i + 1), Conn: conn})
 		}
 		in := room.NewInbox()

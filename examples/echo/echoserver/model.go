@@ -87,6 +87,7 @@ func (r *echoRoom) Run(ctx context.Context) error {
 		players[i] = s.Player
 	}
 	hub := echo.NewHub(players)
+	defer r.sendResult()
 	r.send(hub)
 	var batch []room.Inbound
 	var said uint64
@@ -113,6 +114,24 @@ func (r *echoRoom) Run(ctx context.Context) error {
 		r.status.Store(&room.Status{Phase: "playing", Tick: st.Said})
 	}
 	return nil
+}
+
+// sendResult sends the server's certified match result
+// (room.Params.Result) to every seat as the match ends: the players that
+// left with join.Leave still listen for it; a closed seat refuses it.
+func (r *echoRoom) sendResult() {
+	if r.p.Result == nil {
+		return
+	}
+	data := r.p.Result(r.Status())
+	if data == nil {
+		return
+	}
+	for _, s := range r.p.Seats {
+		if s.Conn.Send(lanes.Orders, data) == nil {
+			s.Conn.Flush()
+		}
+	}
 }
 
 // send sends what the hub is ready to send and flushes each connection
