@@ -80,3 +80,34 @@ func TestSpectatorMap(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSpectatorMap is the dashboard's cost in a fog room: one
+// report (made once a second) of an 8-player room of 50-unit armies, its
+// map with every entity and each player's seen cells and entities.
+func BenchmarkSpectatorMap(b *testing.B) {
+	cfg := Config{NewGame: func(players, units int, mapSeed, simSeed uint64) (fogauth.Game, int, error) {
+		return rtsgame.Start(players, units, mapSeed, simSeed)
+	}, UnitsPerPlayer: 50, Seed: func() uint64 { return 5 }}.withDefaults()
+	var now time.Duration
+	seats := make([]room.Seat, 8)
+	for i := range seats {
+		seats[i].Player = protocol.PlayerID(i + 1)
+	}
+	r, err := newRoom(cfg, &metrics{rooms: map[*fogRoom]struct{}{}}, room.Params{Name: "map", Seats: seats, TickRate: 30,
+		Clock: func() time.Duration { return now }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range 10 {
+		now += time.Second / 30
+		r.Tick(now)
+		for r.HasReady() {
+			r.Ready()
+			r.Advance()
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		r.spectatorMap()
+	}
+}
