@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/tickwire/tickwire/internal/atomicfile"
 	"github.com/tickwire/tickwire/records"
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/transport"
@@ -108,7 +109,7 @@ func saveCertificate(path string, certs []json.RawMessage) error {
 	if first == nil {
 		return fmt.Errorf("--certificate-out %s: no bot received a match result", path)
 	}
-	return writeFileAtomic(path, append(bytes.Clone(first), '\n'), 0o644)
+	return atomicfile.Write(path, append(bytes.Clone(first), '\n'), 0o644)
 }
 
 // certsOf lists the certificates of a run's players, in their order.

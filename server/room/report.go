@@ -26,6 +26,11 @@ type Report struct {
 	Histograms []Histogram `json:"histograms,omitempty"`
 	// Map is a spectator's map of the room, for a model that has one.
 	Map *Map `json:"map,omitempty"`
+	// Documents are JSON documents the room offers whole (a lockstep
+	// room's last desync report): the dashboard serves each at
+	// /api/v1/rooms/{room}/{name} and links it from the room's detail.
+	// A document must not change once reported.
+	Documents []Document `json:"-"`
 }
 
 // Histogram is a named distribution of one player (0: the room): Count
@@ -42,6 +47,12 @@ type Histogram struct {
 type Bucket struct {
 	LE    float64 `json:"le"`
 	Count uint64  `json:"count"`
+}
+
+// Document is a named JSON document of a room.
+type Document struct {
+	Name string
+	JSON []byte
 }
 
 // Figure is a named value.
