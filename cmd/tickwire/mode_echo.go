@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -79,7 +80,7 @@ func (echoMode) bot(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := noneJoined(f.server, collect(r.Players, func(p *echoclient.PlayerReport) error { return p.JoinErr })); err != nil {
 		return err
 	}
-	return printReport(stdout, echoReport{&r}, f.json, func(w io.Writer) {
+	return f.report(stdout, echoReport{&r}, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire bot --mode echo: %d bots in room %q of %d, %d lines each, server %s\n", f.players, f.room, f.roomSize, f.ticks, f.server)
 	})
 }
@@ -113,4 +114,8 @@ func (r echoReport) verdict() error {
 		return err
 	}
 	return errNotEchoed
+}
+
+func (r echoReport) certificates() []json.RawMessage {
+	return certsOf(r.Players, func(p *echoclient.PlayerReport) json.RawMessage { return p.Certificate })
 }

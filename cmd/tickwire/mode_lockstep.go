@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -107,7 +108,7 @@ func runLockstepBot(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := noneJoined(f.server, collect(r.Players, func(p *lockstepbot.PlayerReport) error { return p.JoinErr })); err != nil {
 		return err
 	}
-	return printReport(stdout, lockstepReport{Report: &r}, f.json, func(w io.Writer) {
+	return f.report(stdout, lockstepReport{Report: &r}, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire bot: %d bots in room %q of %d, %d ticks, relay %s\n", f.players, f.room, f.roomSize, f.ticks, f.server)
 	})
 }
@@ -267,4 +268,8 @@ func playDemo(ctx context.Context, f demoFlags, progress func(lockstepbot.Progre
 type relayFigures struct {
 	server.Stats
 	lockstep lockstepserver.Stats
+}
+
+func (r lockstepReport) certificates() []json.RawMessage {
+	return certsOf(r.Players, func(p *lockstepbot.PlayerReport) json.RawMessage { return p.Certificate })
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -239,7 +240,7 @@ func (*predictMode) bot(ctx context.Context, args []string, stdout, stderr io.Wr
 	if err := noneJoined(f.server, collect(r.Players, func(p *predictbot.Player) error { return p.JoinErr })); err != nil {
 		return err
 	}
-	return printReport(stdout, predictReport{&r}, f.json, func(w io.Writer) {
+	return f.report(stdout, predictReport{&r}, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire bot --mode predict: %d bots in room %q of %d, %d ticks, server %s\n", f.players, f.room, f.roomSize, f.ticks, f.server)
 	})
 }
@@ -283,4 +284,8 @@ func (r predictReport) verdict() error {
 		return err
 	}
 	return errParity
+}
+
+func (r predictReport) certificates() []json.RawMessage {
+	return certsOf(r.Players, func(p *predictbot.Player) json.RawMessage { return p.Certificate })
 }
