@@ -88,22 +88,35 @@ func (e *Encoder) record(b []byte) error {
 // one more than the last frame's, or than the last Gap's); every
 // SignEvery frames a signature follows.
 func (e *Encoder) Frame(t protocol.TickOrders) error {
-	if e.started && t.Tick != e.next {
-		return fmt.Errorf("replay: frame %d after tick %d", t.Tick, e.next-1)
-	}
 	var err error
-	e.packets, err = frameCodec().Encode(e.packets[:0], []protocol.TickOrders{t})
+	e.buf, e.packets, err = encodeFrame(e.buf[:0], e.packets[:0], t)
 	if err != nil {
-		return fmt.Errorf("replay: frame %d: %w", t.Tick, err)
-	}
-	if e.frames == 0 {
-		e.first = t.Tick
-	}
-	e.buf = appendFrame(e.buf[:0], e.packets, t.Tick)
-	if err := e.record(e.buf); err != nil {
 		return err
 	}
-	e.started, e.next = true, t.Tick+1
+	return e.frameRecord(t.Tick, e.buf)
+}
+
+// encodeFrame appends t's frame record to b, using packets as scratch.
+func encodeFrame(b []byte, packets [][]byte, t protocol.TickOrders) ([]byte, [][]byte, error) {
+	packets, err := frameCodec().Encode(packets, []protocol.TickOrders{t})
+	if err != nil {
+		return b, packets, fmt.Errorf("replay: frame %d: %w", t.Tick, err)
+	}
+	return appendFrame(b, packets, t.Tick), packets, nil
+}
+
+// frameRecord writes the encoded frame record rec of tick.
+func (e *Encoder) frameRecord(tick uint64, rec []byte) error {
+	if e.started && tick != e.next {
+		return fmt.Errorf("replay: frame %d after tick %d", tick, e.next-1)
+	}
+	if e.frames == 0 {
+		e.first = tick
+	}
+	if err := e.record(rec); err != nil {
+		return err
+	}
+	e.started, e.next = true, tick+1
 	e.frames++
 	if e.frames >= e.every {
 		return e.sign()
