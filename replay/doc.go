@@ -42,8 +42,11 @@
 //	                lost count frames from tick on (its queue stayed full past
 //	                its wait); the next frame is tick+count
 //	0x05 signature  tick uvarint | sig [64]
-//	0x06 footer     ticks uvarint | final_hash u64 | flags u8 (bit 0:
-//	                incomplete) | lost_frames uvarint
+//	0x06 footer     ticks uvarint | final_tick uvarint | final_hash u64
+//	                | flags u8 (bit 0: incomplete) | lost_frames uvarint:
+//	                the ticks played, the last known state hash and its tick
+//	                (the last agreed sync hash in lockstep), and the frames
+//	                the writer lost
 //	0x07 input      tick uvarint | player u16 | dlen uvarint | data: one
 //	                player's input of a tick in a model's own encoding
 //

@@ -82,7 +82,7 @@ func build(t testing.TB, players, ticks int, every uint16) recorded {
 			r.ends[i] = frameEnd(&out, r.ends[i])
 		}
 	}
-	check(t, e.Finish(replay.Footer{Ticks: uint64(ticks), FinalHash: 0xF1A1}))
+	check(t, e.Finish(replay.Footer{Ticks: uint64(ticks), FinalTick: uint64(ticks), FinalHash: 0xF1A1}))
 	r.file = out.Bytes()
 	return r
 }

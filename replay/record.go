@@ -59,9 +59,12 @@ type Input struct {
 
 // Footer closes a finished replay.
 type Footer struct {
-	// Ticks is the number of ticks played; FinalHash the state hash after
-	// the last (0 if nobody reported one).
+	// Ticks is the number of ticks played. FinalHash is the last state
+	// hash known, after tick FinalTick: the last the players agreed on
+	// (lockstep, state sync) or the server's own after the last tick (fog,
+	// prediction); 0 and 0 if none is known.
 	Ticks     uint64
+	FinalTick uint64
 	FinalHash uint64
 	// Flags is a set of Flag constants; LostFrames the frames the
 	// background writer lost.
@@ -199,6 +202,7 @@ func parseSignature(d *dec) (tick uint64, sig []byte, err error) {
 func appendFooter(b []byte, f Footer) []byte {
 	return appendRecord(b, kindFooter, func(b []byte) []byte {
 		b = binary.AppendUvarint(b, f.Ticks)
+		b = binary.AppendUvarint(b, f.FinalTick)
 		b = binary.LittleEndian.AppendUint64(b, f.FinalHash)
 		b = append(b, f.Flags)
 		return binary.AppendUvarint(b, f.LostFrames)
@@ -206,7 +210,7 @@ func appendFooter(b []byte, f Footer) []byte {
 }
 
 func parseFooter(d *dec) (Footer, error) {
-	f := Footer{Ticks: d.uvarint("footer ticks"), FinalHash: d.u64("footer hash"), Flags: d.u8("footer flags"),
+	f := Footer{Ticks: d.uvarint("footer ticks"), FinalTick: d.uvarint("footer final tick"), FinalHash: d.u64("footer hash"), Flags: d.u8("footer flags"),
 		LostFrames: d.uvarint("footer lost")}
 	return f, d.done("footer")
 }

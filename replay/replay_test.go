@@ -42,7 +42,7 @@ func TestRoundTrip(t *testing.T) {
 	if len(r.Qos) != 1 || r.Qos[0].NewDeadlineUs != 70_000 {
 		t.Errorf("qos %v", r.Qos)
 	}
-	if r.Footer == nil || *r.Footer != (replay.Footer{Ticks: 200, FinalHash: 0xF1A1}) || r.Truncated {
+	if r.Footer == nil || *r.Footer != (replay.Footer{Ticks: 200, FinalTick: 200, FinalHash: 0xF1A1}) || r.Truncated {
 		t.Errorf("footer %+v, truncated %v", r.Footer, r.Truncated)
 	}
 	check(t, r.Verify(nil))
