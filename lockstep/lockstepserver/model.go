@@ -25,6 +25,8 @@ type Config struct {
 	// replays, audit trails). It is called from the room's goroutine and
 	// must not block for long.
 	OnEvent func(room string, ev relay.Event)
+	// Replays, with a directory, records every match (replay.go).
+	Replays Replays
 }
 
 // Check reports the first bad setting.
@@ -47,6 +49,7 @@ func New(cfg Config) *Lockstep {
 	if cfg.MaxRoomSize <= 0 || cfg.MaxRoomSize > relay.MaxPlayers {
 		cfg.MaxRoomSize = relay.MaxPlayers
 	}
+	cfg.Replays = cfg.Replays.withKey()
 	l := &Lockstep{cfg: cfg}
 	l.c.lateness = metrics.NewBounded(latenessBounds...)
 	return l
@@ -95,5 +98,6 @@ func (l *Lockstep) newRoom(p room.Params) (*lockstepRoom, error) {
 	r.core = core
 	r.notices, r.late = make([]msg.LateNotice, r.size), make([]bool, r.size)
 	r.rep = newReport(r.size)
+	r.replay = newMatchReplay(&l.cfg.Replays, p, profileOf(cfg), r.log)
 	return r, nil
 }
