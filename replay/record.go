@@ -45,8 +45,8 @@ type SyncHash struct {
 // Gap is Count records the background writer lost, the first of them at
 // Tick: the chain stays whole, the replay is incomplete.
 type Gap struct {
-	Tick  uint64
-	Count uint64
+	Tick  uint64 `json:"tick"`
+	Count uint64 `json:"count"`
 }
 
 // Input is one player's input of a tick in a model's own encoding (a

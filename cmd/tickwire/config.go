@@ -58,6 +58,8 @@ type relayFile struct {
 	Region       *string   `toml:"region"`
 	Agones       *bool     `toml:"agones"`
 	DrainTimeout *duration `toml:"drain_timeout"`
+	// ReplayDir records every lockstep match there (--replay-dir).
+	ReplayDir *string `toml:"replay_dir"`
 	// A mode's own settings are its table, [relay.KEY] (mode.settings),
 	// decoded into the mode by decodeModeTables.
 }
@@ -187,6 +189,9 @@ func (fc *fileConfig) check(hosted []string) error {
 	}
 	if d := r.WaitingRoomTimeout; d != nil && d.Duration < 0 {
 		return fmt.Errorf("relay.waiting_room_timeout: %v is negative (0s means never)", d.Duration)
+	}
+	if r.ReplayDir != nil && *r.ReplayDir == "" {
+		return errors.New("relay.replay_dir: empty; leave the key out to record no replays")
 	}
 	if r.DefaultNetworkModel != nil {
 		if err := checkModel("relay.default_network_model", *r.DefaultNetworkModel, hosted); err != nil {

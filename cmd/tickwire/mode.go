@@ -50,6 +50,8 @@ type hostOptions struct {
 	tickRate int
 	// maxRoomSize bounds a lockstep room's players (--max-room-size).
 	maxRoomSize int
+	// replays records the matches (--replay-dir).
+	replays replayOptions
 }
 
 // modes lists the network models of demo, bot and serve; the first is

@@ -28,9 +28,9 @@ func (lockstepMode) modelName() string                { return room.Lockstep }
 func (lockstepMode) settings() (string, modeSettings) { return "", nil }
 
 // serverModels is the lockstep room model (lockstep/lockstepserver); its
-// options are serve's own flags: --tps, --max-room-size.
+// options are serve's own flags: --tps, --max-room-size, --replay-dir.
 func (lockstepMode) serverModels(h hostOptions) ([]room.Model, error) {
-	return []room.Model{lockstepserver.Model(lockstepserver.Config{MaxRoomSize: h.maxRoomSize})}, nil
+	return []room.Model{lockstepserver.Model(lockstepserver.Config{MaxRoomSize: h.maxRoomSize, Replays: h.replays.lockstep()})}, nil
 }
 
 func (lockstepMode) demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {

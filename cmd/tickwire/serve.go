@@ -40,6 +40,7 @@ type serveFlags struct {
 	checkConfig    bool
 	sec            securityFlags
 	op             operatorFlags
+	rep            replayOptions
 	// from the configuration file only
 	matchTypes     map[string]string
 	allowRequested bool
@@ -69,6 +70,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 	fs.StringVar(&f.play, "play", "", "HTTP address serving the playable page at / and the WebSocket endpoint at /ws (empty: none); the page joins ?room=NAME&size=N, default a prediction room \"play\" of 1")
 	fs.BoolVar(&f.checkConfig, "check-config", false, "check the configuration (file and flags), print what the server would run and exit")
 	f.op.register(fs)
+	f.rep.register(fs)
 	f.sec.addServer(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return f, err
@@ -103,8 +105,11 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 	if err := checkModel("--default-network-model", f.defaultModel, hostedModels()); err != nil {
 		return f, fmt.Errorf("%w: %v", errUsage, err)
 	}
+	if err := f.rep.setUp(&f.sec); err != nil {
+		return f, err
+	}
 	for _, m := range f.modes {
-		models, err := m.serverModels(hostOptions{tickRate: f.tps, maxRoomSize: f.maxRoomSize})
+		models, err := m.serverModels(hostOptions{tickRate: f.tps, maxRoomSize: f.maxRoomSize, replays: f.rep})
 		if err != nil {
 			return f, fmt.Errorf("%w: %v", errUsage, err)
 		}
@@ -153,6 +158,7 @@ func (f *serveFlags) merge(fc *fileConfig, set map[string]bool) {
 	takeString("db", &f.op.db, r.DB)
 	takeString("public-addr", &f.op.publicAddr, r.PublicAddr)
 	takeString("region", &f.op.region, r.Region)
+	takeString("replay-dir", &f.rep.dir, r.ReplayDir)
 	if len(r.Trackers) > 0 && !set["tracker"] {
 		f.op.trackers = r.Trackers
 	}
@@ -199,6 +205,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	op.maxGames = f.maxGames
+	op.replays = f.rep.done.keeping(op.db != nil)
 	defer op.close()
 	tcfg, err := scfg.Transport()
 	if err != nil {
