@@ -169,6 +169,8 @@ func (m *matchReplay) finish(ticks uint64) {
 		m.log.Error("relay: replay not finished", "path", m.path, "err", err)
 	} else if res.Incomplete {
 		m.log.Warn("relay: replay incomplete: the disk did not keep up", "path", m.path, "lost_frames", res.LostFrames)
+	} else {
+		m.log.Info("relay: replay written", "path", m.path, "bytes", res.Bytes, "ticks", ticks)
 	}
 	m.finished(res, ticks, err)
 }
