@@ -52,6 +52,8 @@ func New(cfg Config) *Lockstep {
 	cfg.Replays = cfg.Replays.withKey()
 	l := &Lockstep{cfg: cfg}
 	l.c.lateness = metrics.NewBounded(latenessBounds...)
+	l.c.malformed = metrics.NewByKind(malformedKinds)
+	l.c.rejected = metrics.NewByKind(rejectedKinds)
 	return l
 }
 
