@@ -23,15 +23,15 @@ import (
 func TestRelayRecordsAReplayThatReplays(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		dir := t.TempDir()
-		done := make(chan lockstepserver.ReplayFinished, 1)
-		rn := startRelay(t, server.Config{}, lockstepserver.Config{Replays: lockstepserver.Replays{Dir: dir, Game: "rts", SignEvery: 50,
-			OnFinished: func(f lockstepserver.ReplayFinished) { done <- f }}})
+		done := make(chan replay.Finished, 1)
+		rn := startRelay(t, server.Config{}, lockstepserver.Config{Replays: lockstepserver.Replays{Game: "rts",
+			Config: replay.Config{Dir: dir, SignEvery: 50, OnFinished: func(f replay.Finished) { done <- f }}}})
 		defer rn.close()
 		const ticks = 300
 		res := runMatch(t, rn, 3, netsim.Link{Latency: 30 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.05}, ticks)
 		checkInSync(t, res, ticks)
 		fin := <-done
-		if fin.Err != nil || fin.Incomplete || !strings.HasSuffix(fin.Path, lockstepserver.ReplaySuffix) {
+		if fin.Err != nil || fin.Incomplete || !strings.HasSuffix(fin.Path, replay.Suffix) {
 			t.Fatalf("replay %+v", fin)
 		}
 		b, err := os.ReadFile(fin.Path)

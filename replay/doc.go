@@ -15,7 +15,7 @@
 //	file     = magic "TWRP" (4) | version u8 = 1 | hlen uvarint | header (hlen bytes)
 //	           | record*
 //	header   = model str | game str | room str | started_unix_us i64 (8)
-//	           | seed u64 (8) | map_hash [32] | rules_hash [32]
+//	           | seed u64 (8) | map_seed u64 (8) | map_hash [32] | rules_hash [32]
 //	           | tick_rate u16 | sign_every u16 | relay_key [32] (Ed25519 public)
 //	           | nplayers uvarint | nplayers × player
 //	           | deadline_min_us u32 | deadline_max_us u32

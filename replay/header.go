@@ -34,6 +34,9 @@ type Header struct {
 	// Seed is the game seed: the agreed seed of a lockstep match, the
 	// server's secret seed of a fog-authoritative or prediction match.
 	Seed uint64
+	// MapSeed is the public seed the map was generated from where it is
+	// not the game seed (a fog-authoritative match); 0 otherwise.
+	MapSeed uint64
 	// MapHash and RulesHash identify the map and the rules the game was
 	// set up with (SHA-256, as the game defines them; zero if unknown).
 	MapHash, RulesHash [32]byte
@@ -73,6 +76,7 @@ func appendHeader(b []byte, h *Header) []byte {
 	body = appendString(body, h.Room)
 	body = binary.LittleEndian.AppendUint64(body, uint64(h.StartedUnixUs))
 	body = binary.LittleEndian.AppendUint64(body, h.Seed)
+	body = binary.LittleEndian.AppendUint64(body, h.MapSeed)
 	body = append(body, h.MapHash[:]...)
 	body = append(body, h.RulesHash[:]...)
 	body = binary.LittleEndian.AppendUint16(body, h.TickRate)
@@ -152,6 +156,7 @@ func parseHeader(b []byte) (Header, int, error) {
 	h.Room = string(d.take("room", d.count("room", 1)))
 	h.StartedUnixUs = int64(d.u64("start"))
 	h.Seed = d.u64("seed")
+	h.MapSeed = d.u64("map seed")
 	d.fixed("map hash", h.MapHash[:])
 	d.fixed("rules hash", h.RulesHash[:])
 	h.TickRate = d.u16("tick rate")

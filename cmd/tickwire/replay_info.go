@@ -20,6 +20,7 @@ type replayInfo struct {
 	Room          string          `json:"room"`
 	Started       time.Time       `json:"started"`
 	Seed          string          `json:"seed"`
+	MapSeed       string          `json:"map_seed"`
 	MapHash       string          `json:"map_hash"`
 	RulesHash     string          `json:"rules_hash"`
 	TickRate      int             `json:"tick_rate"`
@@ -63,7 +64,7 @@ type replayFooterJS struct {
 func newReplayInfo(path string, r *replay.Replay, damage error) replayInfo {
 	h := &r.Header
 	info := replayInfo{File: path, Bytes: r.Size, FormatVersion: replay.Version, NetworkModel: h.Model, Game: h.Game, Room: h.Room,
-		Started: time.UnixMicro(h.StartedUnixUs).UTC(), Seed: fmt.Sprintf("%016x", h.Seed),
+		Started: time.UnixMicro(h.StartedUnixUs).UTC(), Seed: fmt.Sprintf("%016x", h.Seed), MapSeed: fmt.Sprintf("%016x", h.MapSeed),
 		MapHash: hex.EncodeToString(h.MapHash[:]), RulesHash: hex.EncodeToString(h.RulesHash[:]),
 		TickRate: int(h.TickRate), SignEvery: int(h.SignEvery), RelayKey: hex.EncodeToString(h.RelayKey),
 		Qos: replayQos{DeadlineMinMS: float64(h.Qos.DeadlineMinUs) / 1e3, DeadlineMaxMS: float64(h.Qos.DeadlineMaxUs) / 1e3,
@@ -87,7 +88,7 @@ func newReplayInfo(path string, r *replay.Replay, damage error) replayInfo {
 func (i *replayInfo) print(w io.Writer) {
 	fmt.Fprintf(w, "replay %s: format v%d, %d bytes\n", i.File, i.FormatVersion, i.Bytes)
 	fmt.Fprintf(w, "match:    %s room %q, game %q, started %s\n", i.NetworkModel, i.Room, i.Game, i.Started.Format(time.RFC3339))
-	fmt.Fprintf(w, "seed:     %s\nmap:      %s\nrules:    %s\n", i.Seed, i.MapHash, i.RulesHash)
+	fmt.Fprintf(w, "seed:     %s (map seed %s)\nmap:      %s\nrules:    %s\n", i.Seed, i.MapSeed, i.MapHash, i.RulesHash)
 	fmt.Fprintf(w, "timing:   %d ticks/s, deadline %.0f..%.0f ms, run-ahead %d..%d\n", i.TickRate, i.Qos.DeadlineMinMS, i.Qos.DeadlineMaxMS, i.Qos.RunAheadMin, i.Qos.RunAheadMax)
 	fmt.Fprintf(w, "signed:   by %s, every %d frames, %d signatures\n", i.RelayKey, i.SignEvery, i.Signatures)
 	for _, p := range i.Players {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tickwire/tickwire/lockstep/lockstepbot"
 	"github.com/tickwire/tickwire/lockstep/lockstepserver"
+	"github.com/tickwire/tickwire/replay"
 )
 
 // replayOptions are serve's replay recording: --replay-dir (relay.replay_dir).
@@ -31,7 +32,7 @@ func (o *replayOptions) register(fs *flag.FlagSet) {
 // identity, made now if the server has none yet, so replays and the
 // handshake prove the same key.
 func (o *replayOptions) setUp(sec *securityFlags) error {
-	o.done = &replayLog{m: map[string]lockstepserver.ReplayFinished{}}
+	o.done = &replayLog{m: map[string]replay.Finished{}}
 	if o.dir == "" {
 		return nil
 	}
@@ -52,7 +53,15 @@ func (o replayOptions) lockstep() lockstepserver.Replays {
 	if o.dir == "" {
 		return lockstepserver.Replays{}
 	}
-	return lockstepserver.Replays{Dir: o.dir, Key: o.key, Game: lockstepbot.GameName, Setup: lockstepbot.GameHashes, OnFinished: o.done.add}
+	return lockstepserver.Replays{Config: o.config(), Game: lockstepbot.GameName, Setup: lockstepbot.GameHashes}
+}
+
+// config is the recording every model shares.
+func (o replayOptions) config() replay.Config {
+	if o.dir == "" {
+		return replay.Config{}
+	}
+	return replay.Config{Dir: o.dir, Key: o.key, OnFinished: o.done.add}
 }
 
 // replayLog hands each room's finished replay to its match record (the
@@ -61,10 +70,10 @@ func (o replayOptions) lockstep() lockstepserver.Replays {
 type replayLog struct {
 	mu   sync.Mutex
 	keep bool
-	m    map[string]lockstepserver.ReplayFinished // by room
+	m    map[string]replay.Finished // by room
 }
 
-func (l *replayLog) add(f lockstepserver.ReplayFinished) {
+func (l *replayLog) add(f replay.Finished) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.keep && f.Err == nil {

@@ -3,10 +3,7 @@ package lockstepserver
 import (
 	"crypto/ed25519"
 	"crypto/rand"
-	"fmt"
 	"log/slog"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/tickwire/tickwire/lockstep/msg"
@@ -16,41 +13,18 @@ import (
 	"github.com/tickwire/tickwire/server/room"
 )
 
-// ReplaySuffix ends the name of every replay file a server writes.
-const ReplaySuffix = ".twrp"
-
 // Replays configures the recording of every match a server relays: one
-// replay file per match in Dir, written in the background (replay.Recorder)
-// as "DIR/<UTC start>-<room>-<seed>.twrp.part" and renamed without
-// ".part" when the match ends. The zero value records nothing.
+// replay file per match in Dir (replay.Start), written in the background
+// and renamed without ".part" when the match ends. The zero value records
+// nothing; a nil Key means a key of the server's own, made by New (its
+// public key is in every file's header).
 type Replays struct {
-	// Dir is the directory of the files; "" records nothing.
-	Dir string
-	// Key signs the files; nil means a key of the server's own, made
-	// by New (its public key is in every file's header).
-	Key ed25519.PrivateKey
+	replay.Config
 	// Game names the game the clients play ("rts": the reference game of
 	// the bots); Setup, if set, gives the hashes of its map and rules for
 	// a match of seed and players.
 	Game  string
 	Setup func(seed uint64, players int) (mapHash, rulesHash [32]byte)
-	// SignEvery is the frames between signatures (0: 300).
-	SignEvery uint16
-	// Recorder bounds the background writer's queue and wait.
-	Recorder replay.RecorderConfig
-	// OnFinished, if set, is told of every replay the server finishes
-	// (from the room's goroutine, after its match ended).
-	OnFinished func(ReplayFinished)
-}
-
-// ReplayFinished is a match's replay, finished.
-type ReplayFinished struct {
-	Room string
-	// Path is the file; Err says why it is missing or left ".part".
-	Path string
-	Err  error
-	replay.Result
-	Ticks uint64
 }
 
 // withKey gives the replays a signing key of their own if they have none.
@@ -61,15 +35,15 @@ func (c Replays) withKey() Replays {
 	return c
 }
 
-// matchReplay records one room's match.
+// matchReplay records one room's match: it starts when the seed is
+// agreed, takes every broadcast frame (exactly what the clients apply),
+// the QoS adjustments and the agreed sync hashes.
 type matchReplay struct {
 	cfg      *Replays
 	room     string
 	log      *slog.Logger
 	keys     []ed25519.PublicKey // by seat
-	file     *replay.File
-	path     string
-	rec      *replay.Recorder
+	rec      *replay.Recording
 	final    replay.SyncHash
 	qos      relay.QosProfile
 	tickRate int
@@ -92,8 +66,7 @@ func newMatchReplay(cfg *Replays, p room.Params, qos relay.QosProfile, log *slog
 	return m
 }
 
-// event records what a replay keeps of a core event: the seed starts the
-// file, QoS adjustments and agreed sync hashes go into it.
+// event records what a replay keeps of a core event.
 func (m *matchReplay) event(ev relay.Event) {
 	if m == nil {
 		return
@@ -114,7 +87,7 @@ func (m *matchReplay) event(ev relay.Event) {
 	}
 }
 
-// frame records a broadcast tick frame: exactly what the clients apply.
+// frame records a broadcast tick frame.
 func (m *matchReplay) frame(f *msg.TickFrame) {
 	if m != nil && m.rec != nil {
 		m.rec.Frame(protocol.TickOrders{Tick: f.Tick, Orders: f.Orders})
@@ -125,9 +98,7 @@ func (m *matchReplay) start(seed uint64) {
 	if m.rec != nil {
 		return
 	}
-	now := time.Now().UTC()
-	h := replay.Header{Model: room.Lockstep, Game: m.cfg.Game, Room: m.room, StartedUnixUs: now.UnixMicro(), Seed: seed,
-		TickRate: uint16(min(m.tickRate, 1<<16-1)), SignEvery: m.cfg.SignEvery,
+	h := replay.Header{Model: room.Lockstep, Game: m.cfg.Game, Room: m.room, Seed: seed, TickRate: uint16(min(m.tickRate, 1<<16-1)),
 		Qos: replay.QosProfile{DeadlineMinUs: us32(m.qos.DeadlineMin), DeadlineMaxUs: us32(m.qos.DeadlineMax),
 			RunAheadMin: m.qos.RunAheadMin, RunAheadMax: m.qos.RunAheadMax}}
 	if m.cfg.Setup != nil {
@@ -136,21 +107,12 @@ func (m *matchReplay) start(seed uint64) {
 	for i, k := range m.keys {
 		h.Players = append(h.Players, replay.Player{ID: uint16(i + 1), Key: k})
 	}
-	m.path = filepath.Join(m.cfg.Dir, fmt.Sprintf("%s-%s-%016x%s", now.Format("20060102T150405.000000Z"), fileSafe(m.room), seed, ReplaySuffix))
-	f, err := replay.Create(m.path)
+	rec, err := replay.Start(&m.cfg.Config, h)
 	if err != nil {
 		m.log.Error("relay: replay not recorded", "err", err)
-		m.finished(replay.Result{}, 0, err)
 		return
 	}
-	rec, err := replay.NewRecorder(f, h, m.cfg.Key, m.cfg.Recorder)
-	if err != nil {
-		f.Abandon()
-		m.log.Error("relay: replay not recorded", "err", err)
-		m.finished(replay.Result{}, 0, err)
-		return
-	}
-	m.file, m.rec = f, rec
+	m.rec = rec
 }
 
 // finish closes the replay of a match that ended after ticks.
@@ -158,26 +120,20 @@ func (m *matchReplay) finish(ticks uint64) {
 	if m == nil || m.rec == nil {
 		return
 	}
-	res, err := m.rec.Close(replay.Footer{Ticks: ticks, FinalTick: m.final.Tick, FinalHash: m.final.Hash})
+	res, err := m.rec.Finish(replay.Footer{Ticks: ticks, FinalTick: m.final.Tick, FinalHash: m.final.Hash})
+	logFinished(m.log, m.rec.Path(), res, ticks, err)
 	m.rec = nil
-	if err != nil {
-		m.file.Abandon()
-	} else {
-		err = m.file.Commit()
-	}
-	if err != nil {
-		m.log.Error("relay: replay not finished", "path", m.path, "err", err)
-	} else if res.Incomplete {
-		m.log.Warn("relay: replay incomplete: the disk did not keep up", "path", m.path, "lost_frames", res.LostFrames)
-	} else {
-		m.log.Info("relay: replay written", "path", m.path, "bytes", res.Bytes, "ticks", ticks)
-	}
-	m.finished(res, ticks, err)
 }
 
-func (m *matchReplay) finished(res replay.Result, ticks uint64, err error) {
-	if m.cfg.OnFinished != nil {
-		m.cfg.OnFinished(ReplayFinished{Room: m.room, Path: m.path, Err: err, Result: res, Ticks: ticks})
+// logFinished logs a finished replay.
+func logFinished(log *slog.Logger, path string, res replay.Result, ticks uint64, err error) {
+	switch {
+	case err != nil:
+		log.Error("relay: replay not finished", "path", path, "err", err)
+	case res.Incomplete:
+		log.Warn("relay: replay incomplete: the disk did not keep up", "path", path, "lost_frames", res.LostFrames)
+	default:
+		log.Info("relay: replay written", "path", path, "bytes", res.Bytes, "ticks", ticks)
 	}
 }
 
@@ -190,21 +146,3 @@ func profileOf(cfg relay.Config) relay.QosProfile {
 }
 
 func us32(d time.Duration) uint32 { return uint32(min(max(d/time.Microsecond, 0), 1<<32-1)) }
-
-// fileSafe keeps a room's name to letters, digits, '-' and '_' (at most
-// 64 bytes) for a file name.
-func fileSafe(name string) string {
-	s := strings.Map(func(r rune) rune {
-		if r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
-			return r
-		}
-		return '_'
-	}, name)
-	if len(s) > 64 {
-		s = s[:64]
-	}
-	if s == "" {
-		s = "room"
-	}
-	return s
-}
