@@ -191,3 +191,12 @@ func parseHeader(b []byte) (Header, int, error) {
 	}
 	return h, off + int(n), nil
 }
+
+// Players lists seats 1..len(keys) with their keys (nil: plaintext).
+func Players(keys []ed25519.PublicKey) []Player {
+	ps := make([]Player, len(keys))
+	for i, k := range keys {
+		ps[i] = Player{ID: uint16(i + 1), Key: k}
+	}
+	return ps
+}

@@ -2,7 +2,9 @@ package replay
 
 import (
 	"crypto/ed25519"
+	"crypto/rand"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"time"
@@ -80,21 +82,22 @@ func (r *Recording) Path() string { return r.path }
 
 // Finish closes the replay with footer f, commits the file under its
 // final name and tells cfg.OnFinished.
-func (r *Recording) Finish(f Footer) (Result, error) {
+func (r *Recording) Finish(f Footer) Finished {
 	res, err := r.Close(f)
 	if err != nil {
 		r.file.Abandon()
 	} else {
 		err = r.file.Commit()
 	}
-	r.finished(res, f.Ticks, err)
-	return res, err
+	return r.finished(res, f.Ticks, err)
 }
 
-func (r *Recording) finished(res Result, ticks uint64, err error) {
+func (r *Recording) finished(res Result, ticks uint64, err error) Finished {
+	fin := Finished{Room: r.room, Path: r.path, Err: err, Result: res, Ticks: ticks}
 	if r.cfg.OnFinished != nil {
-		r.cfg.OnFinished(Finished{Room: r.room, Path: r.path, Err: err, Result: res, Ticks: ticks})
+		r.cfg.OnFinished(fin)
 	}
+	return fin
 }
 
 // fileSafe keeps a room's name to letters, digits, '-' and '_' (at most
@@ -113,4 +116,26 @@ func fileSafe(name string) string {
 		s = "room"
 	}
 	return s
+}
+
+// Log logs the finished replay: an error, an incomplete file (the disk
+// did not keep up) or the file written.
+func (f Finished) Log(log *slog.Logger) {
+	switch {
+	case f.Err != nil:
+		log.Error("replay not finished", "path", f.Path, "err", f.Err)
+	case f.Incomplete:
+		log.Warn("replay incomplete: the disk did not keep up", "path", f.Path, "lost_frames", f.LostFrames)
+	default:
+		log.Info("replay written", "path", f.Path, "bytes", f.Bytes, "ticks", f.Ticks)
+	}
+}
+
+// WithKey returns c with a fresh signing key if it records and has none
+// (the key's public half is in every file's header).
+func (c Config) WithKey() Config {
+	if c.Dir != "" && c.Key == nil {
+		_, c.Key, _ = ed25519.GenerateKey(rand.Reader)
+	}
+	return c
 }

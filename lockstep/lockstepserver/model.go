@@ -49,7 +49,7 @@ func New(cfg Config) *Lockstep {
 	if cfg.MaxRoomSize <= 0 || cfg.MaxRoomSize > relay.MaxPlayers {
 		cfg.MaxRoomSize = relay.MaxPlayers
 	}
-	cfg.Replays = cfg.Replays.withKey()
+	cfg.Replays.Config = cfg.Replays.WithKey()
 	l := &Lockstep{cfg: cfg}
 	l.c.lateness = metrics.NewBounded(latenessBounds...)
 	l.c.malformed = metrics.NewByKind(malformedKinds)

@@ -2,7 +2,6 @@ package lockstepserver
 
 import (
 	"crypto/ed25519"
-	"crypto/rand"
 	"log/slog"
 	"time"
 
@@ -27,14 +26,6 @@ type Replays struct {
 	Setup func(seed uint64, players int) (mapHash, rulesHash [32]byte)
 }
 
-// withKey gives the replays a signing key of their own if they have none.
-func (c Replays) withKey() Replays {
-	if c.Dir != "" && c.Key == nil {
-		_, c.Key, _ = ed25519.GenerateKey(rand.Reader)
-	}
-	return c
-}
-
 // matchReplay records one room's match: it starts when the seed is
 // agreed, takes every broadcast frame (exactly what the clients apply),
 // the QoS adjustments and the agreed sync hashes.
@@ -53,17 +44,7 @@ func newMatchReplay(cfg *Replays, p room.Params, qos relay.QosProfile, log *slog
 	if cfg.Dir == "" {
 		return nil
 	}
-	m := &matchReplay{cfg: cfg, room: p.Name, log: log, qos: qos, tickRate: p.TickRate}
-	for _, st := range p.Seats {
-		var key ed25519.PublicKey
-		if st.Conn != nil {
-			if sec, ok := st.Conn.Security(); ok {
-				key = sec.PeerKey
-			}
-		}
-		m.keys = append(m.keys, key)
-	}
-	return m
+	return &matchReplay{cfg: cfg, room: p.Name, log: log, qos: qos, tickRate: p.TickRate, keys: p.PlayerKeys()}
 }
 
 // event records what a replay keeps of a core event.
@@ -104,9 +85,7 @@ func (m *matchReplay) start(seed uint64) {
 	if m.cfg.Setup != nil {
 		h.MapHash, h.RulesHash = m.cfg.Setup(seed, len(m.keys))
 	}
-	for i, k := range m.keys {
-		h.Players = append(h.Players, replay.Player{ID: uint16(i + 1), Key: k})
-	}
+	h.Players = replay.Players(m.keys)
 	rec, err := replay.Start(&m.cfg.Config, h)
 	if err != nil {
 		m.log.Error("relay: replay not recorded", "err", err)
@@ -120,21 +99,8 @@ func (m *matchReplay) finish(ticks uint64) {
 	if m == nil || m.rec == nil {
 		return
 	}
-	res, err := m.rec.Finish(replay.Footer{Ticks: ticks, FinalTick: m.final.Tick, FinalHash: m.final.Hash})
-	logFinished(m.log, m.rec.Path(), res, ticks, err)
+	m.rec.Finish(replay.Footer{Ticks: ticks, FinalTick: m.final.Tick, FinalHash: m.final.Hash}).Log(m.log)
 	m.rec = nil
-}
-
-// logFinished logs a finished replay.
-func logFinished(log *slog.Logger, path string, res replay.Result, ticks uint64, err error) {
-	switch {
-	case err != nil:
-		log.Error("relay: replay not finished", "path", path, "err", err)
-	case res.Incomplete:
-		log.Warn("relay: replay incomplete: the disk did not keep up", "path", path, "lost_frames", res.LostFrames)
-	default:
-		log.Info("relay: replay written", "path", path, "bytes", res.Bytes, "ticks", ticks)
-	}
 }
 
 // profileOf is the QoS profile a room's core runs with cfg.
