@@ -1,7 +1,6 @@
 package lockstep_test
 
 import (
-	"os"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -34,11 +33,7 @@ func TestRelayRecordsAReplayThatReplays(t *testing.T) {
 		if fin.Err != nil || fin.Incomplete || !strings.HasSuffix(fin.Path, replay.Suffix) {
 			t.Fatalf("replay %+v", fin)
 		}
-		b, err := os.ReadFile(fin.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := replay.Read(b)
+		r, err := replay.ReadFile(fin.Path)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"os"
 
 	"github.com/tickwire/tickwire/protocol"
 )
@@ -222,3 +223,12 @@ func (r *Replay) Verify(key ed25519.PublicKey) error {
 
 // Signed is the number of signatures read.
 func (r *Replay) Signed() int { return len(r.links) }
+
+// ReadFile reads and parses the replay file at path (see Read).
+func ReadFile(path string) (*Replay, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Read(b)
+}

@@ -25,7 +25,7 @@ type replayOptions struct {
 }
 
 func (o *replayOptions) register(fs *flag.FlagSet) {
-	fs.StringVar(&o.dir, "replay-dir", "", "record every lockstep, fog-authoritative and state-sync match into this directory, one signed replay file per match, renamed from .part when it ends (empty: none)")
+	fs.StringVar(&o.dir, "replay-dir", "", "record every match into this directory (every network model), one signed replay file per match, renamed from .part when it ends (empty: none)")
 }
 
 // setUp checks the directory and takes the signing key: the server's

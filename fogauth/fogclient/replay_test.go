@@ -1,7 +1,6 @@
 package fogclient_test
 
 import (
-	"os"
 	"reflect"
 	"sync"
 	"testing"
@@ -47,11 +46,7 @@ func TestFogMatchRecordsAReplay(t *testing.T) {
 		if fin.Err != nil {
 			t.Fatal(fin.Err)
 		}
-		b, err := os.ReadFile(fin.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := replay.Read(b)
+		r, err := replay.ReadFile(fin.Path)
 		if err != nil {
 			t.Fatal(err)
 		}

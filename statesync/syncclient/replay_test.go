@@ -2,7 +2,6 @@ package syncclient
 
 import (
 	"context"
-	"os"
 	"testing"
 	"testing/synctest"
 
@@ -32,11 +31,7 @@ func TestStateSyncRecordsAgreedHashes(t *testing.T) {
 		if fin.Err != nil {
 			t.Fatal(fin.Err)
 		}
-		b, err := os.ReadFile(fin.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := replay.Read(b)
+		r, err := replay.ReadFile(fin.Path)
 		if err != nil {
 			t.Fatal(err)
 		}
