@@ -121,3 +121,39 @@ func TestReplayPlaybackNamesTheFirstBadHash(t *testing.T) {
 		t.Fatalf("status %v, first desync at %d, %d desyncs", pb.Status(), d.DesyncTick, d.Desyncs)
 	}
 }
+
+// TestReplayPlaybackStopsAtAGap: playback hands out the ticks before
+// frames the writer lost and stops there.
+func TestReplayPlaybackStopsAtAGap(t *testing.T) {
+	var out bytes.Buffer
+	enc, err := replay.NewEncoder(&out, replay.Header{Model: "lockstep", SignEvery: 8}, ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for tick := range uint64(5) {
+		if err := enc.Frame(protocol.TickOrders{Tick: tick}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := enc.Gap(replay.Gap{Tick: 5, Count: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if err := enc.Frame(protocol.TickOrders{Tick: 8}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := replay.Read(out.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb := lockstep.NewReplayPlayback(r)
+	n := 0
+	for {
+		if _, ok := pb.PollTick(); !ok {
+			break
+		}
+		n++
+	}
+	if n != 5 || !pb.StoppedAtGap() || pb.Status() != lockstep.StatusEnded {
+		t.Fatalf("%d ticks handed out, stopped at gap %v, %v", n, pb.StoppedAtGap(), pb.Status())
+	}
+}

@@ -143,6 +143,8 @@ func verifyReplay(ctx context.Context, w io.Writer, r *replay.Replay, damage err
 		if err := res.err(); err != nil {
 			errs = append(errs, err)
 		}
+	} else {
+		fmt.Fprintf(w, "re-simulation: not available for %s game %q (chain and footer checked)\n", r.Header.Model, r.Header.Game)
 	}
 	if len(errs) > 0 {
 		return errs[0]
