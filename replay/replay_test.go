@@ -14,7 +14,10 @@ import (
 	"github.com/tickwire/tickwire/replay"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files in testdata")
+var (
+	update = flag.Bool("update", false, "rewrite golden files in testdata")
+	long   = flag.Bool("long", false, "flip every bit of the file, not one a byte")
+)
 
 // TestRoundTrip: what the encoder writes, the reader reads back, and the
 // chain verifies with the key that signed it.
@@ -126,16 +129,20 @@ func TestTruncatedAtEveryByte(t *testing.T) {
 	}
 }
 
-// TestEveryByteFlipDetected flips each bit of a signed file in turn:
-// either the file no longer parses or the chain no longer verifies with
-// the key that signed it. No byte (header, frames, hashes, footer,
-// signatures) can change unnoticed.
+// TestEveryByteFlipDetected flips each byte of a signed file in turn (a
+// different bit of each, all eight over eight neighbours; every bit with
+// -long): either the file no longer parses or the chain no longer
+// verifies with the key that signed it. No byte (header, frames, hashes,
+// footer, signatures) can change unnoticed.
 func TestEveryByteFlipDetected(t *testing.T) {
 	rec := build(t, 2, 10, 4)
 	key := testKey(1).Public().(ed25519.PublicKey)
 	b := make([]byte, len(rec.file))
 	for i := range rec.file {
 		for bit := range 8 {
+			if !*long && bit != i%8 {
+				continue
+			}
 			copy(b, rec.file)
 			b[i] ^= 1 << bit
 			r, err := replay.Read(b)
