@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -105,7 +106,7 @@ func runLockstepBot(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	return printReport(stdout, lockstepReport{Report: &r}, f.json, func(w io.Writer) {
+	return f.report(stdout, lockstepReport{Report: &r}, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire bot: %d bots in room %q of %d, %d ticks, relay %s\n", f.players, f.room, f.roomSize, f.ticks, f.server)
 	})
 }
@@ -267,4 +268,8 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := file.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func (r lockstepReport) certificates() []json.RawMessage {
+	return certsOf(r.Players, func(p *lockstepbot.PlayerReport) json.RawMessage { return p.Certificate })
 }

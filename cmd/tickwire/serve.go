@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -233,6 +235,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if tcfg.Security, err = f.sec.serverConfig(f.maxConns); err != nil {
 		return err
 	}
+	resultKey, err := f.sec.resultKey(tcfg.Security)
+	if err != nil {
+		return err
+	}
+	op.certify(&scfg, resultKey)
 	ln, err := listenRelay(ctx, f.listen, tcfg)
 	if err != nil {
 		return err
@@ -270,6 +277,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	log.Info("server listening", "addr", ln.Addr().String(), "tps", f.tps, "max_games", f.maxGames, "default_network_model", f.defaultModel,
 		"encrypted", tcfg.Security != nil, "public_key", publicKeyHex(tcfg.Security),
+		"match_result_key", hex.EncodeToString(resultKey.Public().(ed25519.PublicKey)),
 		"tokens_required", scfg.RequireToken)
 	wg.Go(func() { op.run(life, srv, ln.Addr().String(), publicKeyHex(tcfg.Security)) })
 	served := make(chan error, 1)

@@ -133,6 +133,7 @@ type predictionRoom struct {
 	game   predict.Game
 	rec    *replay.Recording // the match's replay, if recorded (replay.go)
 	log    *slog.Logger
+	shown  corrections // what the dashboard showed of the clients' corrections
 }
 
 func newRoom(p room.Params, cfg predict.ServerConfig, game predict.Game, cs *counters) (*predictionRoom, error) {
