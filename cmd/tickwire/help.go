@@ -130,6 +130,18 @@ func helpEntries() map[string]helpEntry {
 			},
 			variants: [][]string{{"replay"}},
 		},
+		"replay": {
+			about: "Reads the signed replay files a server writes with --replay-dir (one per match, every network model): " +
+				"info prints the header, players, ticks and final hash; verify checks the Ed25519 signature chain (--key pins " +
+				"the server's key) and re-simulates the match, exit 1 naming the first bad tick; play plays it back at " +
+				"--speed times the match's own.",
+			examples: []string{
+				"tickwire replay info replays/20261126T080000Z-cup-42.twrp --json",
+				"tickwire replay verify replays/20261126T080000Z-cup-42.twrp --key HEX",
+				"tickwire replay play replays/20261126T080000Z-cup-42.twrp --speed 0",
+			},
+			variants: [][]string{{"info"}},
+		},
 		"token": {
 			about: "Mints a connect token: the matchmaker's signature admitting one player's key to one room of one server " +
 				"(run with --matchmaker-key) until --ttl. --public prints the matchmaker's public key instead, for the " +

@@ -37,6 +37,7 @@ func commands() map[string]command {
 		"matches": {"read the match database of serve --db: matches list|show ID|verify FILE [--json]", runMatches},
 		"tracker": {"serve the tracking server: game browser and join codes for servers of any network model", runTracker},
 		"desync":  {"re-simulate a lockstep order log (debug level 1) and name the first tick that differs: desync replay ORDER_LOG [--json]", runDesync},
+		"replay":  {"read replay files of any network model: replay info FILE [--json] | verify FILE [--key HEX] | play FILE [--speed 8]", runReplay},
 		"token":   {"mint a matchmaker connect token for a room of a server run with --matchmaker-key", runToken},
 		"version": {"print the build (module version, commit, date, Go) and the wire versions each network model speaks", runVersion},
 	}
