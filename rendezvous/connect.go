@@ -18,6 +18,7 @@ type Route struct {
 	Addr      *net.UDPAddr
 	Path      Path
 	Room      string
+	RoomSize  int // 0 if unknown
 	ServerKey []byte
 }
 
@@ -32,12 +33,12 @@ func Connect(ctx context.Context, conn *Conn, sig Signaling, cfg PunchConfig) (R
 	if err != nil {
 		return Route{}, err
 	}
-	r := Route{Room: a.Room, ServerKey: a.ServerKey}
+	r := Route{Room: a.Room, RoomSize: a.RoomSize, ServerKey: a.ServerKey}
 	if a.Session == 0 {
 		r.Addr, r.Path = net.UDPAddrFromAddrPort(a.Host), PathDirect
 		return r, nil
 	}
-	targets := append([]netip.AddrPort{a.Host}, a.Candidates...)
+	targets := append([]netip.AddrPort{unmap(a.Host)}, a.Candidates...)
 	p := newPuncher(cfg, kindProbe, roleJoiner, a.Session, a.Token, targets, time.Now())
 	if addr, err := drive(ctx, conn, p, cfg.Timeout); err == nil {
 		r.Addr, r.Path = net.UDPAddrFromAddrPort(addr), PathPunched

@@ -42,12 +42,12 @@
 // all zero for none; lists are a count byte (≤ 4) and items. Integers
 // are big-endian.
 //
-//	Register   1: code str, secret [16], uses u8, room str, key str, candidates
+//	Register   1: code str, secret [16], uses u8, room size u8, room str, key str, candidates
 //	Registered 2: code str, secret [16], observed endpoint
 //	Resolve    3: code str
 //	Peer       4: session u64, token [16], joiner endpoint, relay endpoint
 //	Ready      5: code str, secret [16], session u64
-//	Answer     6: session u64, token [16], room str, key str, host endpoint,
+//	Answer     6: session u64, token [16], room size u8, room str, key str, host endpoint,
 //	              candidates, relay endpoint, joiner's observed endpoint
 //	Reject     7: reason u8, code str
 //	Probe      8 ┐ session u64, role u8 (0 relay, 1 host, 2 joiner),

@@ -20,6 +20,7 @@ type HostConfig struct {
 	Rendezvous netip.AddrPort
 	// Room and ServerKey are what joiners get (the host's offer).
 	Room      string
+	RoomSize  int
 	ServerKey []byte
 	// Uses is how many joiners the code admits; 0 means 1 (single use).
 	Uses int
@@ -53,11 +54,13 @@ type Host struct {
 	observed netip.AddrPort
 	rebinds  int
 	paths    map[netip.AddrPort]Path // a joiner's address as the host sees it → its path
+	bound    bool                    // a relay route had both ends bound
 }
 
 // hostSession is one joiner being punched to, and its relay being bound.
 type hostSession struct {
 	punch, bind *puncher
+	joiner      netip.AddrPort // as the rendezvous saw it
 	until       time.Time
 }
 
@@ -71,8 +74,9 @@ func Register(ctx context.Context, conn *Conn, cfg HostConfig) (*Host, error) {
 		cfg.Log = slog.Default()
 	}
 	cfg.Punch = cfg.Punch.withDefaults()
-	if len(cfg.Room) > MaxRoom || len(cfg.Candidates) > MaxCandidates || cfg.Uses > MaxUses {
-		return nil, fmt.Errorf("rendezvous: a room of at most %d bytes, %d candidates, %d uses", MaxRoom, MaxCandidates, MaxUses)
+	cfg.Rendezvous = unmap(cfg.Rendezvous)
+	if len(cfg.Room) > MaxRoom || len(cfg.Candidates) > MaxCandidates || cfg.Uses > MaxUses || cfg.RoomSize > 255 {
+		return nil, fmt.Errorf("rendezvous: a room of at most %d bytes and 255 players, %d candidates, %d uses", MaxRoom, MaxCandidates, MaxUses)
 	}
 	h := &Host{conn: conn, cfg: cfg, done: make(chan struct{}), paths: make(map[netip.AddrPort]Path)}
 	m, err := request(ctx, conn, cfg.Rendezvous, h.register().append(nil), cfg.Retry, func(m message) bool {
@@ -95,7 +99,7 @@ func Register(ctx context.Context, conn *Conn, cfg HostConfig) (*Host, error) {
 }
 
 func (h *Host) register() *register {
-	return &register{Code: h.code, Secret: h.secret, Uses: uint8(h.cfg.Uses), Room: h.cfg.Room,
+	return &register{Code: h.code, Secret: h.secret, Uses: uint8(h.cfg.Uses), RoomSize: uint8(h.cfg.RoomSize), Room: h.cfg.Room,
 		ServerKey: h.cfg.ServerKey, Candidates: h.cfg.Candidates}
 }
 
@@ -222,7 +226,7 @@ func (h *Host) handle(now time.Time, d datagram, sessions map[uint64]*hostSessio
 		}
 		out = p.handle(d.from, m, out)
 		if addr, ok := p.Done(); ok {
-			h.prove(addr, p.kind)
+			h.prove(addr, p.kind, s.joiner)
 		}
 	}
 	return out
@@ -234,7 +238,7 @@ func (h *Host) handle(now time.Time, d datagram, sessions map[uint64]*hostSessio
 func (h *Host) peer(now time.Time, m *peer, sessions map[uint64]*hostSession, out []Datagram) []Datagram {
 	s := sessions[m.Session]
 	if s == nil {
-		s = &hostSession{until: now.Add(2 * h.cfg.Punch.Timeout)}
+		s = &hostSession{joiner: m.Joiner, until: now.Add(2 * h.cfg.Punch.Timeout)}
 		s.punch = newPuncher(h.cfg.Punch, kindProbe, roleHost, m.Session, m.Token, []netip.AddrPort{m.Joiner}, now)
 		out = s.punch.tick(now, out)
 		if m.Relay.IsValid() {
@@ -249,15 +253,39 @@ func (h *Host) peer(now time.Time, m *peer, sessions map[uint64]*hostSession, ou
 	return append(out, Datagram{To: h.cfg.Rendezvous, Data: (&ready{Code: h.code, Secret: h.secret, Session: m.Session}).append(nil)})
 }
 
-func (h *Host) prove(addr netip.AddrPort, kind uint8) {
-	if kind != kindProbe {
-		return
-	}
+// prove records a path proven to addr: a relay bound, or a punch — or,
+// when the joiner's probe came from a private address and not the one the
+// rendezvous saw, a joiner on the host's own network (direct).
+func (h *Host) prove(addr netip.AddrPort, kind uint8, joiner netip.AddrPort) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if _, seen := h.paths[addr]; !seen {
-		h.paths[addr] = PathPunched
+	if kind == kindBind {
+		h.bound = true
+		return
 	}
+	path := PathPunched
+	if addr != joiner && (addr.Addr().IsPrivate() || addr.Addr().IsLoopback()) {
+		path = PathDirect
+	}
+	if _, seen := h.paths[addr]; !seen {
+		h.paths[addr] = path
+	}
+}
+
+// Path is how the host's joiners reached it: relayed if a relay route was
+// bound at both ends, else punched if a punch got through, else direct.
+func (h *Host) Path() Path {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.bound {
+		return PathRelayed
+	}
+	for _, p := range h.paths {
+		if p == PathPunched {
+			return p
+		}
+	}
+	return PathDirect
 }
 
 func (h *Host) observe(a netip.AddrPort) {

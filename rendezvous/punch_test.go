@@ -65,7 +65,7 @@ func testPunch(t *testing.T, hk, jk netsim.NATKind, hd, jd time.Duration) {
 	// The route carries game datagrams both ways, and the host names it.
 	from := exchange(t, r, jc, hc)
 	synctest.Wait() // the host has handled every probe
-	if got := h.PathOf(from); got != want {
+	if got := h.PathOf(from); got != want || h.Path() != want {
 		t.Fatalf("the host sees path %s, want %s", got, want)
 	}
 }

@@ -21,14 +21,15 @@ type relaySession struct {
 	seen         [3]uint64 // the latest bind nonce of each role: a replayed bind moves nothing
 }
 
-// handle returns what to send for a datagram from from.
-func (r *relaySession) handle(from netip.AddrPort, b []byte) (Datagram, bool) {
+// handle appends what to send for a datagram from from. A bind is
+// acknowledged, to both ends once both are bound.
+func (r *relaySession) handle(from netip.AddrPort, b []byte, out []Datagram) []Datagram {
 	if IsMessage(b) {
 		m, err := decode(b)
 		p, ok := m.(*probe)
 		if err != nil || !ok || p.Kind != kindBind || p.Session != r.session || p.Role > roleJoiner ||
 			p.Nonce <= r.seen[p.Role] || !p.verify(r.token) {
-			return Datagram{}, false
+			return out
 		}
 		r.seen[p.Role] = p.Nonce
 		switch p.Role {
@@ -37,22 +38,35 @@ func (r *relaySession) handle(from netip.AddrPort, b []byte) (Datagram, bool) {
 		case roleJoiner:
 			r.joiner = from
 		default: // roleRelay: its own acknowledgement reflected
-			return Datagram{}, false
+			return out
 		}
-		r.nonce++
-		ack := probe{Kind: kindBind, Session: r.session, Role: roleRelay, Ack: r.host.IsValid() && r.joiner.IsValid(), Nonce: r.nonce}
-		ack.sign(r.token)
-		return Datagram{To: from, Data: ack.append(nil)}, true
+		both := r.host.IsValid() && r.joiner.IsValid()
+		out = append(out, r.ack(from, both))
+		if both {
+			other := r.joiner
+			if p.Role == roleJoiner {
+				other = r.host
+			}
+			out = append(out, r.ack(other, true))
+		}
+		return out
 	}
 	switch {
 	case !r.host.IsValid() || !r.joiner.IsValid():
-		return Datagram{}, false
+		return out
 	case from == r.host:
-		return Datagram{To: r.joiner, Data: b}, true
+		return append(out, Datagram{To: r.joiner, Data: b})
 	case from == r.joiner:
-		return Datagram{To: r.host, Data: b}, true
+		return append(out, Datagram{To: r.host, Data: b})
 	}
-	return Datagram{}, false
+	return out
+}
+
+func (r *relaySession) ack(to netip.AddrPort, both bool) Datagram {
+	r.nonce++
+	m := probe{Kind: kindBind, Session: r.session, Role: roleRelay, Ack: both, Nonce: r.nonce}
+	m.sign(r.token)
+	return Datagram{To: to, Data: m.append(nil)}
 }
 
 // Defaults of RelayPool.
@@ -145,6 +159,7 @@ func (p *RelayPool) serve(pc net.PacketConn, r *relaySession) {
 	stop := context.AfterFunc(ctx, func() { pc.Close() })
 	defer stop()
 	buf := make([]byte, maxRelayedDatagram)
+	var out []Datagram
 	last := time.Now()
 	for ctx.Err() == nil && time.Since(last) < idle {
 		pc.SetReadDeadline(time.Now().Add(min(idle, relayReadDeadline)))
@@ -159,8 +174,11 @@ func (p *RelayPool) serve(pc net.PacketConn, r *relaySession) {
 		if err != nil {
 			continue
 		}
-		if d, ok := r.handle(src, buf[:n]); ok {
+		out = r.handle(src, buf[:n], out[:0])
+		if len(out) > 0 {
 			last = time.Now()
+		}
+		for _, d := range out {
 			pc.WriteTo(d.Data, net.UDPAddrFromAddrPort(d.To))
 		}
 	}

@@ -68,6 +68,7 @@ type entry struct {
 	secret     Secret
 	host       netip.AddrPort // observed, updated by keepalives
 	room       string
+	roomSize   uint8
 	key        []byte
 	candidates []netip.AddrPort
 	uses       int
@@ -194,7 +195,7 @@ func (s *Server) register(now time.Time, from netip.AddrPort, m *register, out [
 	for s.codes[code] != nil {
 		code = tracker.NewCode()
 	}
-	e := &entry{code: code, host: from, room: m.Room, key: m.ServerKey, candidates: m.Candidates,
+	e := &entry{code: code, host: from, room: m.Room, roomSize: m.RoomSize, key: m.ServerKey, candidates: m.Candidates,
 		uses: min(max(int(m.Uses), 1), MaxUses), seen: now}
 	rand.Read(e.secret[:])
 	s.codes[code] = e
@@ -233,7 +234,7 @@ func (s *Server) forward(e *entry, ss *session, out []Datagram) []Datagram {
 	if !ss.ready {
 		return append(out, Datagram{To: e.host, Data: (&peer{Session: ss.id, Token: ss.token, Joiner: ss.joiner, Relay: ss.relay}).append(nil)})
 	}
-	a := answer{Session: ss.id, Token: ss.token, Room: e.room, ServerKey: e.key, Host: e.host,
+	a := answer{Session: ss.id, Token: ss.token, RoomSize: e.roomSize, Room: e.room, ServerKey: e.key, Host: e.host,
 		Candidates: e.candidates, Relay: ss.relay, Observed: ss.joiner}
 	return append(out, Datagram{To: ss.joiner, Data: a.append(nil)})
 }

@@ -2,6 +2,7 @@ package rendezvous
 
 import (
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
@@ -193,13 +194,13 @@ func samples() []message {
 	}
 	c := []netip.AddrPort{netip.MustParseAddrPort("10.0.0.2:5000"), netip.MustParseAddrPort("[fd00::1]:5001")}
 	return []message{
-		&register{Code: "TICK-7K3M", Secret: Secret{1}, Uses: 2, Room: "host", ServerKey: key, Candidates: c},
+		&register{Code: "TICK-7K3M", Secret: Secret{1}, Uses: 2, RoomSize: 3, Room: "host", ServerKey: key, Candidates: c},
 		&register{},
 		&registered{Code: "TICK-7K3M", Secret: Secret{1}, Observed: hostAt},
 		&resolve{Code: "TICK-7K3M"},
 		&peer{Session: 7, Token: Token{2}, Joiner: joinerAt, Relay: rvAddr},
 		&ready{Code: "TICK-7K3M", Secret: Secret{1}, Session: 7},
-		&answer{Session: 7, Token: Token{2}, Room: "host", ServerKey: key, Host: hostAt, Candidates: c, Relay: rvAddr, Observed: joinerAt},
+		&answer{Session: 7, Token: Token{2}, RoomSize: 3, Room: "host", ServerKey: key, Host: hostAt, Candidates: c, Relay: rvAddr, Observed: joinerAt},
 		&answer{},
 		&reject{Reason: ReasonCodeUsed, Code: "TICK-7K3M"},
 		&probe{Kind: kindProbe, Session: 7, Role: roleJoiner, Ack: true, Nonce: 3, MAC: [16]byte{9}},
@@ -214,6 +215,7 @@ func TestGoldenBytes(t *testing.T) {
 		want string
 	}{
 		{&resolve{Code: "TICK-7K3M"}, "5457523103" + "09" + hex.EncodeToString([]byte("TICK-7K3M"))},
+		{&register{Uses: 2, RoomSize: 3, Room: "r"}, "5457523101" + "00" + "00000000000000000000000000000000" + "02" + "03" + "0172" + "00" + "00"},
 		{&probe{Kind: kindProbe, Session: 7, Role: roleJoiner, Ack: true, Nonce: 3, MAC: [16]byte{9}},
 			"5457523108" + "0000000000000007" + "02" + "01" + "0000000000000003" + "09000000000000000000000000000000"},
 	} {
@@ -255,4 +257,17 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("%x decodes to %+v, which encodes as %x", b, m, got)
 		}
 	})
+}
+
+// TestJoinURI: a URI parses back to its parts; anything else is ErrBadURI.
+func TestJoinURI(t *testing.T) {
+	code, addr, err := ParseJoinURI(JoinURI("TICK-7K3M", "198.51.100.1:3478"))
+	if err != nil || code != "TICK-7K3M" || addr != "198.51.100.1:3478" {
+		t.Fatalf("%q %q %v", code, addr, err)
+	}
+	for _, bad := range []string{"", "tickwire://join/TICK-7K3M", "tickwire://join/TICK-0000@h:1", "http://join/TICK-7K3M@h:1"} {
+		if _, _, err := ParseJoinURI(bad); !errors.Is(err, ErrBadURI) {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
 }

@@ -28,6 +28,9 @@ const (
 // Answer (transport info and identity key) with the host's candidates.
 type Answer struct {
 	Room string
+	// RoomSize is the players of the host's room, the host included; 0
+	// if unknown.
+	RoomSize int
 	// ServerKey is the host's Ed25519 public key, pinned by the
 	// transport's handshake; nil for a plaintext host.
 	ServerKey []byte
@@ -152,13 +155,14 @@ func (r Rendezvous) Signal(ctx context.Context, conn *Conn) (Answer, error) {
 		return Answer{}, &RejectError{Reason: rj.Reason}
 	}
 	a := m.(*answer)
-	return Answer{Room: a.Room, ServerKey: a.ServerKey, Host: a.Host, Candidates: a.Candidates,
+	return Answer{Room: a.Room, RoomSize: int(a.RoomSize), ServerKey: a.ServerKey, Host: a.Host, Candidates: a.Candidates,
 		Session: a.Session, Token: a.Token, Relay: a.Relay}, nil
 }
 
 // request sends req to server every retry until a message from server
 // that want accepts comes back.
 func request(ctx context.Context, conn *Conn, server netip.AddrPort, req []byte, retry time.Duration, want func(message) bool) (message, error) {
+	server = unmap(server)
 	if retry <= 0 {
 		retry = DefaultRetry
 	}
@@ -195,3 +199,7 @@ func readFrom(ctx context.Context, conn *Conn, server netip.AddrPort, want func(
 		}
 	}
 }
+
+// unmap writes an IPv4-mapped address as plain IPv4, as Conn reports
+// sources.
+func unmap(a netip.AddrPort) netip.AddrPort { return netip.AddrPortFrom(a.Addr().Unmap(), a.Port()) }

@@ -52,6 +52,7 @@ type register struct {
 	Code       string
 	Secret     Secret
 	Uses       uint8 // joiners the code admits; 0 means 1
+	RoomSize   uint8 // players of the host's room, the host included
 	Room       string
 	ServerKey  []byte // 0 or 32 bytes
 	Candidates []netip.AddrPort
@@ -83,6 +84,7 @@ type ready struct {
 type answer struct {
 	Session    uint64
 	Token      Token
+	RoomSize   uint8
 	Room       string
 	ServerKey  []byte
 	Host       netip.AddrPort   // observed public endpoint
@@ -244,11 +246,11 @@ func (d *dec) done() error {
 // --- one append and one parse per message, side by side ---
 
 func (m *register) append(b []byte) []byte {
-	return append(b, header(kindRegister).str(m.Code).raw(m.Secret[:]).u8(m.Uses).str(m.Room).bytes(m.ServerKey).cands(m.Candidates)...)
+	return append(b, header(kindRegister).str(m.Code).raw(m.Secret[:]).u8(m.Uses).u8(m.RoomSize).str(m.Room).bytes(m.ServerKey).cands(m.Candidates)...)
 }
 func (m *register) parse(d *dec) {
 	m.Code, m.Secret = d.str(maxCode), Secret(d.arr16())
-	m.Uses, m.Room, m.ServerKey, m.Candidates = d.u8(), d.str(MaxRoom), d.key(), d.cands()
+	m.Uses, m.RoomSize, m.Room, m.ServerKey, m.Candidates = d.u8(), d.u8(), d.str(MaxRoom), d.key(), d.cands()
 }
 
 func (m *registered) append(b []byte) []byte {
@@ -276,11 +278,11 @@ func (m *ready) parse(d *dec) {
 }
 
 func (m *answer) append(b []byte) []byte {
-	return append(b, header(kindAnswer).u64(m.Session).raw(m.Token[:]).str(m.Room).bytes(m.ServerKey).
+	return append(b, header(kindAnswer).u64(m.Session).raw(m.Token[:]).u8(m.RoomSize).str(m.Room).bytes(m.ServerKey).
 		cand(m.Host).cands(m.Candidates).cand(m.Relay).cand(m.Observed)...)
 }
 func (m *answer) parse(d *dec) {
-	m.Session, m.Token, m.Room, m.ServerKey = d.u64(), Token(d.arr16()), d.str(MaxRoom), d.key()
+	m.Session, m.Token, m.RoomSize, m.Room, m.ServerKey = d.u64(), Token(d.arr16()), d.u8(), d.str(MaxRoom), d.key()
 	m.Host, m.Candidates, m.Relay, m.Observed = d.cand(), d.cands(), d.cand(), d.cand()
 }
 

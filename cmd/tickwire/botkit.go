@@ -34,6 +34,11 @@ type botCommon struct {
 	// joinCode and trackerURL: the room comes from a join code resolved
 	// at a tracker (--server, --room and --server-key from its answer).
 	joinCode, trackerURL string
+	// joinURI: the room comes from a join URI resolved at its rendezvous
+	// (lockstep bots only: "bot --join"); joined is the socket and route
+	// it found.
+	joinURI string
+	joined  *joinedRoute
 }
 
 // botSpec is what a mode sets of the shared bot flags.
@@ -70,6 +75,9 @@ func (f *botCommon) parse(fs *flag.FlagSet, args []string, maxRoomSize int, chec
 	if err := f.resolveJoinCode(); err != nil {
 		return err
 	}
+	if err := f.resolveJoinURI(); err != nil {
+		return err
+	}
 	switch {
 	case fs.NArg() > 0:
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
@@ -101,6 +109,9 @@ func (f *botCommon) dialer(tcfg transport.Config) (dialer, error) {
 	var err error
 	if tcfg.Security, err = f.sec.clientConfig(); err != nil {
 		return nil, err
+	}
+	if f.joined != nil {
+		return f.joined.dial(tcfg), nil
 	}
 	return func(ctx context.Context, _ int) (*transport.Conn, error) {
 		return transport.DialUDP(ctx, f.server, tcfg)

@@ -24,15 +24,17 @@ type command struct {
 func commands() map[string]command {
 	modeList := strings.ReplaceAll(modeNames(modes()), ", ", "|")
 	return map[string]command{
-		"demo":    {"play a whole match of bots over loopback UDP through netsim, in one process: demo [--mode " + modeList + "]", runDemo},
-		"bot":     {"play bot clients against a server: bot [--mode M] --server ADDR --room NAME --players N --ticks T", runBot},
-		"bench":   {"measure the library: bench codec|sim|transport|relay [--json]", runBench},
-		"serve":   {"host games of every network model (" + modeList + "): serve --listen ADDR --admin ADDR [--tps N] [--config FILE]", runServe},
-		"relay":   {"the old name of serve (an alias: same flags, same server)", runServe},
-		"netsim":  {"impair UDP traffic: a proxy with latency, jitter, loss, duplication, reordering", runNetsim},
-		"matches": {"read the match database: matches list|show ID|verify FILE [--db FILE] [--json]", runMatches},
-		"tracker": {"serve the tracking server (game browser, join codes): tracker --listen ADDR [--store memory|redis://HOST:PORT/DB]", runTracker},
-		"token":   {"mint a matchmaker connect token: token --key FILE --server-key HEX --room NAME --player-key HEX|FILE", runToken},
+		"demo":       {"play a whole match of bots over loopback UDP through netsim, in one process: demo [--mode " + modeList + "]", runDemo},
+		"bot":        {"play bot clients against a server: bot [--mode M] --server ADDR --room NAME --players N --ticks T", runBot},
+		"bench":      {"measure the library: bench codec|sim|transport|relay [--json]", runBench},
+		"serve":      {"host games of every network model (" + modeList + "): serve --listen ADDR --admin ADDR [--tps N] [--config FILE]", runServe},
+		"relay":      {"the old name of serve (an alias: same flags, same server)", runServe},
+		"netsim":     {"impair UDP traffic: a proxy with latency, jitter, loss, duplication, reordering", runNetsim},
+		"matches":    {"read the match database: matches list|show ID|verify FILE [--db FILE] [--json]", runMatches},
+		"tracker":    {"serve the tracking server (game browser, join codes): tracker --listen ADDR [--store memory|redis://HOST:PORT/DB]", runTracker},
+		"rendezvous": {"serve join codes for hosts behind home routers (hole punching, relay fallback): rendezvous --listen ADDR [--public IP]", runRendezvous},
+		"host":       {"host a lockstep match from this machine, joinable by code through NATs: host --rendezvous ADDR [--players N] [--ticks T] [--qr] [--json]", runHost},
+		"token":      {"mint a matchmaker connect token: token --key FILE --server-key HEX --room NAME --player-key HEX|FILE", runToken},
 	}
 }
 

@@ -58,6 +58,7 @@ func parseBotFlags(args []string, stderr io.Writer) (botFlags, error) {
 	fs := f.flagSet(botSpec{name: "bot", server: "relay address, host:port (required)", ticks: "ticks each bot plays (required)"}, stderr)
 	fs.BoolVar(&f.light, "light", false, "load generator: no simulation, one Move order per tick, a constant hash")
 	fs.IntVar(&f.games, "games", 1, "with --light: fill this many rooms, ROOM-0, ROOM-1, …, of --players bots each")
+	fs.StringVar(&f.joinURI, "join", "", "join the match a host shares, tickwire://join/CODE@RENDEZVOUS (see tickwire host): sets --server, --room and --server-key; --players 1")
 	err := f.parse(fs, args, 255, func() error {
 		if f.games < 1 || (f.games > 1 && !f.light) {
 			return fmt.Errorf("%w: --games must be at least 1, and only light bots play several games", errUsage)
@@ -96,7 +97,11 @@ func runLockstepBot(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	return printReport(stdout, lockstepReport{&r}, f.json, func(w io.Writer) {
+	var report summary = lockstepReport{&r}
+	if f.joined != nil {
+		report = pathReport{lockstepReport{&r}, f.joined.route.Path}
+	}
+	return printReport(stdout, report, f.json, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire bot: %d bots in room %q of %d, %d ticks, relay %s\n", f.players, f.room, f.roomSize, f.ticks, f.server)
 	})
 }
