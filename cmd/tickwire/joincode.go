@@ -55,6 +55,7 @@ type joinedRoute struct {
 	conn  *rendezvous.Conn
 	route rendezvous.Route
 	used  bool
+	start time.Time // when the code was entered
 }
 
 // dial connects over the joined socket; it has one route, so one bot.
@@ -89,6 +90,7 @@ func (f *botCommon) resolveJoinURI() error {
 	if err != nil {
 		return fmt.Errorf("%w: --join: %v", errUsage, err)
 	}
+	start := time.Now()
 	udp, err := net.ListenPacket("udp", ":0")
 	if err != nil {
 		return err
@@ -108,6 +110,6 @@ func (f *botCommon) resolveJoinURI() error {
 	if len(route.ServerKey) > 0 && f.sec.serverKey == "" {
 		f.sec.serverKey = hex.EncodeToString(route.ServerKey)
 	}
-	f.joined = &joinedRoute{conn: conn, route: route}
+	f.joined = &joinedRoute{conn: conn, route: route, start: start}
 	return nil
 }

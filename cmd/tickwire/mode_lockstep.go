@@ -93,13 +93,21 @@ func runLockstepBot(ctx context.Context, args []string, stdout, stderr io.Writer
 	if f.games > 1 {
 		cfg.MaxJoining = 16 // stagger thousands of handshakes
 	}
+	var firstTick time.Time // with --join: when the first tick was applied
+	if f.joined != nil {
+		cfg.OnTick = func(_ int, tick uint64, at time.Time) {
+			if firstTick.IsZero() {
+				firstTick = at
+			}
+		}
+	}
 	r, err := lockstepbot.Run(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	var report summary = lockstepReport{&r}
 	if f.joined != nil {
-		report = pathReport{lockstepReport{&r}, f.joined.route.Path}
+		report = pathReport{lockstepReport{&r}, f.joined.route.Path, firstTick.Sub(f.joined.start).Seconds() * 1000}
 	}
 	return printReport(stdout, report, f.json, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire bot: %d bots in room %q of %d, %d ticks, relay %s\n", f.players, f.room, f.roomSize, f.ticks, f.server)
