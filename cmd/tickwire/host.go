@@ -37,6 +37,7 @@ type hostFlags struct {
 	json       bool
 	insecure   bool
 	wait       time.Duration
+	firstTTL   int
 }
 
 func parseHostFlags(args []string, stderr io.Writer) (hostFlags, error) {
@@ -52,6 +53,7 @@ func parseHostFlags(args []string, stderr io.Writer) (hostFlags, error) {
 	fs.BoolVar(&f.json, "json", false, `print {"join": URI} first, then the bot summary as one JSON object with "path"`)
 	fs.BoolVar(&f.insecure, "insecure", false, "plaintext connections (the joiners must say --insecure too)")
 	fs.DurationVar(&f.wait, "wait", 10*time.Minute, "how long to wait for the joiners")
+	fs.IntVar(&f.firstTTL, "first-ttl", rendezvous.DefaultFirstTTL, "IP TTL of the first round of punch probes: opens this NAT's mapping without reaching the joiner's router; -1: the full TTL")
 	if err := parseFlags(fs, args); err != nil {
 		return f, err
 	}
@@ -107,7 +109,7 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	defer relay.Close()
 	h, err := rendezvous.Register(ctx, conn, rendezvous.HostConfig{
 		Rendezvous: rv.AddrPort(), Room: hostrelay.DefaultRoom, RoomSize: f.players, ServerKey: key, Uses: f.players - 1,
-		Candidates: localCandidates(udp.LocalAddr()), Log: slog.New(slog.NewTextHandler(stderr, nil)),
+		Candidates: localCandidates(udp.LocalAddr()), Punch: rendezvous.PunchConfig{FirstTTL: f.firstTTL}, Log: slog.New(slog.NewTextHandler(stderr, nil)),
 	})
 	if err != nil {
 		return fmt.Errorf("rendezvous %s: %w", f.rendezvous, err)

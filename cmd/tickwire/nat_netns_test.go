@@ -26,8 +26,11 @@ func TestMain(m *testing.M) {
 // natLab is a set of network namespaces: a public router "pub" running
 // the rendezvous (with its relay routes), two home routers "rh" and "rj"
 // one hop from it, each doing nftables masquerade and dropping
-// unsolicited inbound traffic, a host "h" behind rh and a joiner "j"
-// behind rj.
+// unsolicited inbound traffic to the network behind it, a host "h"
+// behind rh and a joiner "j" behind rj. The routers' own input is open
+// (a closed port answers with ICMP), so an unsolicited packet to a
+// router's public port leaves a confirmed conntrack entry there: the
+// case where naive simultaneous punching fails (TestNATNamespacesNaiveProbeClashes).
 //
 //	h 10.1.0.2 ── 10.1.0.1 rh 100.64.1.2 ── 100.64.1.1 pub 100.64.2.1 ── 100.64.2.2 rj 10.2.0.1 ── 10.2.0.2 j
 type natLab struct {
@@ -85,12 +88,6 @@ func newNATLab(t *testing.T, random bool) *natLab {
 	}
 }
 table inet filter {
-	chain input {
-		type filter hook input priority 0; policy drop;
-		iifname "lo" accept
-		iifname "lan" accept
-		ct state established,related accept
-	}
 	chain forward {
 		type filter hook forward priority 0; policy drop;
 		iifname "lan" accept
@@ -154,7 +151,7 @@ func (l *natLab) start(ctx context.Context, n string, args ...string) *exec.Cmd 
 
 // natMatch plays a match through the lab: the rendezvous in pub, the host
 // in h, the joiner in j, and returns both summaries.
-func natMatch(t *testing.T, random bool) (host, joiner joinedSummary, firstTickMS float64) {
+func natMatch(t *testing.T, random bool, hostArgs ...string) (host, joiner joinedSummary, firstTickMS float64) {
 	lab := newNATLab(t, random)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -164,7 +161,7 @@ func natMatch(t *testing.T, random bool) (host, joiner joinedSummary, firstTickM
 	}
 	defer rv.Wait()
 	defer rv.Process.Kill()
-	h := lab.start(ctx, "h", "host", "--rendezvous", "100.64.1.1:3478", "--ticks", "60", "--json")
+	h := lab.start(ctx, "h", append([]string{"host", "--rendezvous", "100.64.1.1:3478", "--ticks", "60", "--json"}, hostArgs...)...)
 	hostOut, err := h.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -216,8 +213,17 @@ func TestNATNamespacesRelayed(t *testing.T) {
 	checkNATMatch(t, true, "relayed")
 }
 
-func checkNATMatch(t *testing.T, random bool, path string) {
-	host, joiner, _ := natMatch(t, random)
+// TestNATNamespacesNaiveProbeClashes proves the TTL-limited first probe
+// is needed: with the host's first probe at the full TTL, it reaches the
+// joiner's router and leaves a conntrack entry there whose reply tuple is
+// the joiner's own outgoing mapping; the joiner's NAT then remaps its
+// port, the punch misses, and only the relay route is left.
+func TestNATNamespacesNaiveProbeClashes(t *testing.T) {
+	checkNATMatch(t, false, "relayed", "--first-ttl", "-1")
+}
+
+func checkNATMatch(t *testing.T, random bool, path string, hostArgs ...string) {
+	host, joiner, _ := natMatch(t, random, hostArgs...)
 	if !host.AllInSync || !joiner.AllInSync || host.Players[0].FinalHash != joiner.Players[0].FinalHash {
 		t.Fatalf("not in sync: host %+v, joiner %+v", host, joiner)
 	}
