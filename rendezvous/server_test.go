@@ -21,7 +21,7 @@ var (
 )
 
 // call sends m from from to s and decodes the replies.
-func call(t *testing.T, s *Server, now time.Time, from netip.AddrPort, m message) []message {
+func call(t testing.TB, s *Server, now time.Time, from netip.AddrPort, m message) []message {
 	t.Helper()
 	var got []message
 	for _, d := range s.Handle(now, from, m.append(nil), nil) {
