@@ -127,7 +127,7 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	case <-time.After(hostGrace):
 	case <-ctx.Done():
 	}
-	return printReport(stdout, pathReport{lockstepReport{&r}, h.Path(), 0}, f.json, func(w io.Writer) {
+	return printReport(stdout, pathReport{lockstepReport: lockstepReport{&r}, Path: h.Path()}, f.json, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire host: %d players, %d ticks, code %s, path %s\n", f.players, f.ticks, h.Code(), h.Path())
 	})
 }
@@ -142,8 +142,9 @@ func (b hostBot) Close() error { return b.RelayClient.Close() }
 type pathReport struct {
 	lockstepReport
 	Path rendezvous.Path `json:"path"`
-	// FirstTickMS is, for a joiner, the time from the code's entry to its
-	// first tick.
+	// RouteMS and FirstTickMS are, for a joiner, the time from the code's
+	// entry to the route (punched or relayed) and to its first tick.
+	RouteMS     float64 `json:"route_ms,omitempty"`
 	FirstTickMS float64 `json:"first_tick_ms,omitempty"`
 }
 
@@ -151,7 +152,7 @@ func (r pathReport) table(w io.Writer) {
 	r.lockstepReport.table(w)
 	fmt.Fprintf(w, "path: %s\n", r.Path)
 	if r.FirstTickMS > 0 {
-		fmt.Fprintf(w, "code entry to first tick: %.0f ms\n", r.FirstTickMS)
+		fmt.Fprintf(w, "code entry to route: %.0f ms, to first tick: %.0f ms\n", r.RouteMS, r.FirstTickMS)
 	}
 }
 

@@ -55,7 +55,8 @@ type joinedRoute struct {
 	conn  *rendezvous.Conn
 	route rendezvous.Route
 	used  bool
-	start time.Time // when the code was entered
+	start time.Time     // when the code was entered
+	found time.Duration // from then to the route
 }
 
 // dial connects over the joined socket; it has one route, so one bot.
@@ -110,6 +111,6 @@ func (f *botCommon) resolveJoinURI() error {
 	if len(route.ServerKey) > 0 && f.sec.serverKey == "" {
 		f.sec.serverKey = hex.EncodeToString(route.ServerKey)
 	}
-	f.joined = &joinedRoute{conn: conn, route: route, start: start}
+	f.joined = &joinedRoute{conn: conn, route: route, start: start, found: time.Since(start)}
 	return nil
 }

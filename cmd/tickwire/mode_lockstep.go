@@ -107,7 +107,8 @@ func runLockstepBot(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	var report summary = lockstepReport{&r}
 	if f.joined != nil {
-		report = pathReport{lockstepReport{&r}, f.joined.route.Path, firstTick.Sub(f.joined.start).Seconds() * 1000}
+		report = pathReport{lockstepReport{&r}, f.joined.route.Path, f.joined.found.Seconds() * 1000,
+			firstTick.Sub(f.joined.start).Seconds() * 1000}
 	}
 	return printReport(stdout, report, f.json, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire bot: %d bots in room %q of %d, %d ticks, relay %s\n", f.players, f.room, f.roomSize, f.ticks, f.server)

@@ -184,6 +184,7 @@ func natMatch(t *testing.T, random bool, hostArgs ...string) (host, joiner joine
 	out, err := lab.start(ctx, "j", "bot", "--join", first["join"], "--players", "1", "--ticks", "60", "--json").Output()
 	var j struct {
 		joinedSummary
+		RouteMS     float64 `json:"route_ms"`
 		FirstTickMS float64 `json:"first_tick_ms"`
 	}
 	if jerr := json.Unmarshal(out, &j); jerr != nil {
@@ -195,7 +196,7 @@ func natMatch(t *testing.T, random bool, hostArgs ...string) (host, joiner joine
 	if err := json.Unmarshal(lines.Bytes(), &host); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("host %+v\njoiner %+v, code entry to first tick %.0f ms", host, j.joinedSummary, j.FirstTickMS)
+	t.Logf("host %+v\njoiner %+v, code entry to route %.0f ms, to first tick %.0f ms", host, j.joinedSummary, j.RouteMS, j.FirstTickMS)
 	return host, j.joinedSummary, j.FirstTickMS
 }
 
