@@ -65,6 +65,7 @@ func TestHijackByThirdAddressFails(t *testing.T) {
 			ctx, stop := context.WithCancel(context.Background())
 			var wg sync.WaitGroup
 			wg.Go(func() { forge(ctx, w, h.Code(), attacker) })
+			t.Cleanup(func() { stop(); wg.Wait() }) // a failure ends the attacker too
 			r, _, jc, err := w.join(h.Code())
 			if err != nil {
 				t.Fatal(err)
