@@ -15,6 +15,7 @@ import (
 
 	qrcode "github.com/skip2/go-qrcode"
 
+	"github.com/tickwire/tickwire/internal/atomicfile"
 	"github.com/tickwire/tickwire/lockstep/hostrelay"
 	"github.com/tickwire/tickwire/lockstep/lockstepbot"
 	"github.com/tickwire/tickwire/rendezvous"
@@ -127,7 +128,7 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	case <-time.After(hostGrace):
 	case <-ctx.Done():
 	}
-	return printReport(stdout, pathReport{lockstepReport: lockstepReport{&r}, Path: h.Path()}, f.json, func(w io.Writer) {
+	return printReport(stdout, pathReport{lockstepReport: lockstepReport{Report: &r}, Path: h.Path()}, f.json, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire host: %d players, %d ticks, code %s, path %s\n", f.players, f.ticks, h.Code(), h.Path())
 	})
 }
@@ -182,7 +183,7 @@ func announce(stdout, stderr io.Writer, uri string, f hostFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(f.qrPNG, png, 0o644); err != nil {
+	if err := atomicfile.Write(f.qrPNG, png, 0o644); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "tickwire host: the QR code is in %s\n", f.qrPNG)

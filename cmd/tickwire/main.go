@@ -34,6 +34,7 @@ func commands() map[string]command {
 		"tracker":    {"serve the tracking server (game browser, join codes): tracker --listen ADDR [--store memory|redis://HOST:PORT/DB]", runTracker},
 		"rendezvous": {"serve join codes for hosts behind home routers (hole punching, relay fallback): rendezvous --listen ADDR [--public IP]", runRendezvous},
 		"host":       {"host a lockstep match from this machine, joinable by code through NATs: host --rendezvous ADDR [--players N] [--ticks T] [--qr] [--json]", runHost},
+		"desync":     {"re-simulate a lockstep order log (debug level 1) and name the first tick that differs: desync replay ORDER_LOG [--json]", runDesync},
 		"token":      {"mint a matchmaker connect token: token --key FILE --server-key HEX --room NAME --player-key HEX|FILE", runToken},
 	}
 }
