@@ -35,6 +35,7 @@ func commands() map[string]command {
 		"rendezvous": {"serve join codes for hosts behind home routers (hole punching, relay fallback): rendezvous --listen ADDR [--public IP]", runRendezvous},
 		"host":       {"host a lockstep match from this machine, joinable by code through NATs: host --rendezvous ADDR [--players N] [--ticks T] [--qr] [--json]", runHost},
 		"desync":     {"re-simulate a lockstep order log (debug level 1) and name the first tick that differs: desync replay ORDER_LOG [--json]", runDesync},
+		"replay":     {"read replay files: replay info FILE [--json] | verify FILE [--key HEX] | play FILE [--speed 8]", runReplay},
 		"token":      {"mint a matchmaker connect token: token --key FILE --server-key HEX --room NAME --player-key HEX|FILE", runToken},
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,9 +30,9 @@ func (lockstepMode) settings() (string, modeSettings) { return "", nil }
 
 // serverModels is the lockstep room model (lockstep/lockstepserver); its
 // options are serve's own flags: --tps, --max-room-size, --debug-level,
-// --desync-dir.
+// --desync-dir, --replay-dir.
 func (lockstepMode) serverModels(h hostOptions) ([]room.Model, error) {
-	c := lockstepserver.Config{MaxRoomSize: h.maxRoomSize, DesyncDir: h.desyncDir, MatchTypeDebugLevels: h.matchDebugLevels}
+	c := lockstepserver.Config{MaxRoomSize: h.maxRoomSize, DesyncDir: h.desyncDir, MatchTypeDebugLevels: h.matchDebugLevels, Replays: h.replays.lockstep()}
 	c.Relay.DebugLevel = h.debugLevel
 	return []room.Model{lockstepserver.Model(c)}, nil
 }
@@ -119,7 +120,7 @@ func runLockstepBot(ctx context.Context, args []string, stdout, stderr io.Writer
 		report = pathReport{lockstepReport{Report: &r}, f.joined.route.Path, f.joined.found.Seconds() * 1000,
 			firstTick.Sub(f.joined.start).Seconds() * 1000}
 	}
-	return printReport(stdout, report, f.json, func(w io.Writer) {
+	return f.report(stdout, report, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire bot: %d bots in room %q of %d, %d ticks, relay %s\n", f.players, f.room, f.roomSize, f.ticks, f.server)
 	})
 }
@@ -281,4 +282,8 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := file.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func (r lockstepReport) certificates() []json.RawMessage {
+	return certsOf(r.Players, func(p *lockstepbot.PlayerReport) json.RawMessage { return p.Certificate })
 }

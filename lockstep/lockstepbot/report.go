@@ -1,6 +1,7 @@
 package lockstepbot
 
 import (
+	"encoding/json"
 	"time"
 )
 
@@ -37,6 +38,10 @@ type PlayerReport struct {
 	ClockCorrectionMS float64 `json:"clock_correction_ms"`
 	ClockDriftPPM     float64 `json:"clock_drift_ppm"`
 	ClockSteps        int     `json:"clock_steps"`
+	// Certificate is the match's certified result the server sent when
+	// the match ended (the JSON `tickwire matches verify` reads), if one
+	// came.
+	Certificate json.RawMessage `json:"certificate,omitempty"`
 	// DebugLevel is the desync debug level the bot played at (the higher
 	// of its own and the room's).
 	DebugLevel uint8 `json:"debug_level,omitempty"`
