@@ -31,7 +31,7 @@ import (
 // standard output.
 
 // builtBinary is the path of the tickwire binary, built once per test
-// process (TestMain removes it).
+// process (TestMain removes it: removeBuiltBinary).
 var builtBinary struct {
 	once sync.Once
 	dir  string
@@ -39,12 +39,12 @@ var builtBinary struct {
 	err  error
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
+// removeBuiltBinary removes the binary tickwireBinary built, if any
+// (TestMain calls it after the tests).
+func removeBuiltBinary() {
 	if builtBinary.dir != "" {
 		os.RemoveAll(builtBinary.dir)
 	}
-	os.Exit(code)
 }
 
 // tickwireBinary builds the binary (once) and returns its path.

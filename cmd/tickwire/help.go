@@ -142,6 +142,26 @@ func helpEntries() map[string]helpEntry {
 			},
 			variants: [][]string{{"info"}},
 		},
+		"host": {
+			about: "Hosts a lockstep match from this machine, behind a home router: registers a join code at the " +
+				"rendezvous server, prints the join URI (and, with --qr, a QR code), punches through both NATs to each " +
+				"joiner (or falls back to the rendezvous' relay route) and plays with its own bot; joiners run tickwire " +
+				"bot --join URI. No port is forwarded on either side (docs/host.md).",
+			examples: []string{
+				"tickwire host --rendezvous rv.example.net:3478 --players 2 --ticks 600",
+				"tickwire host --rendezvous rv.example.net:3478 --ticks 600 --qr --json",
+			},
+		},
+		"rendezvous": {
+			about: "Serves join codes for hosts behind home routers (tickwire host): a host registers its public " +
+				"address, a joiner resolves the code, and both punch through their NATs at once; when punching fails the " +
+				"rendezvous relays their datagrams on a route of its own (--max-relays 0: punching only). Limits per IP " +
+				"address with --rate (docs/rendezvous.md).",
+			examples: []string{
+				"tickwire rendezvous --listen :3478",
+				"tickwire rendezvous --listen 0.0.0.0:3478 --public 203.0.113.7 --max-relays 100 --rate 30/min",
+			},
+		},
 		"token": {
 			about: "Mints a connect token: the matchmaker's signature admitting one player's key to one room of one server " +
 				"(run with --matchmaker-key) until --ttl. --public prints the matchmaker's public key instead, for the " +

@@ -28,18 +28,20 @@ type command struct {
 func commands() map[string]command {
 	modeList := strings.ReplaceAll(modeNames(modes()), ", ", "|")
 	return map[string]command{
-		"demo":    {"play a whole match of bots and a server in one process over loopback UDP, impaired by netsim, for any network model (--mode " + modeList + ")", runDemo},
-		"bot":     {"play bot clients of any network model (--mode " + modeList + ") against a running server", runBot},
-		"bench":   {"measure the library: bench " + strings.Join(benchmarkNames(), "|") + " [--json]", runBench},
-		"serve":   {"host rooms of every network model (" + modeList + ") on one UDP port, with admin endpoints and a dashboard", runServe},
-		"relay":   {"the old name of serve (an alias: same flags, same server, every network model)", runServe},
-		"netsim":  {"impair UDP traffic: a proxy with latency, jitter, loss, duplication, reordering", runNetsim},
-		"matches": {"read the match database of serve --db: matches list|show ID|verify FILE [--json]", runMatches},
-		"tracker": {"serve the tracking server: game browser and join codes for servers of any network model", runTracker},
-		"desync":  {"re-simulate a lockstep order log (debug level 1) and name the first tick that differs: desync replay ORDER_LOG [--json]", runDesync},
-		"replay":  {"read replay files of any network model: replay info FILE [--json] | verify FILE [--key HEX] | play FILE [--speed 8]", runReplay},
-		"token":   {"mint a matchmaker connect token for a room of a server run with --matchmaker-key", runToken},
-		"version": {"print the build (module version, commit, date, Go) and the wire versions each network model speaks", runVersion},
+		"demo":       {"play a whole match of bots and a server in one process over loopback UDP, impaired by netsim, for any network model (--mode " + modeList + ")", runDemo},
+		"bot":        {"play bot clients of any network model (--mode " + modeList + ") against a running server", runBot},
+		"bench":      {"measure the library: bench " + strings.Join(benchmarkNames(), "|") + " [--json]", runBench},
+		"serve":      {"host rooms of every network model (" + modeList + ") on one UDP port, with admin endpoints and a dashboard", runServe},
+		"relay":      {"the old name of serve (an alias: same flags, same server, every network model)", runServe},
+		"netsim":     {"impair UDP traffic: a proxy with latency, jitter, loss, duplication, reordering", runNetsim},
+		"matches":    {"read the match database of serve --db: matches list|show ID|verify FILE [--json]", runMatches},
+		"tracker":    {"serve the tracking server: game browser and join codes for servers of any network model", runTracker},
+		"rendezvous": {"serve join codes for hosts behind home routers (hole punching, relay fallback): rendezvous --listen ADDR [--public IP]", runRendezvous},
+		"host":       {"host a lockstep match from this machine, joinable by code through NATs: host --rendezvous ADDR [--players N] [--ticks T] [--qr] [--json]", runHost},
+		"desync":     {"re-simulate a lockstep order log (debug level 1) and name the first tick that differs: desync replay ORDER_LOG [--json]", runDesync},
+		"replay":     {"read replay files of any network model: replay info FILE [--json] | verify FILE [--key HEX] | play FILE [--speed 8]", runReplay},
+		"token":      {"mint a matchmaker connect token for a room of a server run with --matchmaker-key", runToken},
+		"version":    {"print the build (module version, commit, date, Go) and the wire versions each network model speaks", runVersion},
 	}
 }
 
@@ -160,7 +162,7 @@ func usage(w io.Writer, cmds map[string]command) {
 	fmt.Fprintln(w, "usage: tickwire <command> [flags]")
 	fmt.Fprintln(w, "commands:")
 	for _, n := range sortedNames(cmds) {
-		fmt.Fprintf(w, "  %-8s %s\n", n, cmds[n].summary)
+		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
 	}
 	fmt.Fprintln(w, "\n`tickwire help COMMAND` (or COMMAND --help) describes a command, its flags and examples; `tickwire version` the build.")
 }
