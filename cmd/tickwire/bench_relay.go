@@ -104,6 +104,7 @@ func benchRelay(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	matchTicks := fs.Int("match-ticks", 900, "ticks of the demo match measured for bytes (0 skips it)")
 	tps := fs.Int("tps", 30, "ticks per second of the capacity run")
 	stopMS := fs.Float64("stop-ms", 20, "end the ramp after a step whose p99 lateness reaches this many ms")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of this process (the server) over the capacity run to this file")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -122,6 +123,11 @@ func benchRelay(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	fmt.Fprintf(progress, "core: %.0f ns per game tick\n", r.CoreNsPerTick)
 	if *games > 0 {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 		if err := rampCapacity(ctx, &r, *games, *duration, *stopMS, progress); err != nil {
 			return err
 		}
