@@ -216,7 +216,7 @@ func (r *runner) play(ctx context.Context, c Client) error {
 		input lockstep.OrderSource
 	)
 	if r.cfg.Light {
-		sim, input = lightSim{}, newLightInput(c.PlayerID())
+		sim, input = lockstep.LightSim{}, lockstep.NewLightInput(c.PlayerID())
 	} else if sim, input, err = newGame(r.cfg.RoomSize, c.PlayerID(), seed); err != nil {
 		return err
 	}
