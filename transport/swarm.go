@@ -35,6 +35,11 @@ type Swarm struct {
 	set   *settings
 	cdc   *codec
 	sess  map[uint32]*Session
+	// due is each session's deadline as last computed: a session's
+	// deadline moves only when it receives, sends or runs its timers,
+	// all of which go through the swarm, so Sweep compares times instead
+	// of asking every session.
+	due map[*Session]time.Time
 
 	in      []ipv4.Message
 	touched map[*Session]struct{}
@@ -58,7 +63,7 @@ func NewSwarm(pc *net.UDPConn, raddr *net.UDPAddr, cfg Config) (*Swarm, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Swarm{pc: pc, raddr: raddr, set: set, cdc: cdc, sess: map[uint32]*Session{}, touched: map[*Session]struct{}{}}
+	s := &Swarm{pc: pc, raddr: raddr, set: set, cdc: cdc, sess: map[uint32]*Session{}, due: map[*Session]time.Time{}, touched: map[*Session]struct{}{}}
 	if la, ok := pc.LocalAddr().(*net.UDPAddr); ok && la.IP.To4() != nil {
 		s.batch = ipv4.NewPacketConn(pc)
 	} else {
@@ -81,6 +86,7 @@ func (s *Swarm) Open(now time.Time) *Session {
 	sess := newSession(s.set, SessionParams{Client: true, ConnID: id, InitialSeq: random32()}, now)
 	sess.cdc = s.cdc
 	s.sess[id] = sess
+	s.due[sess] = now // the hello is due
 	return sess
 }
 
@@ -88,6 +94,7 @@ func (s *Swarm) Open(now time.Time) *Session {
 func (s *Swarm) Forget(sess *Session) {
 	if s.sess[sess.connID] == sess {
 		delete(s.sess, sess.connID)
+		delete(s.due, sess)
 	}
 }
 
@@ -121,6 +128,7 @@ func (s *Swarm) Read(dst []*Session, deadline time.Time, now func() time.Time) (
 			continue
 		}
 		sess.HandleDatagram(b, at)
+		s.due[sess] = sess.Deadline(at)
 		if _, seen := s.touched[sess]; !seen {
 			s.touched[sess] = struct{}{}
 			dst = append(dst, sess)
@@ -146,9 +154,11 @@ func (s *Swarm) Write(sessions []*Session, now time.Time) error {
 // produce: the caller's one timer for all of them.
 func (s *Swarm) Sweep(now time.Time) error {
 	s.arena, s.ends = s.arena[:0], s.ends[:0]
-	for _, sess := range s.sess {
-		if d := sess.Deadline(now); !d.IsZero() && !d.After(now) {
-			sess.HandleTimeout(now)
+	for sess, d := range s.due {
+		if !d.IsZero() && !d.After(now) {
+			if d = sess.Deadline(now); !d.IsZero() && !d.After(now) {
+				sess.HandleTimeout(now)
+			}
 			s.appendFrom(sess, now)
 		}
 	}
@@ -160,6 +170,7 @@ func (s *Swarm) appendFrom(sess *Session, now time.Time) {
 	for {
 		var ok bool
 		if s.arena, ok = sess.AppendDatagram(s.arena, now); !ok {
+			s.due[sess] = sess.Deadline(now)
 			return
 		}
 		s.ends = append(s.ends, len(s.arena))

@@ -22,7 +22,8 @@ func TestBenchRelayJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("output is not one JSON object: %v\n%s", err, out)
 	}
-	for _, k := range []string{"core_ns_per_tick", "games_max", "lateness_p99_ms", "jitter_p99_ms", "cpu_seconds", "bytes_per_player_per_s", "steps"} {
+	for _, k := range []string{"core_ns_per_tick", "games_max", "lateness_p99_ms", "jitter_p99_ms", "cpu_seconds", "bytes_per_player_per_s", "steps",
+		"cpu_us_per_datagram", "floor_us_per_datagram", "ratio_to_floor", "games_per_core", "loadgen_cpu_seconds", "server_cpu_seconds", "encrypted"} {
 		if _, ok := r[k]; !ok {
 			t.Errorf("missing field %q", k)
 		}
