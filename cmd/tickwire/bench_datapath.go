@@ -146,6 +146,8 @@ type steadyRun struct {
 	settle   time.Duration
 	measure  time.Duration
 	progress io.Writer
+	// after, if set, looks at the server at the end of the measurement.
+	after func(*server.Server)
 }
 
 // run starts the server and the load, waits for the games to play and
@@ -193,7 +195,11 @@ func (s steadyRun) run(ctx context.Context) (datapathFigures, error) {
 	if err := sleepCtx(ctx, s.measure); err != nil {
 		return datapathFigures{}, err
 	}
-	return m.stop(s.games), nil
+	f := m.stop(s.games)
+	if s.after != nil {
+		s.after(lr.srv)
+	}
+	return f, nil
 }
 
 // stopLoads interrupts the load processes and waits for them.

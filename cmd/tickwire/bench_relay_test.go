@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -104,5 +105,19 @@ func TestLatenessIsAbsolute(t *testing.T) {
 	}
 	if j := metrics.Quantile(slices.Sorted(slices.Values(p.take())), 0.99); j != 0 {
 		t.Fatalf("jitter %v of a constant delay, want 0", j)
+	}
+}
+
+// TestBenchServeUsage: bench serve names every mode and refuses an
+// unknown one.
+func TestBenchServeUsage(t *testing.T) {
+	code, _, errOut := runCmd(t, "bench", "serve", "--mode", "nosuch")
+	if code != 2 {
+		t.Fatalf("exit %d, want 2: %s", code, errOut)
+	}
+	for _, m := range modes() {
+		if !strings.Contains(errOut, m.name()) {
+			t.Errorf("usage does not name mode %q: %s", m.name(), errOut)
+		}
 	}
 }
