@@ -140,6 +140,7 @@ type steadyRun struct {
 	tickRate int
 	secure   bool
 	games    int // rooms that must play before the measurement
+	clients  int // connections of the load, which bounds how long they may take to join
 	// load returns the load processes' commands for the server's address
 	// and its public key ("" when plaintext).
 	load     func(addr, key string) []*exec.Cmd
@@ -181,7 +182,7 @@ func (s steadyRun) run(ctx context.Context) (datapathFigures, error) {
 		}
 	}
 	defer stopLoads(loads)
-	playing, err := waitPlaying(ctx, lr.srv, s.games, 30*time.Second+time.Duration(s.games)*20*time.Millisecond)
+	playing, err := waitPlaying(ctx, lr.srv, s.games, 30*time.Second+time.Duration(s.clients)*20*time.Millisecond)
 	if err != nil {
 		return datapathFigures{}, err
 	}

@@ -572,7 +572,7 @@ func (r *relayBenchReport) encrypted(ctx context.Context, games int, measure tim
 		return err
 	}
 	run := steadyRun{models: []room.Model{lockstepserver.New(lockstepserver.Config{}).Model()}, tickRate: r.TickRate, secure: true,
-		games: games, settle: 2 * time.Second, measure: measure, progress: progress,
+		games: games, clients: 4 * games, settle: 2 * time.Second, measure: measure, progress: progress,
 		load: func(addr, key string) []*exec.Cmd {
 			return []*exec.Cmd{exec.Command(exe, "bot", "--light", "--server", addr, "--server-key", key, "--room", "enc",
 				"--players", "4", "--games", strconv.Itoa(games), "--ticks", strconv.Itoa(math.MaxInt32))}

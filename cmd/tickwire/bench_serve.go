@@ -86,7 +86,7 @@ func benchServe(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return datapathFigures{}, nil, err
 		}
 		var turns []float64
-		s := steadyRun{models: models, tickRate: *tps, secure: secure, games: *games, settle: 2 * time.Second, measure: *duration,
+		s := steadyRun{models: models, tickRate: *tps, secure: secure, games: *games, clients: *games * *players, settle: 2 * time.Second, measure: *duration,
 			progress: progress, after: func(srv *server.Server) { turns = turnTimes(srv) },
 			load: func(addr, key string) []*exec.Cmd {
 				var cmds []*exec.Cmd
