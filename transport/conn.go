@@ -117,8 +117,10 @@ func (c *Conn) pump(timers bool, g *FlushGroup) (time.Time, State, bool) {
 	now := time.Now()
 	c.mu.Lock()
 	s := c.sess
-	if d := s.Deadline(now); timers && !d.IsZero() && !d.After(now) {
-		s.HandleTimeout(now)
+	if timers {
+		if d := s.Deadline(now); !d.IsZero() && !d.After(now) {
+			s.HandleTimeout(now)
+		}
 	}
 	arena, out := c.arena[:0], c.out[:0]
 	for {
