@@ -73,7 +73,7 @@ func (m *meter) stop(games int) datapathFigures {
 	if n := f.DatagramsIn + f.DatagramsOut; n > 0 {
 		f.CPUUsPerDatagram = f.ServerCPUSeconds * 1e6 / float64(n)
 	}
-	if f.ServerCPUSeconds > 0 {
+	if f.ServerCPUSeconds > 0 && f.DatagramsIn+f.DatagramsOut > 0 { // games that exchanged nothing were not played
 		f.GamesPerCore = f.Seconds * float64(games) / f.ServerCPUSeconds
 	}
 	return f
