@@ -59,6 +59,7 @@ type relayBenchReport struct {
 	ReferenceGames int              `json:"reference_games"`
 	FloorRecv      udpfloor.Floor   `json:"floor_recv"` // the receive floor, at the size of datagrams in
 	FloorSend      udpfloor.Floor   `json:"floor_send"` // the send floor, at the size of datagrams out
+	Readers        int              `json:"readers"`    // the ramp relay's sockets (--readers)
 	EncryptedGames int              `json:"encrypted_games"`
 	Encrypted      *datapathFigures `json:"encrypted"` // null when --encrypted-games 0
 
@@ -120,12 +121,13 @@ func benchRelay(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of this process (the server) over the capacity run to this file")
 	encGames := fs.Int("encrypted-games", 25, "games of light bots loading an encrypted relay for the encrypted figures (0 skips them)")
 	floorN := fs.Int("floor-datagrams", 100_000, "datagrams per side of the UDP floor measurement")
+	readers := fs.Int("readers", 1, "the ramp's relay reads with this many sockets on its port (SO_REUSEPORT), one goroutine each")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 || *games < 0 || *duration <= 0 || *coreTicks < 1 || *matchTicks < 0 || *tps < 1 || *tps > 1000 || *stopMS < ms(latenessLimit) ||
-		*encGames < 0 || *floorN < 1 {
-		return fmt.Errorf("%w: bench relay [--json] [--games N] [--duration D] [--core-ticks N] [--match-ticks N] [--tps N] [--stop-ms X] [--encrypted-games N] [--floor-datagrams N] [--cpuprofile FILE]", errUsage)
+		*encGames < 0 || *floorN < 1 || *readers < 1 {
+		return fmt.Errorf("%w: bench relay [--json] [--games N] [--duration D] [--core-ticks N] [--match-ticks N] [--tps N] [--stop-ms X] [--encrypted-games N] [--floor-datagrams N] [--readers N] [--cpuprofile FILE]", errUsage)
 	}
 	progress := stderr
 	if *asJSON {
@@ -143,6 +145,7 @@ func benchRelay(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if err != nil {
 			return err
 		}
+		r.Readers = *readers
 		err = rampCapacity(ctx, &r, *games, *duration, *stopMS, progress)
 		stop()
 		if err != nil {
@@ -298,9 +301,11 @@ func startRamp(ctx context.Context, r *relayBenchReport, most int, progress io.W
 	// the game and per-address waiting room limits are lifted.
 	rp.lockstep = lockstepserver.New(lockstepserver.Config{OnEvent: rp.removals.event})
 	cfg := server.Config{TickRate: r.TickRate, Models: []room.Model{rp.lockstep.Model()}, MaxGames: -1, MaxWaitingPerAddr: -1}
-	if rp.lr, err = startLocalRelay(ctx, tcfg, cfg); err != nil {
+	ln, err := transport.ListenUDPReaders(ctx, "127.0.0.1:0", r.Readers, tcfg)
+	if err != nil {
 		return nil, err
 	}
+	rp.lr = serveLocalRelay(ctx, ln, cfg)
 	r.CPUs = runtime.NumCPU()
 	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
 		r.LoadAverage = strings.TrimSpace(string(b))
