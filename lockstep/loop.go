@@ -58,6 +58,7 @@ func (g *GameLoop) Step() (int, error) {
 		g.applied++
 		g.next = t.Tick + 1
 		h := g.Sim.StateHash()
+		g.capture(t.Tick)
 		g.Net.ReportSyncHash(t.Tick, h)
 		if g.OnTick != nil {
 			g.OnTick(t.Tick, h)
@@ -65,6 +66,20 @@ func (g *GameLoop) Step() (int, error) {
 		n++
 		if g.Input != nil {
 			return n, nil // one tick per step keeps input and ticks in step
+		}
+	}
+}
+
+// capture keeps the state of a tick the relay asked a hash for, when the
+// network model answers the desync walk and the simulation can.
+func (g *GameLoop) capture(tick uint64) {
+	k, ok := g.Net.(desyncCapturer)
+	if !ok || !k.WantsCapture(tick) {
+		return
+	}
+	if s, ok := g.Sim.(Inspectable); ok {
+		if c := s.CaptureDesync(); c != nil {
+			k.KeepCapture(tick, c)
 		}
 	}
 }

@@ -48,6 +48,8 @@ type clientState struct {
 	nextMetrics time.Duration
 
 	diag Diagnostics
+
+	desync desyncClient
 }
 
 // pendingOrder is a submitted order and when it was issued.
@@ -135,6 +137,8 @@ func (c *clientCore) handle(in msg.Message, now time.Duration) {
 		st.diag.LateOrders++
 		st.diag.Strikes = int(m.Strikes)
 		st.diag.LastLateBy = time.Duration(m.LateByUs) * time.Microsecond
+	case *msg.DebugLevel, *msg.DesyncReport, *msg.DesyncDebugRequest, *msg.MerkleQuery:
+		c.onDesync(m)
 	case *msg.DesyncDetected:
 		st.diag.Desyncs++
 		if st.diag.Desyncs == 1 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -28,9 +29,12 @@ func (lockstepMode) modelName() string                { return room.Lockstep }
 func (lockstepMode) settings() (string, modeSettings) { return "", nil }
 
 // serverModels is the lockstep room model (lockstep/lockstepserver); its
-// options are serve's own flags: --tps, --max-room-size.
+// options are serve's own flags: --tps, --max-room-size, --debug-level,
+// --desync-dir.
 func (lockstepMode) serverModels(h hostOptions) ([]room.Model, error) {
-	return []room.Model{lockstepserver.Model(lockstepserver.Config{MaxRoomSize: h.maxRoomSize})}, nil
+	c := lockstepserver.Config{MaxRoomSize: h.maxRoomSize, DesyncDir: h.desyncDir, MatchTypeDebugLevels: h.matchDebugLevels}
+	c.Relay.DebugLevel = h.debugLevel
+	return []room.Model{lockstepserver.Model(c)}, nil
 }
 
 func (lockstepMode) demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -48,6 +52,7 @@ var errNotInSync = errors.New("the clients are not in sync")
 // botFlags are the options of "tickwire bot".
 type botFlags struct {
 	botCommon
+	desync desyncFlags
 	// the load generator of "bench relay"
 	light bool
 	games int
@@ -58,11 +63,15 @@ func parseBotFlags(args []string, stderr io.Writer) (botFlags, error) {
 	fs := f.flagSet(botSpec{name: "bot", server: "relay address, host:port (required)", ticks: "ticks each bot plays (required)"}, stderr)
 	fs.BoolVar(&f.light, "light", false, "load generator: no simulation, one Move order per tick, a constant hash")
 	fs.IntVar(&f.games, "games", 1, "with --light: fill this many rooms, ROOM-0, ROOM-1, …, of --players bots each")
+	f.desync.addBot(fs)
 	err := f.parse(fs, args, 255, func() error {
 		if f.games < 1 || (f.games > 1 && !f.light) {
 			return fmt.Errorf("%w: --games must be at least 1, and only light bots play several games", errUsage)
 		}
-		return nil
+		if f.light && (f.desync.injectAt > 0 || f.desync.debugLevel > 0) {
+			return fmt.Errorf("%w: light bots run no simulation to debug or corrupt", errUsage)
+		}
+		return f.desync.check()
 	})
 	return f, err
 }
@@ -88,7 +97,8 @@ func runLockstepBot(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		return joinRoom(ctx, conn, room, f.roomSize)
 	}
-	cfg := lockstepbot.Config{Players: f.players * f.games, RoomSize: f.roomSize, Ticks: f.ticks, Join: join, Light: f.light}
+	cfg := lockstepbot.Config{Players: f.players * f.games, RoomSize: f.roomSize, Ticks: f.ticks, Join: join, Light: f.light,
+		Desync: f.desync.config(f.ticks, f.desync.dir)}
 	if f.games > 1 {
 		cfg.MaxJoining = 16 // stagger thousands of handshakes
 	}
@@ -96,7 +106,7 @@ func runLockstepBot(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	return printReport(stdout, lockstepReport{&r}, f.json, func(w io.Writer) {
+	return f.report(stdout, lockstepReport{Report: &r}, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire bot: %d bots in room %q of %d, %d ticks, relay %s\n", f.players, f.room, f.roomSize, f.ticks, f.server)
 	})
 }
@@ -113,12 +123,20 @@ func joinRoom(ctx context.Context, conn *transport.Conn, room string, roomSize i
 
 // lockstepReport is the summary of lockstep bots (bot and demo --json):
 // exactly a lockstepbot.Report.
-type lockstepReport struct{ *lockstepbot.Report }
+type lockstepReport struct {
+	*lockstepbot.Report
+	// drill, for a desync drill, is its outcome: the bots are then meant
+	// to disagree, and the verdict is whether the report named the fault.
+	drill *error
+}
 
 func (r lockstepReport) table(w io.Writer) { printBotReport(w, r.Report) }
 
 // verdict is errNotInSync unless the clients agree.
 func (r lockstepReport) verdict() error {
+	if r.drill != nil {
+		return *r.drill
+	}
 	if !r.AllInSync {
 		return errNotInSync
 	}
@@ -134,6 +152,12 @@ func printBotReport(w io.Writer, r *lockstepbot.Report) {
 		if p.Desyncs > 0 {
 			fmt.Fprintf(w, "     desyncs reported: %d\n", p.Desyncs)
 		}
+		if d := p.InjectedDesync; d != nil {
+			fmt.Fprintf(w, "     injected desync: entity %d field %s after tick %d\n", d.Entity, d.Field, d.Tick)
+		}
+		if p.DesyncReport != "" {
+			fmt.Fprintf(w, "     desync report: %s\n", p.DesyncReport)
+		}
 		if p.Error != "" {
 			fmt.Fprintf(w, "     stopped: %s\n", p.Error)
 		}
@@ -144,13 +168,20 @@ func printBotReport(w io.Writer, r *lockstepbot.Report) {
 // demoFlags are the options of "tickwire demo".
 type demoFlags struct {
 	demoCommon
+	desync desyncFlags
 }
 
 func parseDemoFlags(args []string, stderr io.Writer) (demoFlags, error) {
 	var f demoFlags
 	fs := f.flagSet(demoSpec{name: "demo", tps: 30, latency: 40 * time.Millisecond, loss: 0.05,
 		ticks: "ticks to play", seed: "seed of the network impairment", json: "print one JSON object (the bot --json summary)"}, stderr)
-	err := f.parse(fs, args, sim.MaxPlayers, nil)
+	f.desync.addDemo(fs)
+	err := f.parse(fs, args, sim.MaxPlayers, func() error {
+		if f.desync.inject && (f.players < 2 || f.ticks < demoInjectTick(f.ticks)+60) {
+			return fmt.Errorf("%w: --inject-desync needs at least 2 players and 120 ticks", errUsage)
+		}
+		return f.desync.check()
+	})
 	return f, err
 }
 
@@ -181,10 +212,20 @@ func runLockstepDemo(ctx context.Context, args []string, stdout, stderr io.Write
 	if progress != nil {
 		fmt.Fprintln(stdout)
 	}
-	return printReport(stdout, lockstepReport{&r}, f.json, func(w io.Writer) {
+	var drill string
+	report := lockstepReport{Report: &r}
+	if f.desync.inject {
+		path, err := checkDrill(&r, f.desync.dir)
+		report.drill = &err
+		drill = fmt.Sprintf("desync drill: %s names the injected entity and field: %s", path, yesNo(err == nil, "yes"))
+	}
+	return printReport(stdout, report, f.json, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire demo: %d bots, %d ticks at %d tps, %s\n", f.players, f.ticks, f.tps, f.impairment())
 		fmt.Fprintf(w, "relay: %d late orders, %d strikes, %d QoS adjustments, %d desyncs, %d bytes in, %d bytes out\n",
 			st.lockstep.LateOrders, st.lockstep.Strikes, st.lockstep.QosAdjustments, st.lockstep.Desyncs, st.BytesIn, st.BytesOut)
+		if drill != "" {
+			fmt.Fprintln(w, drill)
+		}
 	})
 }
 
@@ -192,7 +233,9 @@ func runLockstepDemo(ctx context.Context, args []string, stdout, stderr io.Write
 // f.players bots whose sockets netsim impairs. It returns the bots'
 // summary and the relay's figures at the end.
 func playDemo(ctx context.Context, f demoFlags, progress func(lockstepbot.Progress)) (lockstepbot.Report, relayFigures, error) {
-	ls := lockstepserver.New(lockstepserver.Config{})
+	lc := lockstepserver.Config{DesyncDir: f.desync.dir}
+	lc.Relay.DebugLevel = uint8(f.desync.debugLevel)
+	ls := lockstepserver.New(lc)
 	d, err := startDemoServer(ctx, &f.demoCommon, server.Config{TickRate: f.tps, Models: []room.Model{ls.Model()}})
 	if err != nil {
 		return lockstepbot.Report{}, relayFigures{}, err
@@ -205,7 +248,8 @@ func playDemo(ctx context.Context, f demoFlags, progress func(lockstepbot.Progre
 		}
 		return joinRoom(ctx, conn, "demo", f.players)
 	}
-	r, err := lockstepbot.Run(ctx, lockstepbot.Config{Players: f.players, Ticks: f.ticks, Join: join, OnProgress: progress})
+	r, err := lockstepbot.Run(ctx, lockstepbot.Config{Players: f.players, Ticks: f.ticks, Join: join, OnProgress: progress,
+		Desync: f.desync.config(f.ticks, "")})
 	return r, relayFigures{d.srv.Stats(), ls.Stats()}, err
 }
 
@@ -224,4 +268,8 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := file.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func (r lockstepReport) certificates() []json.RawMessage {
+	return certsOf(r.Players, func(p *lockstepbot.PlayerReport) json.RawMessage { return p.Certificate })
 }

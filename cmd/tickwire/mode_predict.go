@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -234,7 +235,7 @@ func (*predictMode) bot(ctx context.Context, args []string, stdout, stderr io.Wr
 		return err
 	}
 	r := predictbot.Play(ctx, f.players, f.ticks, 0, false, predictbot.Remote(f.room, f.roomSize, dial))
-	return printReport(stdout, predictReport{&r}, f.json, func(w io.Writer) {
+	return f.report(stdout, predictReport{&r}, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire bot --mode predict: %d bots in room %q of %d, %d ticks, server %s\n", f.players, f.room, f.roomSize, f.ticks, f.server)
 	})
 }
@@ -274,4 +275,8 @@ func (r predictReport) verdict() error {
 		return errParity
 	}
 	return nil
+}
+
+func (r predictReport) certificates() []json.RawMessage {
+	return certsOf(r.Players, func(p *predictbot.Player) json.RawMessage { return p.Certificate })
 }

@@ -1,6 +1,7 @@
 package lockstepbot
 
 import (
+	"encoding/json"
 	"time"
 )
 
@@ -37,6 +38,20 @@ type PlayerReport struct {
 	ClockCorrectionMS float64 `json:"clock_correction_ms"`
 	ClockDriftPPM     float64 `json:"clock_drift_ppm"`
 	ClockSteps        int     `json:"clock_steps"`
+	// Certificate is the match's certified result the server sent when
+	// the match ended (the JSON `tickwire matches verify` reads), if one
+	// came.
+	Certificate json.RawMessage `json:"certificate,omitempty"`
+	// DebugLevel is the desync debug level the bot played at (the higher
+	// of its own and the room's).
+	DebugLevel uint8 `json:"debug_level,omitempty"`
+	// OrderLog is the bot's order log file (debug level 1 and above).
+	OrderLog string `json:"order_log,omitempty"`
+	// InjectedDesync is the fault the bot injected, if it did.
+	InjectedDesync *InjectedDesync `json:"injected_desync,omitempty"`
+	// DesyncReport is the file name of the desync report the relay sent
+	// the bot, if any (written to the report directory, if one is set).
+	DesyncReport string `json:"desync_report,omitempty"`
 	// Error is why the bot stopped early, if it did.
 	Error string `json:"error,omitempty"`
 }

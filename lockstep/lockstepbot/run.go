@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tickwire/tickwire/internal/botpool"
 	"github.com/tickwire/tickwire/lockstep"
 	"github.com/tickwire/tickwire/metrics"
 )
@@ -60,6 +61,8 @@ type Config struct {
 	// generator of thousands of clients staggers its handshakes); 0 means
 	// no bound.
 	MaxJoining int
+	// Desync configures desync debugging and drills.
+	Desync DesyncConfig
 }
 
 // Progress is a live summary across the bots of this process.
@@ -121,7 +124,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	slices.SortStableFunc(r.Players, func(a, b PlayerReport) int { return a.ID - b.ID })
 	r.AllInSync = inSync(r.Players, cfg.Ticks)
-	return r, nil
+	return r, writeReports(cfg.Desync.ReportDir, bots)
 }
 
 func reportProgress(cfg *Config, bots []*runner, stop <-chan struct{}) {
@@ -165,6 +168,7 @@ type runner struct {
 	joining chan struct{} // a semaphore of Config.MaxJoining, or nil
 	report  PlayerReport
 	model   string // the network model the server asserted at the join
+	desync  []byte // the desync report the relay sent, if any
 
 	mu      sync.Mutex // guards live and playing for progress reports
 	live    lockstep.Diagnostics
@@ -191,7 +195,9 @@ func (r *runner) run(ctx context.Context) {
 	r.model = c.NetworkModel()
 	if err := r.play(ctx, c); err != nil {
 		r.report.Error = err.Error()
+		return
 	}
+	r.report.Certificate = botpool.Leave(ctx, c.Leave)
 }
 
 // play waits for the match to start, then applies ticks until done.
@@ -211,15 +217,11 @@ func (r *runner) play(ctx context.Context, c Client) error {
 	defer stall.stop()
 
 	r.report.ID = int(c.PlayerID())
-	var (
-		sim   lockstep.Simulation
-		input lockstep.OrderSource
-	)
-	if r.cfg.Light {
-		sim, input = lockstep.LightSim{}, lockstep.NewLightInput(c.PlayerID())
-	} else if sim, input, err = newGame(r.cfg.RoomSize, c.PlayerID(), seed); err != nil {
+	sim, input, game, err := r.newSim(c, seed)
+	if err != nil {
 		return err
 	}
+	defer r.endDesync(ctx, c, game, sim)
 	r.setLive(c.Diagnostics(), true)
 
 	var (

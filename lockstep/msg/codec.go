@@ -84,6 +84,8 @@ func (c Codec) Append(dst []byte, m Message) ([]byte, error) {
 		appendFixed(&b, m.Nonce[:])
 	case *SeedResult:
 		b.U64(m.Seed).Uvarint(m.StartUs)
+	case paired:
+		err = m.appendFields(&b)
 	default:
 		return dst, &Error{Type: m.Type(), Err: ErrUnknownType}
 	}
@@ -239,6 +241,11 @@ func (c Codec) Decode(b []byte) (Message, error) {
 	case TypeSeedResult:
 		m = &SeedResult{Seed: r.U64(), StartUs: r.Uvarint()}
 	default:
+		if newPaired, ok := pairedTypes[t]; ok && r.Valid() {
+			pm := newPaired()
+			err, m = pm.parseFields(r), pm
+			break
+		}
 		if r.Err() != nil {
 			return nil, &Error{Err: ErrMalformed, Cause: r.Err()}
 		}

@@ -62,7 +62,8 @@ type simClient struct {
 	// stream is full), and the relay calls Leave between Ready and
 	// Advance, as server does.
 	backedUp  bool
-	badHashAt uint64 // report a wrong hash for sync ticks at or after this, if > 0
+	badHashAt uint64    // report a wrong hash for sync ticks at or after this, if > 0
+	tree      *walkTree // a state tree the client hashes and answers the desync walk with
 	playing   bool
 	nextTick  uint64 // next window to submit
 	lastTick  uint64
@@ -96,6 +97,8 @@ type frameCopy struct {
 	clockOff  int64
 	submitOff int32
 	removals  []msg.Removal // a frame's schedule, or a PlayerRemoved notice
+	depth     uint8         // a MerkleQuery's node
+	index     uint32
 }
 
 // learnedRemoval is a removal a client was told of, and how it first
@@ -115,6 +118,8 @@ const (
 	kCommitments
 	kResult
 	kRemoved
+	kDebugRequest
+	kMerkleQuery
 	kOther
 )
 
@@ -326,6 +331,10 @@ func (n *simNet) receive(c *simClient, f frameCopy) {
 		c.playing = true
 	case kRemoved:
 		c.learn(f.removals, n.now, "PlayerRemoved")
+	case kDebugRequest, kMerkleQuery:
+		if c.tree != nil {
+			n.answerWalk(c, f)
+		}
 	case kFrame:
 		c.learn(f.removals, n.now, fmt.Sprintf("frame %d", f.tick))
 		if !c.haveFrame || f.tick > c.lastTick {
@@ -335,6 +344,9 @@ func (n *simNet) receive(c *simClient, f frameCopy) {
 			h := f.tick * 0x9e3779b97f4a7c15
 			if c.badHashAt > 0 && f.tick >= c.badHashAt {
 				h++
+			}
+			if c.tree != nil {
+				h = c.tree.node(f.tick, 0, 0)
 			}
 			n.toRelay(c, &msg.SyncHash{Tick: f.tick, Hash: h}, 0)
 		}
@@ -412,6 +424,10 @@ func copyFrame(m msg.Message) frameCopy {
 		return frameCopy{kind: kResult}
 	case *msg.PlayerRemoved:
 		return frameCopy{kind: kRemoved, removals: []msg.Removal{m.Removal}}
+	case *msg.DesyncDebugRequest:
+		return frameCopy{kind: kDebugRequest, tick: m.Tick}
+	case *msg.MerkleQuery:
+		return frameCopy{kind: kMerkleQuery, tick: m.Tick, depth: m.Depth, index: m.Index}
 	}
 	return frameCopy{kind: kOther}
 }
@@ -489,6 +505,14 @@ func fmtMsg(m msg.Message) string {
 		return "SeedCommitments [" + strings.Join(ids, " ") + "]"
 	case *msg.SeedResult:
 		return fmt.Sprintf("SeedResult seed=%#x start=%dus", m.Seed, m.StartUs)
+	case *msg.DebugLevel:
+		return fmt.Sprintf("DebugLevel %d", m.Level)
+	case *msg.DesyncDebugRequest:
+		return fmt.Sprintf("DesyncDebugRequest tick=%d level=%d", m.Tick, m.Level)
+	case *msg.MerkleQuery:
+		return fmt.Sprintf("MerkleQuery tick=%d node=%d/%d", m.Tick, m.Depth, m.Index)
+	case *msg.DesyncReport:
+		return fmt.Sprintf("DesyncReport tick=%d (%d bytes of JSON)", m.Tick, len(m.JSON))
 	}
 	return fmt.Sprintf("%T %+v", m, m)
 }
@@ -522,6 +546,8 @@ func fmtEvent(e Event) string {
 			e.Tick, e.OldDeadline, e.NewDeadline, e.OldRunAhead, e.NewRunAhead, e.LateRateBpsEWMA, e.Reason)
 	case HostStall:
 		return fmt.Sprintf("event HostStall at=%v for=%v lag=%v", e.At.Round(time.Microsecond), e.Duration.Round(time.Microsecond), e.Lag.Round(time.Microsecond))
+	case DesyncDiagnosed:
+		return "event DesyncDiagnosed\n" + strings.TrimSpace(string(e.JSON))
 	case Desync:
 		s := fmt.Sprintf("event Desync tick=%d", e.Tick)
 		for _, h := range e.Hashes {

@@ -119,6 +119,7 @@ type predictionRoom struct {
 	live   int
 	prev   predict.ServerStats
 	out    []room.Envelope
+	shown  corrections // what the dashboard showed of the clients' corrections
 }
 
 func newRoom(p room.Params, cfg predict.ServerConfig, game predict.Game, cs *counters) (*predictionRoom, error) {
