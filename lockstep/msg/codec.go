@@ -85,7 +85,10 @@ func (c Codec) Append(dst []byte, m Message) ([]byte, error) {
 	case *SeedResult:
 		b.U64(m.Seed).Uvarint(m.StartUs)
 	default:
-		return dst, &Error{Type: m.Type(), Err: ErrUnknownType}
+		var ok bool
+		if ok, err = appendRejoin(&b, m); !ok {
+			return dst, &Error{Type: m.Type(), Err: ErrUnknownType}
+		}
 	}
 	if err != nil {
 		return dst, wrap(m.Type(), err)
@@ -242,7 +245,10 @@ func (c Codec) Decode(b []byte) (Message, error) {
 		if r.Err() != nil {
 			return nil, &Error{Err: ErrMalformed, Cause: r.Err()}
 		}
-		return nil, &Error{Type: t, Err: ErrUnknownType}
+		var ok bool
+		if m, ok = decodeRejoin(r, t, &err); !ok {
+			return nil, &Error{Type: t, Err: ErrUnknownType}
+		}
 	}
 	if err == nil {
 		err = r.Finish()

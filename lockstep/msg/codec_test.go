@@ -22,7 +22,7 @@ func samples() []msg.Message {
 	for i := range commit {
 		commit[i] = byte(i * 7)
 	}
-	return []msg.Message{
+	return append([]msg.Message{
 		&msg.OrderSubmit{Tick: 1234, SentUs: 41_900_123, AckTick: 1230, Token: 0xDEADBEEF, AckDelayUs: 812, Orders: orders},
 		&msg.OrderSubmit{Tick: 5, SentUs: 1, AckTick: 0, Token: 0},
 		&msg.TickFrame{Tick: 1234, Token: 0x01020304, Flags: msg.FlagSyncRequest, RunAhead: 4,
@@ -42,7 +42,7 @@ func samples() []msg.Message {
 		&msg.SeedCommitments{Commitments: []msg.Commitment{{Player: 1, Commitment: commit}, {Player: 2}}},
 		&msg.SeedReveal{Contribution: commit, Nonce: [16]byte{1, 2, 3}},
 		&msg.SeedResult{Seed: 0xFEEDFACECAFEBEEF, StartUs: 2_600_000},
-	}
+	}, rejoinSamples()...)
 }
 
 func TestRoundTrip(t *testing.T) {
