@@ -30,15 +30,20 @@ type Status uint8
 
 // Network model states.
 const (
-	StatusConnecting   Status = iota // joining a room, before calibration
-	StatusCalibrating                // measuring latency before the match starts
-	StatusPlaying                    // ticks are flowing
-	StatusDesynced                   // the relay reported diverging state hashes
-	StatusEnded                      // the match is over
-	StatusDisconnected               // the connection is gone
+	StatusConnecting  Status = iota // joining a room, before calibration
+	StatusCalibrating               // measuring latency before the match starts
+	StatusPlaying                   // ticks are flowing
+	StatusDesynced                  // the relay reported diverging state hashes
+	// A rejoining player (or an observer joining a running match) goes
+	// through Authorized, Downloading and CatchingUp to Playing.
+	StatusAuthorized   // back in its seat, waiting for a snapshot transfer
+	StatusDownloading  // receiving a donor's snapshot through the relay
+	StatusCatchingUp   // the snapshot is loaded; applying the frames since
+	StatusEnded        // the match is over
+	StatusDisconnected // the connection is gone
 )
 
-var statusNames = [...]string{"connecting", "calibrating", "playing", "desynced", "ended", "disconnected"}
+var statusNames = [...]string{"connecting", "calibrating", "playing", "desynced", "authorized", "downloading", "catching-up", "ended", "disconnected"}
 
 // String returns the status in lower case.
 func (s Status) String() string {

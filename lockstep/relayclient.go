@@ -93,6 +93,8 @@ type RelayClient struct {
 	log   *slog.Logger
 	clock func() time.Duration
 	model string // the room's network model, from JoinAccepted
+	room  string
+	seat  join.Seat
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -131,21 +133,7 @@ func joinRelay(ctx context.Context, conn *transport.Conn, room string, roomSize 
 	if roomSize < 1 || roomSize > relay.MaxPlayers {
 		return nil, fmt.Errorf("lockstep: room size %d outside 1..%d", roomSize, relay.MaxPlayers)
 	}
-	c := &RelayClient{conn: conn, cfg: cfg, clock: cfg.Clock, in: make(chan inbound, 256), notify: make(chan struct{}, 1)}
-	if c.clock == nil {
-		epoch := time.Now()
-		c.clock = func() time.Duration { return time.Since(epoch) }
-	}
-	if c.cfg.MetricsInterval <= 0 {
-		c.cfg.MetricsInterval = DefaultMetricsInterval
-	}
-	if c.cfg.MaxQueuedTicks <= 0 {
-		c.cfg.MaxQueuedTicks = DefaultMaxQueuedTicks
-	}
-	c.log = cfg.Logger
-	if c.log == nil {
-		c.log = slog.New(slog.DiscardHandler)
-	}
+	c := newShell(conn, cfg)
 	src := cfg.Rand
 	if src == nil {
 		src = rand.Reader
@@ -162,13 +150,38 @@ func joinRelay(ctx context.Context, conn *transport.Conn, room string, roomSize 
 	if err != nil {
 		return nil, fmt.Errorf("lockstep: %w", err)
 	}
-	c.model = seat.NetworkModel
+	c.model, c.room, c.seat = seat.NetworkModel, room, seat
 	c.core = newClientCore(c.cfg, c.log, seat, contribution, nonce)
+	c.start()
+	return c, nil
+}
+
+// newShell returns a client on conn with cfg's defaults filled in.
+func newShell(conn *transport.Conn, cfg RelayClientConfig) *RelayClient {
+	c := &RelayClient{conn: conn, cfg: cfg, clock: cfg.Clock, in: make(chan inbound, 256), notify: make(chan struct{}, 1)}
+	if c.clock == nil {
+		epoch := time.Now()
+		c.clock = func() time.Duration { return time.Since(epoch) }
+	}
+	if c.cfg.MetricsInterval <= 0 {
+		c.cfg.MetricsInterval = DefaultMetricsInterval
+	}
+	if c.cfg.MaxQueuedTicks <= 0 {
+		c.cfg.MaxQueuedTicks = DefaultMaxQueuedTicks
+	}
+	c.log = cfg.Logger
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+// start runs the client's goroutines on c.conn.
+func (c *RelayClient) start() {
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.wg.Add(2)
 	go c.read()
 	go c.run()
-	return c, nil
 }
 
 // now is the client clock.
@@ -397,7 +410,7 @@ func (c *RelayClient) AwaitSeed(ctx context.Context) (uint64, error) {
 func (c *RelayClient) Wait(ctx context.Context) error {
 	for {
 		c.mu.Lock()
-		ready, status := len(c.core.st.queue) > 0, c.core.st.status
+		ready, status := c.core.st.ready(), c.core.st.status
 		c.mu.Unlock()
 		if ready || status >= StatusEnded {
 			return nil

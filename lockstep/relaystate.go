@@ -47,6 +47,8 @@ type clientState struct {
 	procUs      uint32        // smoothed time from PollTick to ReportSyncHash
 	nextMetrics time.Duration
 
+	rejoin rejoinState
+
 	diag Diagnostics
 }
 
@@ -86,7 +88,7 @@ func (c *clientCore) fail(err error) {
 // handle processes one message from the relay received at now.
 func (c *clientCore) handle(in msg.Message, now time.Duration) {
 	st := &c.st
-	if st.status >= StatusEnded {
+	if st.status >= StatusEnded || c.handleRejoin(in, now) {
 		return
 	}
 	switch m := in.(type) {
@@ -157,7 +159,7 @@ func (c *clientCore) handle(in msg.Message, now time.Duration) {
 // frame queues a confirmed tick.
 func (c *clientCore) frame(f *msg.TickFrame, at time.Duration) {
 	st := &c.st
-	if !st.seeded || f.Tick != st.nextFrame {
+	if !st.frameAccepted(f) {
 		c.fail(fmt.Errorf("%w: frame for tick %d, expected %d", ErrProtocol, f.Tick, st.nextFrame))
 		return
 	}
@@ -242,7 +244,7 @@ func (st *clientState) submit(o protocol.TimestampedOrder, now time.Duration) {
 // poll hands out the next confirmed tick and takes due removals into
 // effect.
 func (st *clientState) poll(now time.Duration) (protocol.TickOrders, bool) {
-	if len(st.queue) == 0 {
+	if len(st.queue) == 0 || st.holding() {
 		return protocol.TickOrders{}, false
 	}
 	f := st.queue[0]
@@ -295,7 +297,7 @@ func (c *clientCore) timers(now time.Duration) {
 		return
 	}
 	rnow := now + st.offset
-	if at := st.sendAt(); rnow >= at {
+	if at := st.sendAt(); rnow >= at && st.submitting() {
 		// The submission belongs to the window that ends (less the
 		// submit offset) at its scheduled time, even if the timer fired
 		// a little after the boundary; if the client fell behind by more
@@ -304,7 +306,7 @@ func (c *clientCore) timers(now time.Duration) {
 		c.submitWindow(now, rnow, claim)
 		st.nextSend = int64((rnow-st.start+st.submitOffset)/st.interval) + 1
 	}
-	if now >= st.nextMetrics {
+	if now >= st.nextMetrics && !st.rejoin.observer {
 		st.nextMetrics = now + c.cfg.MetricsInterval
 		m := &msg.ClientMetrics{
 			AvgLatencyUs:     uint32(min(us(c.rtt), 1<<32-1)),

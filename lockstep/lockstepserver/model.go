@@ -21,6 +21,13 @@ type Config struct {
 	// MaxRoomSize bounds the players of a room; 0 means relay.MaxPlayers,
 	// which is also the most it may be.
 	MaxRoomSize int
+	// DelayTicks is the room option delay_ticks: the least delay, in
+	// ticks, of an observer's feed (an observer may ask for more; 0
+	// allows a live feed, for casual rooms). At most MaxDelayTicks.
+	DelayTicks uint32
+	// MaxObservers bounds the observers of a room; 0 means
+	// DefaultMaxObservers, a negative value none.
+	MaxObservers int
 	// OnEvent, if set, receives every event of every room (for logs,
 	// replays, audit trails). It is called from the room's goroutine and
 	// must not block for long.
@@ -58,10 +65,12 @@ func Model(cfg Config) room.Model { return New(cfg).Model() }
 // Model returns the room.Model a server hosts.
 func (l *Lockstep) Model() room.Model {
 	return room.Model{
-		Name:        room.Lockstep,
-		MaxRoomSize: l.cfg.MaxRoomSize,
-		TickRate:    l.cfg.Relay.TickRate,
-		Channels:    lanes.Channels(),
+		Name:          room.Lockstep,
+		MaxRoomSize:   l.cfg.MaxRoomSize,
+		TickRate:      l.cfg.Relay.TickRate,
+		Channels:      lanes.Channels(),
+		Rejoin:        l.cfg.Relay.Rejoin.Enabled,
+		MaxSpectators: l.maxObservers(),
 		New: func(p room.Params) (room.Room, error) {
 			r, err := l.newRoom(p)
 			if err != nil {
@@ -71,6 +80,17 @@ func (l *Lockstep) Model() room.Model {
 		},
 		Metrics: l.metrics,
 	}
+}
+
+// maxObservers is the observers a room takes.
+func (l *Lockstep) maxObservers() int {
+	switch {
+	case l.cfg.MaxObservers < 0:
+		return 0
+	case l.cfg.MaxObservers == 0:
+		return DefaultMaxObservers
+	}
+	return l.cfg.MaxObservers
 }
 
 func (l *Lockstep) newRoom(p room.Params) (*lockstepRoom, error) {
@@ -95,5 +115,6 @@ func (l *Lockstep) newRoom(p room.Params) (*lockstepRoom, error) {
 	r.core = core
 	r.notices, r.late = make([]msg.LateNotice, r.size), make([]bool, r.size)
 	r.rep = newReport(r.size)
+	r.feeds = make(map[int]*feed)
 	return r, nil
 }

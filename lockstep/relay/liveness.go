@@ -98,7 +98,9 @@ func (c *Core) checkLiveness() {
 	frozen, active := 0, 0
 	c.active(func(p *player) {
 		active++
-		if c.now-p.state.LastHeard >= c.cfg.HeartbeatTimeout {
+		if c.now-p.state.LastHeard >= c.cfg.HeartbeatTimeout && c.cfg.Rejoin.Enabled {
+			c.goAway(p, msg.ReasonTimeout)
+		} else if c.now-p.state.LastHeard >= c.cfg.HeartbeatTimeout {
 			c.scheduleRemoval(p, msg.ReasonTimeout)
 		} else if _, f := c.frozenNow(p); f {
 			frozen++
