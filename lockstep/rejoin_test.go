@@ -2,15 +2,18 @@ package lockstep_test
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/tickwire/tickwire/lockstep"
 	"github.com/tickwire/tickwire/lockstep/lockstepserver"
+	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/lockstep/relay"
 	"github.com/tickwire/tickwire/netsim"
 	"github.com/tickwire/tickwire/protocol"
@@ -56,7 +59,6 @@ type dropPlan struct {
 	player protocol.PlayerID
 	at     uint64
 	after  time.Duration
-	// lie, if set, wraps the player's simulation when it donates.
 	times int // drops, each at at + k*gap
 	gap   uint64
 }
@@ -92,7 +94,7 @@ func awaitRefGame(ctx context.Context, rc *lockstep.RelayClient) (*sim.Sim, lock
 // playRejoining plays like playGame and follows plan when the player is
 // plan.player: it cuts its socket after applying tick plan.at, waits
 // plan.after and rejoins on a new connection, with the same simulation.
-func playRejoining(ctx context.Context, rn *relayNet, rc *lockstep.RelayClient, cut func(), link netsim.Link, ticks uint64, plan dropPlan, wrap func(lockstep.Simulation) lockstep.Simulation) rejoinResult {
+func playRejoining(ctx context.Context, rn *relayNet, rc *lockstep.RelayClient, cut func(), link netsim.Link, ticks uint64, plan dropPlan, wrap func(*sim.Sim) lockstep.Simulation) rejoinResult {
 	r := rejoinResult{result: result{id: rc.PlayerID(), model: rc}}
 	s, input, err := awaitRefGame(ctx, rc)
 	if err != nil {
@@ -133,8 +135,9 @@ func playRejoining(ctx context.Context, rn *relayNet, rc *lockstep.RelayClient, 
 }
 
 // runRejoinMatch plays a match of n players over link in which plan's
-// player drops and rejoins; wrap, if set, wraps player liar's simulation.
-func runRejoinMatch(t *testing.T, rn *relayNet, n int, link netsim.Link, ticks uint64, plan dropPlan, liar protocol.PlayerID, wrap func(lockstep.Simulation) lockstep.Simulation) []rejoinResult {
+// player drops and rejoins; wrap, if set, wraps the simulation of every
+// player liar names.
+func runRejoinMatch(t *testing.T, rn *relayNet, n int, link netsim.Link, ticks uint64, plan dropPlan, liar func(protocol.PlayerID) bool, wrap func(*sim.Sim) lockstep.Simulation) []rejoinResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Hour)
 	defer cancel()
@@ -151,8 +154,8 @@ func runRejoinMatch(t *testing.T, rn *relayNet, n int, link netsim.Link, ticks u
 				out <- rejoinResult{result: result{err: err}}
 				return
 			}
-			var w func(lockstep.Simulation) lockstep.Simulation
-			if rc.PlayerID() == liar {
+			var w func(*sim.Sim) lockstep.Simulation
+			if liar != nil && liar(rc.PlayerID()) {
 				w = wrap
 			}
 			r := playRejoining(ctx, rn, rc, cut, link, ticks, plan, w)
@@ -207,7 +210,7 @@ func TestRejoinUnderLoss(t *testing.T) {
 				link := netsim.Link{Latency: 30 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.05}
 				ticks := at + 300
 				plan := dropPlan{player: 2, at: at, after: 2 * time.Second, times: 1}
-				res := runRejoinMatch(t, rn, 4, link, ticks, plan, 0, nil)
+				res := runRejoinMatch(t, rn, 4, link, ticks, plan, nil, nil)
 				checkRejoined(t, res, ticks, plan)
 				if len(loaded) != 1 || loaded[0].To != 2 || loaded[0].Donor == 2 {
 					t.Errorf("snapshots loaded: %+v", loaded)
@@ -215,4 +218,139 @@ func TestRejoinUnderLoss(t *testing.T) {
 			})
 		})
 	}
+}
+
+// liarSim forges the first snapshot any liarSim of its match donates:
+// the real state with 500 more credits for player 1, a state that
+// decodes, restores and passes every structural check, from a donor that
+// keeps reporting its honest hashes.
+type liarSim struct {
+	*sim.Sim
+	t      *testing.T
+	forged *atomic.Bool
+}
+
+func (l liarSim) Snapshot() []byte {
+	b := l.Sim.Snapshot()
+	if l.forged.Swap(true) {
+		return b
+	}
+	const credits = 35 + 8 + 8 + 4 // header, tick, RNG, next id: player 1's credits
+	binary.LittleEndian.PutUint32(b[credits:], binary.LittleEndian.Uint32(b[credits:])+500)
+	scratch, _, err := newScratch(l.Sim)
+	if err == nil {
+		err = scratch.Restore(b)
+	}
+	if err != nil {
+		l.t.Errorf("the forged snapshot does not pass the structural checks: %v", err)
+	}
+	return b
+}
+
+// newScratch is a fresh simulation of s's match.
+func newScratch(s *sim.Sim) (*sim.Sim, sim.Config, error) {
+	m, cfg, err := scenario.Generate(scenario.Params{Players: s.Players(), Seed: s.Seed()})
+	if err != nil {
+		return nil, cfg, err
+	}
+	scratch, err := sim.New(m, cfg, s.Seed())
+	return scratch, cfg, err
+}
+
+// TestRejoinLyingDonor: the first donor asked forges its snapshot (a
+// valid state that is not the agreed one) and reports honest hashes; the
+// rejoining player rejects it against the agreed hash, the relay moves
+// to the next donor, and the match ends in sync.
+func TestRejoinLyingDonor(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var failed []relay.DonorFailed
+		rn := rejoinRelay(t, 0, func(ev relay.Event) {
+			if e, ok := ev.(relay.DonorFailed); ok {
+				failed = append(failed, e)
+			}
+		})
+		defer rn.close()
+		var forged atomic.Bool
+		plan := dropPlan{player: 2, at: 100, after: time.Second, times: 1}
+		const ticks = 400
+		res := runRejoinMatch(t, rn, 4, netsim.Link{Latency: 20 * time.Millisecond}, ticks, plan, func(id protocol.PlayerID) bool { return id != 2 },
+			func(s *sim.Sim) lockstep.Simulation { return liarSim{Sim: s, t: t, forged: &forged} })
+		checkRejoined(t, res, ticks, plan)
+		if len(failed) != 1 || failed[0].Reason != "snapshot rejected by its recipient" {
+			t.Errorf("donor failures %+v, want one rejected snapshot", failed)
+		}
+		for _, r := range res {
+			if r.id == 2 && r.rejected != 1 {
+				t.Errorf("the rejoining player rejected %d snapshots, want 1", r.rejected)
+			}
+		}
+	})
+}
+
+// TestRejoinTimeout: a player that vanishes and never comes back is
+// removed for good RejoinConfig.Timeout (60 s) after the relay noticed,
+// on the same tick at every client; the others never pause.
+func TestRejoinTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var away []relay.PlayerAway
+		rn := rejoinRelay(t, 0, func(ev relay.Event) {
+			if e, ok := ev.(relay.PlayerAway); ok {
+				away = append(away, e)
+			}
+		})
+		defer rn.close()
+		const ticks, at = 2300, 60
+		plan := dropPlan{player: 3, at: at, after: time.Hour, times: 1}
+		res := runRejoinMatch(t, rn, 3, netsim.Link{Latency: 20 * time.Millisecond}, ticks, plan, nil, nil)
+		var stayed []result
+		for _, r := range res {
+			if r.id == 3 {
+				continue
+			}
+			stayed = append(stayed, r.result)
+			removed := r.model.Removed()
+			if len(removed) != 1 || removed[0].Player != 3 || removed[0].Reason != msg.ReasonTimeout {
+				t.Fatalf("player %d saw removals %+v, want player 3 timed out", r.id, removed)
+			}
+			// Noticed as frozen (3 s) or silent (5 s), then the 60 s
+			// deadline and the removal lead (10 ticks).
+			if got, lo, hi := removed[0].AtTick, uint64(at+63*30), uint64(at+65*30+10); got < lo || got > hi {
+				t.Errorf("removed at tick %d, want %d..%d", got, lo, hi)
+			}
+		}
+		if len(away) != 1 || away[0].Player != 3 {
+			t.Errorf("away events %+v", away)
+		}
+		checkInSync(t, stayed, ticks)
+	})
+}
+
+// TestRejoinCyclingBounded: a player that keeps vanishing and coming back
+// gets DefaultMaxRejoins (3) reconnections; its next disconnection
+// removes it for good, and its next rejoin is refused.
+func TestRejoinCyclingBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rn := rejoinRelay(t, 0, nil)
+		defer rn.close()
+		const ticks = 900
+		plan := dropPlan{player: 2, at: 60, after: time.Second, times: relay.DefaultMaxRejoins + 1, gap: 150}
+		res := runRejoinMatch(t, rn, 3, netsim.Link{Latency: 20 * time.Millisecond}, ticks, plan, nil, nil)
+		var stayed []result
+		for _, r := range res {
+			if r.id != 2 {
+				stayed = append(stayed, r.result)
+				continue
+			}
+			if len(r.reconnect) != relay.DefaultMaxRejoins || r.err == nil {
+				t.Errorf("player 2 caught up %d times and ended with %v; want %d and an error", len(r.reconnect), r.err, relay.DefaultMaxRejoins)
+			}
+		}
+		for _, r := range stayed {
+			removed := r.model.Removed()
+			if len(removed) != 1 || removed[0].Player != 2 {
+				t.Errorf("player %d saw removals %+v, want player 2's", r.id, removed)
+			}
+		}
+		checkInSync(t, stayed, ticks)
+	})
 }

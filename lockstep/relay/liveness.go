@@ -98,10 +98,8 @@ func (c *Core) checkLiveness() {
 	frozen, active := 0, 0
 	c.active(func(p *player) {
 		active++
-		if c.now-p.state.LastHeard >= c.cfg.HeartbeatTimeout && c.cfg.Rejoin.Enabled {
-			c.goAway(p, msg.ReasonTimeout)
-		} else if c.now-p.state.LastHeard >= c.cfg.HeartbeatTimeout {
-			c.scheduleRemoval(p, msg.ReasonTimeout)
+		if c.now-p.state.LastHeard >= c.cfg.HeartbeatTimeout {
+			c.lost(p, msg.ReasonTimeout)
 		} else if _, f := c.frozenNow(p); f {
 			frozen++
 		}
@@ -115,7 +113,7 @@ func (c *Core) checkLiveness() {
 	}
 	c.active(func(p *player) {
 		if t, f := c.frozenNow(p); f && c.now >= t+grace {
-			c.scheduleRemoval(p, msg.ReasonFrozen)
+			c.lost(p, msg.ReasonFrozen)
 		}
 	})
 }

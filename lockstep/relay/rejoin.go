@@ -106,6 +106,17 @@ func (c *Core) Disconnected(now time.Duration, id protocol.PlayerID) {
 	}
 }
 
+// lost handles an active player the relay no longer hears from (silent)
+// or whose frames no longer get through (frozen): away when rejoins are
+// enabled, else removed for reason.
+func (c *Core) lost(p *player, reason msg.RemovalReason) {
+	if c.cfg.Rejoin.Enabled {
+		c.goAway(p, reason)
+		return
+	}
+	c.scheduleRemoval(p, reason)
+}
+
 // goAway makes an active player away, or removes it for reason if it
 // has used its MaxRejoins.
 func (c *Core) goAway(p *player, reason msg.RemovalReason) {
