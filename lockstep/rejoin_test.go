@@ -59,8 +59,8 @@ type dropPlan struct {
 	player protocol.PlayerID
 	at     uint64
 	after  time.Duration
-	times int // drops, each at at + k*gap
-	gap   uint64
+	times  int // drops, each at at + k*gap
+	gap    uint64
 }
 
 // rejoinResult is result plus what a rejoining player measured.
