@@ -61,6 +61,8 @@ type dropPlan struct {
 	after  time.Duration
 	times  int // drops, each at at + k*gap
 	gap    uint64
+	// onTick, if set, sees every tick every player applies.
+	onTick func(id protocol.PlayerID, tick uint64)
 }
 
 // rejoinResult is result plus what a rejoining player measured.
@@ -107,6 +109,9 @@ func playRejoining(ctx context.Context, rn *relayNet, rc *lockstep.RelayClient, 
 		game = wrap(s)
 	}
 	loop := lockstep.GameLoop{Sim: game, Net: rc, Input: input, Clock: func() time.Duration { return time.Duration(time.Now().UnixNano()) }}
+	if plan.onTick != nil {
+		loop.OnTick = func(tick, _ uint64) { plan.onTick(rc.PlayerID(), tick) }
+	}
 	drops := 0
 	var droppedAt time.Time
 	r.err = runLoop(ctx, rc, &loop, ticks, func() error {

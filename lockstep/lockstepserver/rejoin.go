@@ -2,6 +2,7 @@ package lockstepserver
 
 import (
 	"errors"
+	"math"
 	"time"
 
 	"github.com/tickwire/tickwire/lockstep/msg"
@@ -133,17 +134,32 @@ func (r *lockstepRoom) feedPush(seat int, f *feed, tick uint64, data []byte) {
 }
 
 // releaseFeeds sends what the observers' delay lines hold for the ticks
-// broadcast so far.
-func (r *lockstepRoom) releaseFeeds() {
+// broadcast so far, or everything once the match is over (all of it is
+// history then).
+func (r *lockstepRoom) releaseFeeds(over bool) {
 	next := r.core.NextTick()
-	if next == 0 || r.core.Phase() != relay.PhasePlaying {
+	if next == 0 {
 		return
 	}
+	last := next - 1
+	if over {
+		last = math.MaxUint64 - MaxDelayTicks
+	}
 	for seat, f := range r.feeds {
-		f.release(next-1, func(b []byte) {
+		f.release(last, func(b []byte) {
 			r.out = append(r.out, room.Envelope{Seat: seat, Lane: lanes.Orders, Data: b})
 		})
 	}
+}
+
+// feedsHold reports whether a delay line holds messages.
+func (r *lockstepRoom) feedsHold() bool {
+	for _, f := range r.feeds {
+		if len(f.items) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // observerAborted closes an observer no donor could serve.

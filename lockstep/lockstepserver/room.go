@@ -92,7 +92,9 @@ func (r *lockstepRoom) disconnected(now time.Duration, m *member, err error) {
 func (r *lockstepRoom) Tick(now time.Duration) { r.core.Tick(now) }
 
 // HasReady implements room.Core.
-func (r *lockstepRoom) HasReady() bool { return r.core.HasReady() || len(r.closing) > 0 }
+func (r *lockstepRoom) HasReady() bool {
+	return r.core.HasReady() || len(r.closing) > 0 || (r.over() && r.feedsHold())
+}
 
 // Ready implements room.Core: the core's messages encoded, its events
 // counted, a LateNotice for each player reported late, and the players
@@ -110,7 +112,7 @@ func (r *lockstepRoom) Ready() room.Ready {
 		r.sent(e.Msg)
 		r.route(e)
 	}
-	r.releaseFeeds()
+	r.releaseFeeds(r.over())
 	r.addNotices()
 	for i := range r.members {
 		if m := &r.members[i]; m.removed && !m.gone {
@@ -210,7 +212,11 @@ func (r *lockstepRoom) event(ev relay.Event) {
 func (r *lockstepRoom) Next() (time.Duration, bool) { return r.core.NextDeadline() }
 
 // Done implements room.Core: the game ended or every seat is gone.
-func (r *lockstepRoom) Done() bool { return r.core.Phase() == relay.PhaseEnded || r.gone == r.size }
+func (r *lockstepRoom) Done() bool { return r.over() && !r.feedsHold() }
+
+// over reports whether the match is over: it ended, or every player is
+// gone. The observers' delay lines are then flushed before the room ends.
+func (r *lockstepRoom) over() bool { return r.core.Phase() == relay.PhaseEnded || r.gone == r.size }
 
 // Status implements room.Core.
 func (r *lockstepRoom) Status(time.Duration) room.Status {
