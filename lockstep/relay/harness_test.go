@@ -73,6 +73,7 @@ type simClient struct {
 	learned   []learnedRemoval                       // removals the client was told of
 	contrib   [32]byte
 	nonce     [16]byte
+	rejoin    simRejoin
 }
 
 type delivery struct {
@@ -96,6 +97,9 @@ type frameCopy struct {
 	clockOff  int64
 	submitOff int32
 	removals  []msg.Removal // a frame's schedule, or a PlayerRemoved notice
+	total     uint16        // a snapshot chunk's count (seq is its index)
+	data      []byte        // a snapshot chunk's bytes
+	hash      uint64        // an agreed snapshot hash
 }
 
 // learnedRemoval is a removal a client was told of, and how it first
@@ -116,6 +120,10 @@ const (
 	kResult
 	kRemoved
 	kOther
+	kRejoinStart
+	kSnapshotRequest
+	kChunk
+	kSnapshotHash
 )
 
 func newSimNet(cfg Config, ids []protocol.PlayerID, seed uint64) (*simNet, error) {
@@ -289,7 +297,7 @@ func (n *simNet) stepOnce() {
 // submits reports whether c submits on its own.
 func (n *simNet) submits(c *simClient) bool {
 	st, _ := n.core.Player(c.id)
-	return c.playing && !c.silent && st.Status != StatusRemoved
+	return c.playing && !c.silent && !c.rejoin.gone && !c.rejoin.rejoining && st.Status != StatusRemoved
 }
 
 // submit sends c's submission for its next window.
@@ -324,15 +332,18 @@ func (n *simNet) receive(c *simClient, f frameCopy) {
 		}
 	case kResult:
 		c.playing = true
+	default:
+		n.receiveRejoin(c, f)
 	case kRemoved:
 		c.learn(f.removals, n.now, "PlayerRemoved")
 	case kFrame:
+		defer n.donateOnFrame(c, f.tick)
 		c.learn(f.removals, n.now, fmt.Sprintf("frame %d", f.tick))
 		if !c.haveFrame || f.tick > c.lastTick {
 			c.lastTick, c.lastToken, c.frameAt, c.haveFrame = f.tick, f.token, n.now, true
 		}
-		if f.flags&msg.FlagSyncRequest != 0 {
-			h := f.tick * 0x9e3779b97f4a7c15
+		if f.flags&msg.FlagSyncRequest != 0 && !c.rejoin.rejoining {
+			h := simHash(f.tick)
 			if c.badHashAt > 0 && f.tick >= c.badHashAt {
 				h++
 			}
@@ -368,7 +379,7 @@ func (n *simNet) drainReady() {
 		n.logMsg(e)
 		fc := copyFrame(e.Msg)
 		for _, c := range n.clients {
-			if !e.Broadcast && e.To != c.id {
+			if (!e.Broadcast && e.To != c.id) || c.rejoin.gone {
 				continue
 			}
 			st, _ := n.core.Player(c.id)
@@ -399,6 +410,9 @@ func (n *simNet) drainReady() {
 }
 
 func copyFrame(m msg.Message) frameCopy {
+	if fc, ok := copyRejoin(m); ok {
+		return fc
+	}
 	switch m := m.(type) {
 	case *msg.TickFrame:
 		return frameCopy{kind: kFrame, tick: m.Tick, token: m.Token, flags: m.Flags, removals: slices.Clone(m.Removals)}
@@ -463,6 +477,9 @@ func fmtOrders(os []protocol.TimestampedOrder) string {
 }
 
 func fmtMsg(m msg.Message) string {
+	if s, ok := fmtRejoin(m); ok {
+		return s
+	}
 	switch m := m.(type) {
 	case *msg.TickFrame:
 		s := fmt.Sprintf("TickFrame %d ra=%d", m.Tick, m.RunAhead)
@@ -494,6 +511,9 @@ func fmtMsg(m msg.Message) string {
 }
 
 func fmtEvent(e Event) string {
+	if s, ok := fmtRejoinEvent(e); ok {
+		return s
+	}
 	switch e := e.(type) {
 	case CalibrationDone:
 		c := e.Calibration
