@@ -47,7 +47,8 @@ type clientState struct {
 	procUs      uint32        // smoothed time from PollTick to ReportSyncHash
 	nextMetrics time.Duration
 
-	rejoin rejoinState
+	rejoin     rejoinState
+	lateNotice lateIndicator
 
 	diag Diagnostics
 }
@@ -137,6 +138,7 @@ func (c *clientCore) handle(in msg.Message, now time.Duration) {
 		st.diag.LateOrders++
 		st.diag.Strikes = int(m.Strikes)
 		st.diag.LastLateBy = time.Duration(m.LateByUs) * time.Microsecond
+		st.lateNotice.late(st.diag.LastLateBy, now, &st.diag)
 	case *msg.DesyncDetected:
 		st.diag.Desyncs++
 		if st.diag.Desyncs == 1 {
@@ -299,6 +301,7 @@ func (c *clientCore) timers(now time.Duration) {
 	if !st.seeded || st.status >= StatusEnded {
 		return
 	}
+	st.lateNotice.refresh(now, &st.diag)
 	rnow := now + st.offset
 	if at := st.sendAt(); rnow >= at && st.submitting() {
 		// The submission belongs to the window that ends (less the
