@@ -128,9 +128,11 @@ func (c *clientCore) caughtUp(now time.Duration) {
 // frameAccepted reports whether frame f follows the ones before: during
 // a transfer the first frame sets the sequence.
 func (st *clientState) frameAccepted(f *msg.TickFrame) bool {
-	if st.rejoin.active && !st.rejoin.loaded && len(st.queue) == 0 {
-		st.nextFrame = f.Tick
-		return true
+	if st.rejoin.active && !st.rejoin.loaded {
+		if len(st.queue) == 0 {
+			st.nextFrame = f.Tick
+		}
+		return f.Tick == st.nextFrame
 	}
 	return st.seeded && f.Tick == st.nextFrame
 }

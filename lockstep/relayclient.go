@@ -95,6 +95,10 @@ type RelayClient struct {
 	model string // the room's network model, from JoinAccepted
 	room  string
 	seat  join.Seat
+	// bytesBefore are the bytes sent and received on dropped
+	// connections (Rejoin), counted in Diagnostics.
+	bytesBefore [2]uint64
+	dropped     map[*transport.Conn]bool
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -158,7 +162,7 @@ func joinRelay(ctx context.Context, conn *transport.Conn, room string, roomSize 
 
 // newShell returns a client on conn with cfg's defaults filled in.
 func newShell(conn *transport.Conn, cfg RelayClientConfig) *RelayClient {
-	c := &RelayClient{conn: conn, cfg: cfg, clock: cfg.Clock, in: make(chan inbound, 256), notify: make(chan struct{}, 1)}
+	c := &RelayClient{conn: conn, cfg: cfg, clock: cfg.Clock, notify: make(chan struct{}, 1), dropped: map[*transport.Conn]bool{}}
 	if c.clock == nil {
 		epoch := time.Now()
 		c.clock = func() time.Duration { return time.Since(epoch) }
@@ -176,8 +180,10 @@ func newShell(conn *transport.Conn, cfg RelayClientConfig) *RelayClient {
 	return c
 }
 
-// start runs the client's goroutines on c.conn.
+// start runs the client's goroutines on c.conn, with a fresh inbound
+// queue (what a dropped connection left in the old one is its past).
 func (c *RelayClient) start() {
+	c.in = make(chan inbound, 256)
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.wg.Add(2)
 	go c.read()
@@ -330,12 +336,12 @@ func (c *RelayClient) Status() Status {
 // Diagnostics implements NetworkModel; RTT, loss and bytes come from the
 // transport connection.
 func (c *RelayClient) Diagnostics() Diagnostics {
-	ts := c.conn.Stats()
 	c.mu.Lock()
-	d := c.core.st.diag
+	conn, d, before := c.conn, c.core.st.diag, c.bytesBefore
 	c.mu.Unlock()
+	ts := conn.Stats()
 	d.RTT, d.Loss = ts.RTT, ts.LossPercent/100
-	d.BytesSent, d.BytesReceived = ts.BytesSent, ts.BytesReceived
+	d.BytesSent, d.BytesReceived = ts.BytesSent+before[0], ts.BytesReceived+before[1]
 	return d
 }
 

@@ -47,9 +47,16 @@ func (c *RelayClient) Observer() bool { return c.core.st.rejoin.observer }
 // Rejoin then takes the seat again on a new connection.
 func (c *RelayClient) Drop() {
 	c.cancel()
-	c.conn.Close()
 	c.wg.Wait()
+	old := c.conn
+	ts := old.Stats()
+	go old.Close() // its network may be gone: do not wait for the goodbye
 	c.mu.Lock()
+	if !c.dropped[old] {
+		c.dropped[old] = true
+		c.bytesBefore[0] += ts.BytesSent
+		c.bytesBefore[1] += ts.BytesReceived
+	}
 	c.core.fail(errors.New("lockstep: connection dropped"))
 	c.mu.Unlock()
 	c.signal()

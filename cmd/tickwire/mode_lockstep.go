@@ -21,16 +21,17 @@ import (
 // lockstepMode is relay lockstep: every client simulates the whole
 // match from the orders the relay orders and broadcasts (package
 // lockstep; its bots, lockstep/lockstepbot).
-type lockstepMode struct{}
+type lockstepMode struct{ file lockstepFile }
 
-func (lockstepMode) name() string                     { return "lockstep" }
-func (lockstepMode) modelName() string                { return room.Lockstep }
-func (lockstepMode) settings() (string, modeSettings) { return "", nil }
+func (lockstepMode) name() string                        { return "lockstep" }
+func (lockstepMode) modelName() string                   { return room.Lockstep }
+func (m *lockstepMode) settings() (string, modeSettings) { return "lockstep", &m.file }
 
 // serverModels is the lockstep room model (lockstep/lockstepserver); its
-// options are serve's own flags: --tps, --max-room-size.
-func (lockstepMode) serverModels(h hostOptions) ([]room.Model, error) {
-	return []room.Model{lockstepserver.Model(lockstepserver.Config{MaxRoomSize: h.maxRoomSize})}, nil
+// options are serve's own flags (--tps, --max-room-size) and the
+// [relay.lockstep] table. Its rooms take rejoins.
+func (m *lockstepMode) serverModels(h hostOptions) ([]room.Model, error) {
+	return []room.Model{lockstepserver.Model(m.file.config(h.maxRoomSize))}, nil
 }
 
 func (lockstepMode) demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -49,8 +50,9 @@ var errNotInSync = errors.New("the clients are not in sync")
 type botFlags struct {
 	botCommon
 	// the load generator of "bench relay"
-	light bool
-	games int
+	light  bool
+	games  int
+	rejoin rejoinFlags
 }
 
 func parseBotFlags(args []string, stderr io.Writer) (botFlags, error) {
@@ -58,11 +60,12 @@ func parseBotFlags(args []string, stderr io.Writer) (botFlags, error) {
 	fs := f.flagSet(botSpec{name: "bot", server: "relay address, host:port (required)", ticks: "ticks each bot plays (required)"}, stderr)
 	fs.BoolVar(&f.light, "light", false, "load generator: no simulation, one Move order per tick, a constant hash")
 	fs.IntVar(&f.games, "games", 1, "with --light: fill this many rooms, ROOM-0, ROOM-1, …, of --players bots each")
+	f.rejoin.add(fs, &f.spectate)
 	err := f.parse(fs, args, 255, func() error {
 		if f.games < 1 || (f.games > 1 && !f.light) {
 			return fmt.Errorf("%w: --games must be at least 1, and only light bots play several games", errUsage)
 		}
-		return nil
+		return f.rejoin.check(f.players, f.ticks)
 	})
 	return f, err
 }
@@ -89,6 +92,9 @@ func runLockstepBot(ctx context.Context, args []string, stdout, stderr io.Writer
 		return joinRoom(ctx, conn, room, f.roomSize)
 	}
 	cfg := lockstepbot.Config{Players: f.players * f.games, RoomSize: f.roomSize, Ticks: f.ticks, Join: join, Light: f.light}
+	if err := f.rejoinBots(&cfg); err != nil {
+		return err
+	}
 	if f.games > 1 {
 		cfg.MaxJoining = 16 // stagger thousands of handshakes
 	}
@@ -134,6 +140,12 @@ func printBotReport(w io.Writer, r *lockstepbot.Report) {
 		if p.Desyncs > 0 {
 			fmt.Fprintf(w, "     desyncs reported: %d\n", p.Desyncs)
 		}
+		if p.Reconnects > 0 {
+			fmt.Fprintf(w, "     reconnected %d× (longest %.0f ms from the drop to playing again)\n", p.Reconnects, p.ReconnectMS)
+		}
+		if p.Observer {
+			fmt.Fprintf(w, "     observer: watched without a seat\n")
+		}
 		if p.Error != "" {
 			fmt.Fprintf(w, "     stopped: %s\n", p.Error)
 		}
@@ -144,12 +156,14 @@ func printBotReport(w io.Writer, r *lockstepbot.Report) {
 // demoFlags are the options of "tickwire demo".
 type demoFlags struct {
 	demoCommon
+	reconnect bool
 }
 
 func parseDemoFlags(args []string, stderr io.Writer) (demoFlags, error) {
 	var f demoFlags
 	fs := f.flagSet(demoSpec{name: "demo", tps: 30, latency: 40 * time.Millisecond, loss: 0.05,
 		ticks: "ticks to play", seed: "seed of the network impairment", json: "print one JSON object (the bot --json summary)"}, stderr)
+	fs.BoolVar(&f.reconnect, "reconnect", false, "one bot vanishes a third into the match and rejoins 2 s later through a donor's snapshot")
 	err := f.parse(fs, args, sim.MaxPlayers, nil)
 	return f, err
 }
@@ -192,7 +206,7 @@ func runLockstepDemo(ctx context.Context, args []string, stdout, stderr io.Write
 // f.players bots whose sockets netsim impairs. It returns the bots'
 // summary and the relay's figures at the end.
 func playDemo(ctx context.Context, f demoFlags, progress func(lockstepbot.Progress)) (lockstepbot.Report, relayFigures, error) {
-	ls := lockstepserver.New(lockstepserver.Config{})
+	ls := lockstepserver.New(new(lockstepFile).config(0))
 	d, err := startDemoServer(ctx, &f.demoCommon, server.Config{TickRate: f.tps, Models: []room.Model{ls.Model()}})
 	if err != nil {
 		return lockstepbot.Report{}, relayFigures{}, err
@@ -205,7 +219,11 @@ func playDemo(ctx context.Context, f demoFlags, progress func(lockstepbot.Progre
 		}
 		return joinRoom(ctx, conn, "demo", f.players)
 	}
-	r, err := lockstepbot.Run(ctx, lockstepbot.Config{Players: f.players, Ticks: f.ticks, Join: join, OnProgress: progress})
+	cfg := lockstepbot.Config{Players: f.players, Ticks: f.ticks, Join: join, OnProgress: progress}
+	if f.reconnect {
+		cfg.Join, cfg.Rejoin = demoReconnect(d, f)
+	}
+	r, err := lockstepbot.Run(ctx, cfg)
 	return r, relayFigures{d.srv.Stats(), ls.Stats()}, err
 }
 

@@ -22,7 +22,8 @@ const (
 // seed design). It holds encoded messages, oldest first.
 type feed struct {
 	delay uint64
-	hello bool // the observer said hello; its transfer started
+	asked bool // the observer said hello
+	hello bool // its transfer started: the line takes the room's frames
 	items []feedItem
 	bytes int
 }

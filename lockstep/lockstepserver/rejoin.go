@@ -34,6 +34,7 @@ func (r *lockstepRoom) lost(now time.Duration, m *member, err error) {
 func (r *lockstepRoom) joined(now time.Duration, in *room.Inbound) {
 	if in.Seat >= r.size {
 		r.feeds[in.Seat] = &feed{}
+		r.watching++
 		r.log.Info("relay: observer joins", "seat", in.Seat)
 		return
 	}
@@ -52,14 +53,15 @@ func (r *lockstepRoom) joined(now time.Duration, in *room.Inbound) {
 
 // fromObserver handles an observer's message or end.
 func (r *lockstepRoom) fromObserver(now time.Duration, in *room.Inbound) {
-	f := r.feeds[in.Seat]
-	if f == nil {
-		return
-	}
 	id := observerID(in.Seat)
 	if in.Err != nil {
+		r.watching--
 		delete(r.feeds, in.Seat)
 		r.core.ObserverGone(now, id)
+		return
+	}
+	f := r.feeds[in.Seat]
+	if f == nil {
 		return
 	}
 	dm, err := msg.Codec{}.Decode(in.Msg.Data)
@@ -67,16 +69,35 @@ func (r *lockstepRoom) fromObserver(now time.Duration, in *room.Inbound) {
 		r.l.c.countMalformed(err)
 		return
 	}
-	if h, ok := dm.(*msg.ObserverHello); ok && !f.hello {
-		f.hello = true
+	if h, ok := dm.(*msg.ObserverHello); ok && !f.asked {
+		f.asked = true
 		f.delay = uint64(min(max(h.DelayTicks, r.l.cfg.DelayTicks), MaxDelayTicks))
-		err = r.core.Observe(in.At, id, uint32(f.delay))
-	} else {
-		err = r.core.StepObserver(in.At, id, dm)
+		r.startObservers(in.At)
+		return
 	}
+	err = r.core.StepObserver(in.At, id, dm)
 	if err != nil {
 		r.l.c.countRejected(err)
 		r.log.Debug("relay: observer message refused", "seat", in.Seat, "type", dm.Type(), "err", err)
+	}
+}
+
+// startObservers starts the transfers of the observers that said hello,
+// once the match plays (a room may be seated and still calibrating).
+func (r *lockstepRoom) startObservers(now time.Duration) {
+	if r.core.Phase() != relay.PhasePlaying {
+		return
+	}
+	for seat, f := range r.feeds {
+		if !f.asked || f.hello {
+			continue
+		}
+		f.hello = true
+		if err := r.core.Observe(now, observerID(seat), uint32(f.delay)); err != nil {
+			r.log.Info("relay: observer refused", "seat", seat, "err", err)
+			delete(r.feeds, seat)
+			r.closing = append(r.closing, room.Closing{Seat: seat, Reason: "cannot observe: " + err.Error()})
+		}
 	}
 }
 
@@ -88,7 +109,7 @@ func observerID(seat int) protocol.PlayerID { return protocol.PlayerID(seat + 1)
 // the delay lines of the observers that started.
 func (r *lockstepRoom) route(e relay.Envelope) {
 	switch {
-	case e.Broadcast && len(r.feeds) == 0:
+	case e.Broadcast && r.watching == 0:
 		r.emit(room.Envelope{Broadcast: true}, e.Msg)
 	case e.Broadcast:
 		b := r.emit(room.Envelope{Seat: 0}, e.Msg)

@@ -32,6 +32,7 @@ type lockstepRoom struct {
 	encoding bool             // an encode failure was logged
 	rep      report           // the dashboard's figures (room.Reporter)
 	feeds    map[int]*feed    // observers' delay lines, by seat
+	watching int              // observer seats open: broadcasts go to the players' seats only
 }
 
 // member is a seat of a lockstep room.
@@ -89,7 +90,10 @@ func (r *lockstepRoom) disconnected(now time.Duration, m *member, err error) {
 }
 
 // Tick implements room.Core.
-func (r *lockstepRoom) Tick(now time.Duration) { r.core.Tick(now) }
+func (r *lockstepRoom) Tick(now time.Duration) {
+	r.core.Tick(now)
+	r.startObservers(now)
+}
 
 // HasReady implements room.Core.
 func (r *lockstepRoom) HasReady() bool {

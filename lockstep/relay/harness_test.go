@@ -332,8 +332,6 @@ func (n *simNet) receive(c *simClient, f frameCopy) {
 		}
 	case kResult:
 		c.playing = true
-	default:
-		n.receiveRejoin(c, f)
 	case kRemoved:
 		c.learn(f.removals, n.now, "PlayerRemoved")
 	case kFrame:
@@ -349,6 +347,8 @@ func (n *simNet) receive(c *simClient, f frameCopy) {
 			}
 			n.toRelay(c, &msg.SyncHash{Tick: f.tick, Hash: h}, 0)
 		}
+	default:
+		n.receiveRejoin(c, f)
 	}
 }
 
