@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/server/room"
@@ -55,6 +56,7 @@ func New(cfg Config) *Server {
 	cfg = cfg.withDefaults()
 	s := &Server{cfg: cfg, clock: cfg.Clock, rooms: make(map[string]*hostedRoom),
 		waiting: make(map[string]int), models: make(map[string]*hostedModel)}
+	s.counters.malformedByKind = metrics.NewByKind(malformedKinds)
 	if s.clock == nil {
 		epoch := time.Now()
 		s.clock = func() time.Duration { return time.Since(epoch) }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/tickwire/tickwire/metrics"
 	"github.com/tickwire/tickwire/server/admin"
 	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/transport"
@@ -85,7 +86,7 @@ type counters struct {
 	bytesIn, bytesOut         atomic.Uint64
 	datagramsIn, datagramsOut atomic.Uint64
 	sendErrors                [NumSendCauses]atomic.Uint64
-	kinds                     kindCounts
+	malformedByKind           *metrics.ByKind
 	tokens                    tokenCounts
 }
 
@@ -119,7 +120,7 @@ func (s *Server) Stats() Stats {
 		byModel[name] = &ModelStats{Name: name}
 	}
 	var open []*transport.Conn // seated connections, whose bytes are counted when they end
-	st.MalformedByKind = c.kinds.snapshot()
+	st.MalformedByKind = c.malformedByKind.Snapshot()
 	st.TokenRefusals = c.tokens.snapshot()
 	s.mu.Lock()
 	for _, h := range s.rooms {

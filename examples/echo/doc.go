@@ -27,10 +27,13 @@
 //     goroutine: its tests are plain calls (hub_test.go).
 //  3. The server model (echoserver): a server/room.Model (Name, MaxRoomSize,
 //     Channels from server/lanes, New, Metrics). New gets room.Params
-//     once every seat is taken; the room's Run is the shell: it takes
-//     what the server's seat readers queued in Params.Inbox, steps the
-//     core, sends what it returns on the seats' connections, flushes, and
-//     returns when every seat is gone or its context ends.
+//     once every seat is taken and returns room.NewDriver(p, core): the
+//     shared room driver is the shell (it takes what the server's seat
+//     readers queued in Params.Inbox, sends on the seats' connections,
+//     flushes, drops a seat that cannot keep up, publishes Status), and
+//     the model brings a room.Core, a small adapter that hands the pure
+//     core what a seat sent or that a seat ended and returns what to
+//     send to which seat.
 //  4. The client (echoclient/client.go): dial with server/lanes.TransportConfig (or
 //     server.Config.Transport), join with server/join's Join naming the
 //     model (join.Request.NetworkModel; a refusal is a *join.JoinError),
@@ -57,13 +60,13 @@
 //     arrives through the Inbox, stamped with the server clock, in each
 //     seat's order; a seat's end arrives there too (Inbound.Err);
 //   - sends on the seats' connections, on the lanes it declared in
-//     Model.Channels, and never blocks on a slow client: a send that
-//     fails because a client's queue is full (transport.ErrBackpressure)
-//     closes that seat with a reason (Params.CloseSeat), and the room
-//     goes on for the others;
-//   - publishes Status cheaply (an atomic) and its counters through
-//     Model.Metrics (cumulative, read at scrape time);
-//   - ends by returning from Run; the server closes the seats still open.
+//     Model.Channels, and never blocks on a slow client: the driver
+//     closes a seat that stays backed up (room.SendGrace) with a reason
+//     its peer reads, counts it, and the room goes on for the others;
+//   - publishes Status cheaply (the driver keeps it in an atomic) and its
+//     counters through Model.Metrics (cumulative, read at scrape time);
+//   - ends when its Core says Done (here: every seat is gone); the server
+//     closes the seats still open.
 //
 // A message that arrives before the room starts has no room to go to;
 // that is why this model's clients wait for the room's Start before they

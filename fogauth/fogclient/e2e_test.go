@@ -1,7 +1,6 @@
 package fogclient_test
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"github.com/tickwire/tickwire/fogauth/fogclient"
 	"github.com/tickwire/tickwire/fogauth/fogserver"
 	"github.com/tickwire/tickwire/fogauth/rtsgame"
+	"github.com/tickwire/tickwire/internal/roomtest"
 	"github.com/tickwire/tickwire/netsim"
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/join"
@@ -26,32 +26,14 @@ import (
 // way) with a seeded impairment. The server closes when the test ends.
 func startServer(t *testing.T, fog fogserver.Config, link netsim.Link) func(seed uint64) *transport.Conn {
 	t.Helper()
-	cfg := server.Config{Models: []room.Model{fogserver.Model(fog)}, DefaultModel: room.FogAuthoritative}
-	if err := cfg.Check(); err != nil {
-		t.Fatal(err)
-	}
-	tc, err := cfg.Transport()
-	if err != nil {
-		t.Fatal(err)
-	}
-	mn := netsim.NewMemNetwork()
-	pc, _ := mn.ListenPacket("")
-	l, err := transport.Listen(t.Context(), pc, tc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := server.New(cfg)
-	go srv.Serve(context.Background(), l)
-	t.Cleanup(func() {
-		l.Close()
-		srv.Close()
-	})
+	s := roomtest.StartConfig(t, server.Config{Models: []room.Model{fogserver.Model(fog)}, DefaultModel: room.FogAuthoritative})
+	t.Cleanup(s.Close)
 	return func(seed uint64) *transport.Conn {
-		raw, _ := mn.ListenPacket("")
-		c, err := transport.Dial(t.Context(), netsim.Wrap(raw, netsim.Config{Seed: seed, Out: link, In: link}), l.Addr(), tc)
+		c, err := s.Dial(t.Context(), netsim.Config{Seed: seed, Out: link, In: link})
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { c.Close() })
 		return c
 	}
 }

@@ -42,8 +42,18 @@ type Server struct {
 // and DefaultModel are set from m, its Logger counts records.
 func Start(t *testing.T, m room.Model, cfg server.Config) *Server {
 	t.Helper()
-	s := &Server{t: t, model: m.Name, mn: netsim.NewMemNetwork(), Logs: &Records{}, done: make(chan error, 1)}
 	cfg.Models, cfg.DefaultModel = append(cfg.Models, m), m.Name
+	return StartConfig(t, cfg)
+}
+
+// StartConfig starts a server with cfg as given (its models and default
+// model), its Logger set to count records. Join uses the default model.
+func StartConfig(t *testing.T, cfg server.Config) *Server {
+	t.Helper()
+	if err := cfg.Check(); err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{t: t, model: cfg.DefaultModel, mn: netsim.NewMemNetwork(), Logs: &Records{}, done: make(chan error, 1)}
 	cfg.Logger = slog.New(s.Logs)
 	tc, err := cfg.Transport()
 	if err != nil {
@@ -60,6 +70,24 @@ func Start(t *testing.T, m room.Model, cfg server.Config) *Server {
 	s.srv = server.New(cfg)
 	go func() { s.done <- s.srv.Serve(context.Background(), s.l) }()
 	return s
+}
+
+// Dial opens a connection to the server over a link impaired by link
+// (none if zero), without joining. Close does not close it.
+func (s *Server) Dial(ctx context.Context, link netsim.Config) (*transport.Conn, error) {
+	return s.dial(ctx, link, s.tc)
+}
+
+func (s *Server) dial(ctx context.Context, link netsim.Config, tc transport.Config) (*transport.Conn, error) {
+	mpc, err := s.mn.ListenPacket("")
+	if err != nil {
+		return nil, err
+	}
+	var pc net.PacketConn = mpc
+	if link != (netsim.Config{}) {
+		pc = netsim.Wrap(mpc, link)
+	}
+	return transport.Dial(ctx, pc, s.l.Addr(), tc)
 }
 
 // Server returns the server.
@@ -81,15 +109,7 @@ func (s *Server) JoinOver(name string, size int, slow bool, link netsim.Config) 
 	if slow {
 		tc.MaxReceiveBuffer = 1
 	}
-	mpc, err := s.mn.ListenPacket("")
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	var pc net.PacketConn = mpc
-	if link != (netsim.Config{}) {
-		pc = netsim.Wrap(mpc, link)
-	}
-	c, err := transport.Dial(s.t.Context(), pc, s.l.Addr(), tc)
+	c, err := s.dial(s.t.Context(), link, tc)
 	if err != nil {
 		s.t.Fatal(err)
 	}

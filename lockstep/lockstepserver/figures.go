@@ -36,7 +36,7 @@ type counters struct {
 	lateOrders, strikes, removals       atomic.Uint64
 	qosAdjustments, desyncs, hostStalls atomic.Uint64
 	lateness                            *metrics.Bounded // seconds
-	kinds                               kindCounts
+	malformed, rejected                 *metrics.ByKind
 }
 
 // count records an event.
@@ -70,7 +70,7 @@ func (l *Lockstep) Stats() Stats {
 		HostStalls:        c.hostStalls.Load(),
 		BroadcastLateness: c.lateness.Snapshot(),
 	}
-	st.MalformedByKind, st.RejectedByKind = c.kinds.snapshot()
+	st.MalformedByKind, st.RejectedByKind = c.malformed.Snapshot(), c.rejected.Snapshot()
 	for _, n := range st.MalformedByKind {
 		st.Malformed += n
 	}

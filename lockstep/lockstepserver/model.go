@@ -56,6 +56,8 @@ func New(cfg Config) *Lockstep {
 	}
 	l := &Lockstep{cfg: cfg}
 	l.c.lateness = metrics.NewBounded(latenessBounds...)
+	l.c.malformed = metrics.NewByKind(malformedKinds)
+	l.c.rejected = metrics.NewByKind(rejectedKinds)
 	return l
 }
 

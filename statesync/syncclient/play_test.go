@@ -6,6 +6,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/tickwire/tickwire/internal/roomtest"
 	"github.com/tickwire/tickwire/netsim"
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/room"
@@ -23,39 +24,15 @@ import (
 func TestStateSyncLateJoinOverNewConnection(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		reports := make(chan host.Report, 1)
-		cfg := server.Config{Models: []room.Model{host.Model(host.Config{OnReport: func(r host.Report) { reports <- r }})},
-			DefaultModel: room.StateSync}
-		tc, err := cfg.Transport()
-		if err != nil {
-			t.Fatal(err)
-		}
-		mn := netsim.NewMemNetwork()
-		pc, err := mn.ListenPacket("")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ln, err := transport.Listen(t.Context(), pc, tc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := server.New(cfg)
-		ctx, cancel := context.WithCancel(t.Context())
-		served := make(chan struct{})
-		go func() { srv.Serve(ctx, ln); close(served) }()
+		srv := roomtest.StartConfig(t, server.Config{Models: []room.Model{host.Model(host.Config{OnReport: func(r host.Report) { reports <- r }})},
+			DefaultModel: room.StateSync})
 		var dials atomic.Int32
 		dial := func(ctx context.Context, _ int) (*transport.Conn, error) {
 			dials.Add(1)
-			pc, err := mn.ListenPacket("")
-			if err != nil {
-				return nil, err
-			}
-			return transport.Dial(ctx, pc, ln.Addr(), tc)
+			return srv.Dial(ctx, netsim.Config{})
 		}
 		plans := []Plan{{}, {ChurnAt: []uint32{60}}, {}}
 		results := Play(t.Context(), Run{Players: 3, RoomSize: 3, Room: "late", Frames: 200, Plans: plans, Dial: dial})
-		cancel()
-		ln.Close()
-		<-served
 		srv.Close()
 		rep := <-reports
 

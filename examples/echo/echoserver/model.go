@@ -1,20 +1,18 @@
-// Package echoserver hosts echo rooms in the tickwire server: the thin
-// shell (the Inbox in, the seats' connections out) around the pure core,
-// echo.Hub, plugged into the server through the room seam as the "echo"
-// network model. Package echo's documentation walks through it.
+// Package echoserver hosts echo rooms in the tickwire server: the pure
+// core, echo.Hub, behind a small adapter (room.Core) that the shared room
+// driver runs, plugged into the server through the room seam as the
+// "echo" network model. Package echo's documentation walks through it.
 package echoserver
 
 import (
-	"context"
-	"errors"
 	"sync/atomic"
+	"time"
 
 	"github.com/tickwire/tickwire/examples/echo"
 	"github.com/tickwire/tickwire/protocol"
 	"github.com/tickwire/tickwire/server/admin"
 	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/server/room"
-	"github.com/tickwire/tickwire/transport"
 )
 
 // DefaultMaxRoomSize is a room's largest size when Config sets none.
@@ -30,7 +28,7 @@ type Config struct {
 // counters are the model's figures, cumulative over all its rooms (a
 // counter never goes back when a room ends).
 type counters struct {
-	rooms, said, refused, dropped atomic.Uint64
+	rooms, said, refused atomic.Uint64
 }
 
 // Model is the echo network model, for server.Config.Models.
@@ -46,7 +44,7 @@ func Model(cfg Config) room.Model {
 		Channels:    lanes.Channels(),
 		New: func(p room.Params) (room.Room, error) {
 			cs.rooms.Add(1)
-			return &echoRoom{p: p, cs: cs}, nil
+			return room.NewDriver(p, newCore(p, cs)), nil
 		},
 		Metrics: cs.metrics,
 	}
@@ -60,86 +58,63 @@ func (cs *counters) metrics() []admin.Metric {
 		c("rooms_total", "Echo rooms started.", &cs.rooms),
 		c("says_total", "Says echoed to their rooms.", &cs.said),
 		c("messages_refused_total", "Client messages that were not a valid Say.", &cs.refused),
-		c("seats_dropped_total", "Seats closed because their connection could not take more.", &cs.dropped),
 	}
 }
 
-// echoRoom is the shell around one echo.Hub: the Inbox in, the seats'
-// connections out.
-type echoRoom struct {
-	p      room.Params
-	cs     *counters
-	status atomic.Pointer[room.Status]
+// core adapts one echo.Hub to the room driver (room.Core): the driver
+// reads the Inbox, sends what Ready returns on the seats' connections,
+// flushes, and drops a seat that cannot keep up; the adapter only speaks
+// in seats.
+type core struct {
+	hub  *echo.Hub
+	cs   *counters
+	said uint64
+	out  []room.Envelope
 }
 
-func (r *echoRoom) Status() room.Status {
-	if s := r.status.Load(); s != nil {
-		return *s
-	}
-	return room.Status{Phase: "starting"}
-}
-
-// Run feeds the hub what the Inbox holds and sends what it returns, until
-// every seat is gone or ctx ends.
-func (r *echoRoom) Run(ctx context.Context) error {
-	players := make([]protocol.PlayerID, len(r.p.Seats))
-	for i, s := range r.p.Seats {
+func newCore(p room.Params, cs *counters) *core {
+	players := make([]protocol.PlayerID, len(p.Seats))
+	for i, s := range p.Seats {
 		players[i] = s.Player
 	}
-	hub := echo.NewHub(players)
-	r.send(hub)
-	var batch []room.Inbound
-	var said uint64
-	for hub.Live() > 0 {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-r.p.Inbox.Ready():
-		}
-		batch = r.p.Inbox.Take(batch[:0])
-		for _, in := range batch {
-			if in.Err != nil {
-				hub.Leave(in.Seat)
-				continue
-			}
-			if hub.Step(in.Seat, in.Msg.Data) != nil {
-				r.cs.refused.Add(1)
-			}
-		}
-		r.send(hub)
-		st := hub.Stats()
-		r.cs.said.Add(st.Said - said)
-		said = st.Said
-		r.status.Store(&room.Status{Phase: "playing", Tick: st.Said})
-	}
-	return nil
+	return &core{hub: echo.NewHub(players), cs: cs}
 }
 
-// send sends what the hub is ready to send and flushes each connection
-// used. A seat whose connection refuses a message (its queue is full: it
-// stopped reading) is closed with a reason it can read and leaves the
-// room; the others go on.
-func (r *echoRoom) send(hub *echo.Hub) {
-	used, dropped := make([]bool, len(r.p.Seats)), make([]bool, len(r.p.Seats))
-	for _, e := range hub.Ready() {
-		if dropped[e.To] {
-			continue
-		}
-		err := r.p.Seats[e.To].Conn.Send(lanes.Orders, e.Data)
-		switch {
-		case err == nil:
-			used[e.To] = true
-		case errors.Is(err, transport.ErrBackpressure):
-			dropped[e.To] = true
-			r.cs.dropped.Add(1)
-			r.p.CloseSeat(e.To, "echo: too slow: your queue stayed full")
-			hub.Leave(e.To)
-		}
+// Handle steps the hub with a seat's message, or takes a seat that ended
+// out of the room. A connection joining mid-room is ignored: an echo
+// room is whoever was seated when it started.
+func (c *core) Handle(_ time.Duration, in *room.Inbound) {
+	switch {
+	case in.Joined != nil:
+	case in.Err != nil:
+		c.hub.Leave(in.Seat)
+	case c.hub.Step(in.Seat, in.Msg.Data) != nil:
+		c.cs.refused.Add(1)
 	}
-	hub.Advance()
-	for i, s := range r.p.Seats {
-		if used[i] {
-			s.Conn.Flush()
-		}
+}
+
+func (c *core) HasReady() bool { return len(c.hub.Ready()) > 0 }
+
+func (c *core) Ready() room.Ready {
+	c.out = c.out[:0]
+	for _, e := range c.hub.Ready() {
+		c.out = append(c.out, room.Envelope{Seat: e.To, Lane: lanes.Orders, Data: e.Data})
 	}
+	return room.Ready{Messages: c.out}
+}
+
+func (c *core) Advance() {
+	c.hub.Advance()
+	said := c.hub.Stats().Said
+	c.cs.said.Add(said - c.said)
+	c.said = said
+}
+
+// The echo room has no clock: only a message makes it do something.
+func (c *core) Tick(time.Duration)          {}
+func (c *core) Next() (time.Duration, bool) { return 0, false }
+func (c *core) Done() bool                  { return c.hub.Live() == 0 }
+func (c *core) End(time.Duration)           {}
+func (c *core) Status(time.Duration) room.Status {
+	return room.Status{Phase: "playing", Tick: c.hub.Stats().Said}
 }
