@@ -70,6 +70,7 @@ type transfer struct {
 	since    time.Duration
 	chunks   int // relayed of this attempt
 	total    int
+	bytes    int
 	hashes   []PlayerHash // reported for tick by active players
 	hashSent bool
 	loaded   bool // the recipient verified and loaded the snapshot
@@ -224,7 +225,7 @@ func (c *Core) nextDonor(t *transfer, why string) {
 	t.attempt++
 	t.tried = append(t.tried, d.state.ID)
 	t.donor, t.tick, t.since = d.state.ID, c.timeline.next, c.now
-	t.chunks, t.total, t.hashes, t.hashSent, t.alive = 0, 0, t.hashes[:0], false, c.now+rejoinKeepalive
+	t.chunks, t.total, t.bytes, t.hashes, t.hashSent, t.alive = 0, 0, 0, t.hashes[:0], false, c.now+rejoinKeepalive
 	c.send(d.state.ID, &msg.SnapshotRequest{Tick: t.tick})
 	c.send(t.to, &msg.RejoinStart{Seed: binary.LittleEndian.Uint64(c.seed.contribution[:8]), StartUs: durUs(c.timeline.start),
 		TickIntervalUs: uint32(c.timeline.interval / time.Microsecond), DeadlineUs: uint32(c.deadline / time.Microsecond),
@@ -351,6 +352,7 @@ func (c *Core) onChunk(p *player, m *msg.SnapshotChunk) error {
 		}
 		t.total = int(m.Total)
 		t.chunks++
+		t.bytes += len(m.Data)
 		c.send(t.to, m)
 		return nil
 	}
@@ -369,7 +371,7 @@ func (c *Core) onVerdict(t *transfer, v *msg.SnapshotVerdict) error {
 		return nil
 	}
 	t.loaded = true
-	c.emit(SnapshotLoaded{To: t.to, Donor: t.donor, Tick: t.tick, Chunks: t.chunks, After: c.now - t.since})
+	c.emit(SnapshotLoaded{To: t.to, Donor: t.donor, Tick: t.tick, Chunks: t.chunks, Bytes: t.bytes, After: c.now - t.since})
 	if t.observer {
 		c.endTransfer(t)
 	}

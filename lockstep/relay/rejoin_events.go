@@ -28,13 +28,13 @@ type DonorFailed struct {
 	Reason    string
 }
 
-// SnapshotLoaded: To verified the snapshot of Tick against the agreed
-// hash and loaded it, After the request.
+// SnapshotLoaded: To verified the snapshot of Tick (Chunks chunks,
+// Bytes bytes) against the agreed hash and loaded it, After the request.
 type SnapshotLoaded struct {
-	To, Donor protocol.PlayerID
-	Tick      uint64
-	Chunks    int
-	After     time.Duration
+	To, Donor     protocol.PlayerID
+	Tick          uint64
+	Chunks, Bytes int
+	After         time.Duration
 }
 
 // PlayerRejoined: the player caught up to Tick and is active again.
