@@ -219,8 +219,11 @@ func (r *lockstepRoom) Next() (time.Duration, bool) { return r.core.NextDeadline
 func (r *lockstepRoom) Done() bool { return r.over() && !r.feedsHold() }
 
 // over reports whether the match is over: it ended, or every player is
-// gone. The observers' delay lines are then flushed before the room ends.
-func (r *lockstepRoom) over() bool { return r.core.Phase() == relay.PhaseEnded || r.gone == r.size }
+// gone and none may come back (a lost player may, until its deadline).
+// The observers' delay lines are then flushed before the room ends.
+func (r *lockstepRoom) over() bool {
+	return r.core.Phase() == relay.PhaseEnded || (r.gone == r.size && !r.core.Reconnecting())
+}
 
 // Status implements room.Core.
 func (r *lockstepRoom) Status(time.Duration) room.Status {

@@ -188,6 +188,14 @@ func (c *Core) ObserverGone(now time.Duration, id protocol.PlayerID) {
 	}
 }
 
+// Reconnecting reports whether a player is away or rejoining: it may yet
+// come back, so a room whose every connection is gone waits for it.
+func (c *Core) Reconnecting() bool {
+	return slices.ContainsFunc(c.players, func(p *player) bool {
+		return p.state.Status == StatusAway || p.state.Status == StatusRejoining
+	})
+}
+
 func (c *Core) transferTo(id protocol.PlayerID) *transfer {
 	for _, t := range c.rejoin.transfers {
 		if t.to == id {
