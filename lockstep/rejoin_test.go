@@ -28,8 +28,13 @@ import (
 // rejoinRelay starts a relay whose rooms take rejoins (and observers with
 // the room option delay_ticks = delay).
 func rejoinRelay(t *testing.T, delay uint32, events func(relay.Event)) *relayNet {
+	return rejoinRelayWith(t, relay.RejoinConfig{Enabled: true}, delay, events)
+}
+
+// rejoinRelayWith is rejoinRelay with rc.
+func rejoinRelayWith(t *testing.T, rc relay.RejoinConfig, delay uint32, events func(relay.Event)) *relayNet {
 	var mu sync.Mutex
-	return startRelay(t, server.Config{}, lockstepserver.Config{Relay: relay.Config{Rejoin: relay.RejoinConfig{Enabled: true}}, DelayTicks: delay,
+	return startRelay(t, server.Config{}, lockstepserver.Config{Relay: relay.Config{Rejoin: rc}, DelayTicks: delay,
 		OnEvent: func(_ string, ev relay.Event) {
 			if events != nil {
 				mu.Lock()
@@ -199,7 +204,10 @@ func checkRejoined(t *testing.T, res []rejoinResult, ticks uint64, plan dropPlan
 // the same hash, at several drop ticks.
 func TestRejoinUnderLoss(t *testing.T) {
 	drops := []uint64{40, 250, 700}
-	if testing.Short() || raceEnabled {
+	switch {
+	case raceEnabled:
+		drops = drops[:1]
+	case testing.Short():
 		drops = drops[:2]
 	}
 	for _, at := range drops {
@@ -276,8 +284,8 @@ func TestRejoinLyingDonor(t *testing.T) {
 		})
 		defer rn.close()
 		var forged atomic.Bool
-		plan := dropPlan{player: 2, at: 100, after: time.Second, times: 1}
-		const ticks = 400
+		plan := dropPlan{player: 2, at: 80, after: time.Second, times: 1}
+		const ticks = 250
 		res := runRejoinMatch(t, rn, 4, netsim.Link{Latency: 20 * time.Millisecond}, ticks, plan, func(id protocol.PlayerID) bool { return id != 2 },
 			func(s *sim.Sim) lockstep.Simulation { return liarSim{Sim: s, t: t, forged: &forged} })
 		checkRejoined(t, res, ticks, plan)
@@ -293,18 +301,25 @@ func TestRejoinLyingDonor(t *testing.T) {
 }
 
 // TestRejoinTimeout: a player that vanishes and never comes back is
-// removed for good RejoinConfig.Timeout (60 s) after the relay noticed,
-// on the same tick at every client; the others never pause.
+// removed for good RejoinConfig.Timeout (60 s; 10 s under the race
+// detector or -short) after the relay noticed, on the same tick at every
+// client; the others never pause.
 func TestRejoinTimeout(t *testing.T) {
+	timeout := relay.DefaultRejoinTimeout
+	if raceEnabled || testing.Short() {
+		timeout = 10 * time.Second
+	}
 	synctest.Test(t, func(t *testing.T) {
 		var away []relay.PlayerAway
-		rn := rejoinRelay(t, 0, func(ev relay.Event) {
+		rn := rejoinRelayWith(t, relay.RejoinConfig{Enabled: true, Timeout: timeout}, 0, func(ev relay.Event) {
 			if e, ok := ev.(relay.PlayerAway); ok {
 				away = append(away, e)
 			}
 		})
 		defer rn.close()
-		const ticks, at = 2300, 60
+		const at = 60
+		secs := uint64(timeout / time.Second)
+		ticks := at + (secs+10)*30
 		plan := dropPlan{player: 3, at: at, after: time.Hour, times: 1}
 		res := runRejoinMatch(t, rn, 3, netsim.Link{Latency: 20 * time.Millisecond}, ticks, plan, nil, nil)
 		var stayed []result
@@ -317,9 +332,9 @@ func TestRejoinTimeout(t *testing.T) {
 			if len(removed) != 1 || removed[0].Player != 3 || removed[0].Reason != msg.ReasonTimeout {
 				t.Fatalf("player %d saw removals %+v, want player 3 timed out", r.id, removed)
 			}
-			// Noticed as frozen (3 s) or silent (5 s), then the 60 s
+			// Noticed as frozen (3 s) or silent (5 s), then the
 			// deadline and the removal lead (10 ticks).
-			if got, lo, hi := removed[0].AtTick, uint64(at+63*30), uint64(at+65*30+10); got < lo || got > hi {
+			if got, lo, hi := removed[0].AtTick, at+(secs+3)*30, at+(secs+5)*30+10; got < lo || got > hi {
 				t.Errorf("removed at tick %d, want %d..%d", got, lo, hi)
 			}
 		}
@@ -337,8 +352,8 @@ func TestRejoinCyclingBounded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rn := rejoinRelay(t, 0, nil)
 		defer rn.close()
-		const ticks = 900
-		plan := dropPlan{player: 2, at: 60, after: time.Second, times: relay.DefaultMaxRejoins + 1, gap: 150}
+		const ticks = 600
+		plan := dropPlan{player: 2, at: 60, after: time.Second, times: relay.DefaultMaxRejoins + 1, gap: 110}
 		res := runRejoinMatch(t, rn, 3, netsim.Link{Latency: 20 * time.Millisecond}, ticks, plan, nil, nil)
 		var stayed []result
 		for _, r := range res {
