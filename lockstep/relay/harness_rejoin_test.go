@@ -16,6 +16,7 @@ import (
 type simRejoin struct {
 	gone, rejoining bool
 	lie             bool     // as a donor, forge the snapshot
+	mute            bool     // as a donor, never send the snapshot
 	donate          []uint64 // ticks asked for
 	tick            uint64   // the snapshot expected
 	chunks          [][]byte
@@ -86,7 +87,7 @@ func (n *simNet) receiveRejoin(c *simClient, f frameCopy) {
 func (n *simNet) donateOnFrame(c *simClient, tick uint64) {
 	r := &c.rejoin
 	i := slices.Index(r.donate, tick)
-	if i < 0 {
+	if i < 0 || r.mute {
 		return
 	}
 	r.donate = slices.Delete(r.donate, i, i+1)

@@ -37,6 +37,8 @@ type simNet struct {
 	// stallUntil: before it the relay process does not run (the clients
 	// and the network do); what reaches it waits in its receive queue.
 	stallUntil time.Duration
+	// keepalives are when the relay sent a RejoinKeepalive.
+	keepalives []time.Duration
 }
 
 // relayStalled reports whether the relay process is not running now.
@@ -377,6 +379,9 @@ func (n *simNet) drainReady() {
 			n.onFrame(f)
 		}
 		n.logMsg(e)
+		if _, ok := e.Msg.(*msg.RejoinKeepalive); ok {
+			n.keepalives = append(n.keepalives, n.now)
+		}
 		fc := copyFrame(e.Msg)
 		for _, c := range n.clients {
 			if (!e.Broadcast && e.To != c.id) || c.rejoin.gone {
