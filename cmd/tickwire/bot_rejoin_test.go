@@ -94,3 +94,23 @@ func TestBotRejoinFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestDemoReconnect: "demo --reconnect" drops the second bot a third into
+// the match and brings it back; everyone ends in sync and that bot
+// reports one reconnection.
+func TestDemoReconnect(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays 7 s of real time")
+	}
+	code, out, errOut := runCmd(t, "demo", "--reconnect", "--players", "3", "--ticks", "150", "--latency", "10ms", "--jitter", "3ms", "--loss", "0.02", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+	}
+	reconnects := 0.0
+	for _, p := range checkBotJSON(t, out, 3) {
+		reconnects += p["reconnects"].(float64)
+	}
+	if reconnects != 1 {
+		t.Errorf("%v reconnections, want 1", reconnects)
+	}
+}
