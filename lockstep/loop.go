@@ -82,6 +82,7 @@ func (g *GameLoop) Step() (int, error) {
 		g.applied++
 		g.next = t.Tick + 1
 		h := g.Sim.StateHash()
+		g.capture(t.Tick)
 		g.Net.ReportSyncHash(t.Tick, h)
 		if exchange {
 			g.donate(x, t.Tick)
@@ -102,6 +103,20 @@ func (g *GameLoop) elapsed(t0 time.Duration) time.Duration {
 		return 0
 	}
 	return g.Clock() - t0
+}
+
+// capture keeps the state of a tick the relay asked a hash for, when the
+// network model answers the desync walk and the simulation can.
+func (g *GameLoop) capture(tick uint64) {
+	k, ok := g.Net.(desyncCapturer)
+	if !ok || !k.WantsCapture(tick) {
+		return
+	}
+	if s, ok := g.Sim.(Inspectable); ok {
+		if c := s.CaptureDesync(); c != nil {
+			k.KeepCapture(tick, c)
+		}
+	}
 }
 
 // Applied is the number of ticks applied to the simulation.

@@ -18,7 +18,7 @@ var ErrNoRejoin = errors.New("lockstep: the seat cannot be rejoined")
 // established connection: no seat, no orders. The relay sends a donor's
 // snapshot and the tick frames, both delayed by delayTicks or by the
 // room's own delay, whichever is longer; the game loop loads the snapshot
-// (GameLoop does, for a Simulation that is a Snapshotter) and applies
+// (GameLoop does, for a Simulation that is a Restorer) and applies
 // every frame. JoinObserver takes conn over as JoinRelay does.
 func JoinObserver(ctx context.Context, conn *transport.Conn, room string, delayTicks uint32, cfg RelayClientConfig) (*RelayClient, error) {
 	c := newShell(conn, cfg)

@@ -51,6 +51,8 @@ type clientState struct {
 	lateNotice lateIndicator
 
 	diag Diagnostics
+
+	desync desyncClient
 }
 
 // pendingOrder is a submitted order and when it was issued.
@@ -139,6 +141,8 @@ func (c *clientCore) handle(in msg.Message, now time.Duration) {
 		st.diag.Strikes = int(m.Strikes)
 		st.diag.LastLateBy = time.Duration(m.LateByUs) * time.Microsecond
 		st.lateNotice.late(st.diag.LastLateBy, now, &st.diag)
+	case *msg.DebugLevel, *msg.DesyncReport, *msg.DesyncDebugRequest, *msg.MerkleQuery:
+		c.onDesync(m)
 	case *msg.DesyncDetected:
 		st.diag.Desyncs++
 		if st.diag.Desyncs == 1 {

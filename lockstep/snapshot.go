@@ -4,11 +4,11 @@ import (
 	"time"
 )
 
-// Snapshotter is a Simulation that saves and loads its whole state: a
-// donor's snapshot for a rejoining player, which the rejoining player
-// loads. Restore must leave the state unchanged on error.
-type Snapshotter interface {
-	Snapshot() []byte
+// Restorer is a Simulation that saves and loads its whole state: a
+// donor's snapshot (Snapshotter) for a rejoining player, which the
+// rejoining player loads. Restore must leave the state unchanged on error.
+type Restorer interface {
+	Snapshotter
 	Restore(b []byte) error
 }
 
@@ -85,7 +85,7 @@ func (g *GameLoop) snapshotStep(x SnapshotExchange) {
 	if !ok {
 		return
 	}
-	s, can := g.Sim.(Snapshotter)
+	s, can := g.Sim.(Restorer)
 	if !can {
 		x.SnapshotChecked(tick, false)
 		return
@@ -107,6 +107,8 @@ func (g *GameLoop) snapshotStep(x SnapshotExchange) {
 // donate sends the state after tick if the relay asked for it.
 func (g *GameLoop) donate(x SnapshotExchange, tick uint64) {
 	if s, ok := g.Sim.(Snapshotter); ok && x.SnapshotWanted(tick) {
-		x.DonateSnapshot(tick, s.Snapshot())
+		if b := s.Snapshot(); len(b) > 0 {
+			x.DonateSnapshot(tick, b)
+		}
 	}
 }

@@ -1,11 +1,11 @@
 package sim
 
 import (
-	"encoding/binary"
 	"math/bits"
 	"strconv"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/tickwire/tickwire/merkle"
 	"github.com/tickwire/tickwire/protocol"
 )
 
@@ -72,7 +72,7 @@ type stateHasher struct {
 func (h *stateHasher) init(players int) {
 	n := leafCount(players)
 	h.leaves = make([][]byte, n)
-	h.width = 1 << bits.Len(uint(n-1))
+	h.width = merkle.Width(n)
 	h.nodes = make([]uint64, 2*h.width-1)
 }
 
@@ -134,12 +134,7 @@ func combine(nodes []uint64, width int) {
 	}
 }
 
-func hashPair(a, b uint64) uint64 {
-	var buf [16]byte
-	binary.LittleEndian.PutUint64(buf[0:], a)
-	binary.LittleEndian.PutUint64(buf[8:], b)
-	return xxhash.Sum64(buf[:])
-}
+func hashPair(a, b uint64) uint64 { return merkle.Pair(a, b) }
 
 // MerkleTree is the state hash as a tree over entity groups, for finding
 // where two diverged simulations differ in a few logarithmic steps

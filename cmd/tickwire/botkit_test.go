@@ -30,14 +30,14 @@ func TestLockstepReportJSON(t *testing.T) {
 	r := lockstepbot.Report{Players: []lockstepbot.PlayerReport{{ID: 1, FinalHash: "00ff"}}, AllInSync: true, NetworkModel: "lockstep"}
 	want, _ := json.Marshal(&r)
 	var out bytes.Buffer
-	if err := printReport(&out, lockstepReport{&r}, true, nil); err != nil {
+	if err := printReport(&out, lockstepReport{Report: &r}, true, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := bytes.TrimSpace(out.Bytes()); !bytes.Equal(got, want) {
 		t.Fatalf("JSON %s, want %s", got, want)
 	}
 	r.AllInSync = false
-	if err := printReport(io.Discard, lockstepReport{&r}, false, nil); !errors.Is(err, errNotInSync) {
+	if err := printReport(io.Discard, lockstepReport{Report: &r}, false, nil); !errors.Is(err, errNotInSync) {
 		t.Fatalf("verdict %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/server/join"
 )
 
@@ -58,6 +59,10 @@ type relayFile struct {
 	Region       *string   `toml:"region"`
 	Agones       *bool     `toml:"agones"`
 	DrainTimeout *duration `toml:"drain_timeout"`
+	// DebugLevel is lockstep rooms' desync debug level, 0..3; DesyncDir
+	// receives their desync reports (--debug-level, --desync-dir).
+	DebugLevel *int    `toml:"debug_level"`
+	DesyncDir  *string `toml:"desync_dir"`
 	// A mode's own settings are its table, [relay.KEY] (mode.settings),
 	// decoded into the mode by decodeModeTables.
 }
@@ -65,6 +70,9 @@ type relayFile struct {
 // matchType is a [relay.match_types.NAME] table.
 type matchType struct {
 	NetworkModel string `toml:"network_model"`
+	// DebugLevel overrides relay.debug_level for the lockstep rooms of
+	// the match type.
+	DebugLevel *int `toml:"debug_level"`
 }
 
 // duration is a time.Duration written as a string in TOML.
@@ -175,6 +183,7 @@ func (fc *fileConfig) check(hosted []string) error {
 		{"relay.max_waiting_rooms_per_address", r.MaxWaitingRooms, -1, 1 << 30},
 		{"relay.message_rate", r.MessageRate, 1, 1 << 20},
 		{"relay.message_burst", r.MessageBurst, 1, 1 << 20},
+		{"relay.debug_level", r.DebugLevel, 0, msg.MaxDebugLevel},
 	}
 	for _, c := range ints {
 		switch {
@@ -205,6 +214,9 @@ func (fc *fileConfig) check(hosted []string) error {
 		}
 		if err := checkModel(key+".network_model", r.MatchTypes[name].NetworkModel, hosted); err != nil {
 			return err
+		}
+		if l := r.MatchTypes[name].DebugLevel; l != nil && (*l < 0 || *l > msg.MaxDebugLevel) {
+			return fmt.Errorf("%s.debug_level: %d is outside 0..%d", key, *l, msg.MaxDebugLevel)
 		}
 	}
 	return nil

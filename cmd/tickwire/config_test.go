@@ -121,6 +121,9 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"[relay.prediction]\nlate_inputs = \"drop\"\n", "relay.prediction.late_inputs"},
 		{"[relay.prediction]\nsnapshot_every = -1\n", "relay.prediction.snapshot_every: -1 is outside"},
 		{"[capabilities]\nrelay = false\n", "capabilities.relay"},
+		{"[relay]\ndebug_level = 4\n", "relay.debug_level: 4 is outside 0..3"},
+		{"[relay]\ndebug_level = \"high\"\n", "relay.debug_level"},
+		{"[relay.match_types.x]\nnetwork_model = \"lockstep\"\ndebug_level = -1\n", "relay.match_types.x.debug_level: -1 is outside 0..3"},
 		{"[relay\n", "server_config.toml"},
 	} {
 		_, err := parseServeFlags([]string{"--config", writeConfig(t, tc.text)}, io.Discard)

@@ -32,6 +32,7 @@ func commands() map[string]command {
 		"netsim":  {"impair UDP traffic: a proxy with latency, jitter, loss, duplication, reordering", runNetsim},
 		"matches": {"read the match database: matches list|show ID|verify FILE [--db FILE] [--json]", runMatches},
 		"tracker": {"serve the tracking server (game browser, join codes): tracker --listen ADDR [--store memory|redis://HOST:PORT/DB]", runTracker},
+		"desync":  {"re-simulate a lockstep order log (debug level 1) and name the first tick that differs: desync replay ORDER_LOG [--json]", runDesync},
 		"token":   {"mint a matchmaker connect token: token --key FILE --server-key HEX --room NAME --player-key HEX|FILE", runToken},
 	}
 }

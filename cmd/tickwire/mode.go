@@ -50,6 +50,12 @@ type hostOptions struct {
 	tickRate int
 	// maxRoomSize bounds a lockstep room's players (--max-room-size).
 	maxRoomSize int
+	// debugLevel, desyncDir and matchDebugLevels are lockstep rooms'
+	// desync debug level, report directory and levels by match type
+	// (--debug-level, --desync-dir, relay.match_types.NAME.debug_level).
+	debugLevel       uint8
+	desyncDir        string
+	matchDebugLevels map[string]uint8
 }
 
 // modes lists the network models of demo, bot and serve; the first is

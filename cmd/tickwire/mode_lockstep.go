@@ -28,10 +28,13 @@ func (lockstepMode) modelName() string                   { return room.Lockstep 
 func (m *lockstepMode) settings() (string, modeSettings) { return "lockstep", &m.file }
 
 // serverModels is the lockstep room model (lockstep/lockstepserver); its
-// options are serve's own flags (--tps, --max-room-size) and the
-// [relay.lockstep] table. Its rooms take rejoins.
+// options are serve's own flags (--tps, --max-room-size, --debug-level,
+// --desync-dir) and the [relay.lockstep] table. Its rooms take rejoins.
 func (m *lockstepMode) serverModels(h hostOptions) ([]room.Model, error) {
-	return []room.Model{lockstepserver.Model(m.file.config(h.maxRoomSize))}, nil
+	c := m.file.config(h.maxRoomSize)
+	c.DesyncDir, c.MatchTypeDebugLevels = h.desyncDir, h.matchDebugLevels
+	c.Relay.DebugLevel = h.debugLevel
+	return []room.Model{lockstepserver.Model(c)}, nil
 }
 
 func (lockstepMode) demo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -49,6 +52,7 @@ var errNotInSync = errors.New("the clients are not in sync")
 // botFlags are the options of "tickwire bot".
 type botFlags struct {
 	botCommon
+	desync desyncFlags
 	// the load generator of "bench relay"
 	light  bool
 	games  int
@@ -61,11 +65,18 @@ func parseBotFlags(args []string, stderr io.Writer) (botFlags, error) {
 	fs.BoolVar(&f.light, "light", false, "load generator: no simulation, one Move order per tick, a constant hash")
 	fs.IntVar(&f.games, "games", 1, "with --light: fill this many rooms, ROOM-0, ROOM-1, …, of --players bots each")
 	f.rejoin.add(fs, &f.spectate)
+	f.desync.addBot(fs)
 	err := f.parse(fs, args, 255, func() error {
 		if f.games < 1 || (f.games > 1 && !f.light) {
 			return fmt.Errorf("%w: --games must be at least 1, and only light bots play several games", errUsage)
 		}
-		return f.rejoin.check(f.players, f.ticks)
+		if err := f.rejoin.check(f.players, f.ticks); err != nil {
+			return err
+		}
+		if f.light && (f.desync.injectAt > 0 || f.desync.debugLevel > 0) {
+			return fmt.Errorf("%w: light bots run no simulation to debug or corrupt", errUsage)
+		}
+		return f.desync.check()
 	})
 	return f, err
 }
@@ -91,7 +102,8 @@ func runLockstepBot(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		return joinRoom(ctx, conn, room, f.roomSize)
 	}
-	cfg := lockstepbot.Config{Players: f.players * f.games, RoomSize: f.roomSize, Ticks: f.ticks, Join: join, Light: f.light}
+	cfg := lockstepbot.Config{Players: f.players * f.games, RoomSize: f.roomSize, Ticks: f.ticks, Join: join, Light: f.light,
+		Desync: f.desync.config(f.ticks, f.desync.dir)}
 	if err := f.rejoinBots(&cfg); err != nil {
 		return err
 	}
@@ -102,7 +114,7 @@ func runLockstepBot(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	return printReport(stdout, lockstepReport{&r}, f.json, func(w io.Writer) {
+	return printReport(stdout, lockstepReport{Report: &r}, f.json, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire bot: %d bots in room %q of %d, %d ticks, relay %s\n", f.players, f.room, f.roomSize, f.ticks, f.server)
 	})
 }
@@ -119,12 +131,20 @@ func joinRoom(ctx context.Context, conn *transport.Conn, room string, roomSize i
 
 // lockstepReport is the summary of lockstep bots (bot and demo --json):
 // exactly a lockstepbot.Report.
-type lockstepReport struct{ *lockstepbot.Report }
+type lockstepReport struct {
+	*lockstepbot.Report
+	// drill, for a desync drill, is its outcome: the bots are then meant
+	// to disagree, and the verdict is whether the report named the fault.
+	drill *error
+}
 
 func (r lockstepReport) table(w io.Writer) { printBotReport(w, r.Report) }
 
 // verdict is errNotInSync unless the clients agree.
 func (r lockstepReport) verdict() error {
+	if r.drill != nil {
+		return *r.drill
+	}
 	if !r.AllInSync {
 		return errNotInSync
 	}
@@ -146,6 +166,12 @@ func printBotReport(w io.Writer, r *lockstepbot.Report) {
 		if p.Observer {
 			fmt.Fprintf(w, "     observer: watched without a seat\n")
 		}
+		if d := p.InjectedDesync; d != nil {
+			fmt.Fprintf(w, "     injected desync: entity %d field %s after tick %d\n", d.Entity, d.Field, d.Tick)
+		}
+		if p.DesyncReport != "" {
+			fmt.Fprintf(w, "     desync report: %s\n", p.DesyncReport)
+		}
 		if p.Error != "" {
 			fmt.Fprintf(w, "     stopped: %s\n", p.Error)
 		}
@@ -157,6 +183,7 @@ func printBotReport(w io.Writer, r *lockstepbot.Report) {
 type demoFlags struct {
 	demoCommon
 	reconnect bool
+	desync    desyncFlags
 }
 
 func parseDemoFlags(args []string, stderr io.Writer) (demoFlags, error) {
@@ -164,7 +191,13 @@ func parseDemoFlags(args []string, stderr io.Writer) (demoFlags, error) {
 	fs := f.flagSet(demoSpec{name: "demo", tps: 30, latency: 40 * time.Millisecond, loss: 0.05,
 		ticks: "ticks to play", seed: "seed of the network impairment", json: "print one JSON object (the bot --json summary)"}, stderr)
 	fs.BoolVar(&f.reconnect, "reconnect", false, "one bot vanishes a third into the match and rejoins 2 s later through a donor's snapshot")
-	err := f.parse(fs, args, sim.MaxPlayers, nil)
+	f.desync.addDemo(fs)
+	err := f.parse(fs, args, sim.MaxPlayers, func() error {
+		if f.desync.inject && (f.players < 2 || f.ticks < demoInjectTick(f.ticks)+60) {
+			return fmt.Errorf("%w: --inject-desync needs at least 2 players and 120 ticks", errUsage)
+		}
+		return f.desync.check()
+	})
 	return f, err
 }
 
@@ -195,10 +228,20 @@ func runLockstepDemo(ctx context.Context, args []string, stdout, stderr io.Write
 	if progress != nil {
 		fmt.Fprintln(stdout)
 	}
-	return printReport(stdout, lockstepReport{&r}, f.json, func(w io.Writer) {
+	var drill string
+	report := lockstepReport{Report: &r}
+	if f.desync.inject {
+		path, err := checkDrill(&r, f.desync.dir)
+		report.drill = &err
+		drill = fmt.Sprintf("desync drill: %s names the injected entity and field: %s", path, yesNo(err == nil, "yes"))
+	}
+	return printReport(stdout, report, f.json, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire demo: %d bots, %d ticks at %d tps, %s\n", f.players, f.ticks, f.tps, f.impairment())
 		fmt.Fprintf(w, "relay: %d late orders, %d strikes, %d QoS adjustments, %d desyncs, %d bytes in, %d bytes out\n",
 			st.lockstep.LateOrders, st.lockstep.Strikes, st.lockstep.QosAdjustments, st.lockstep.Desyncs, st.BytesIn, st.BytesOut)
+		if drill != "" {
+			fmt.Fprintln(w, drill)
+		}
 	})
 }
 
@@ -206,7 +249,10 @@ func runLockstepDemo(ctx context.Context, args []string, stdout, stderr io.Write
 // f.players bots whose sockets netsim impairs. It returns the bots'
 // summary and the relay's figures at the end.
 func playDemo(ctx context.Context, f demoFlags, progress func(lockstepbot.Progress)) (lockstepbot.Report, relayFigures, error) {
-	ls := lockstepserver.New(new(lockstepFile).config(0))
+	lc := new(lockstepFile).config(0)
+	lc.DesyncDir = f.desync.dir
+	lc.Relay.DebugLevel = uint8(f.desync.debugLevel)
+	ls := lockstepserver.New(lc)
 	d, err := startDemoServer(ctx, &f.demoCommon, server.Config{TickRate: f.tps, Models: []room.Model{ls.Model()}})
 	if err != nil {
 		return lockstepbot.Report{}, relayFigures{}, err
@@ -219,7 +265,8 @@ func playDemo(ctx context.Context, f demoFlags, progress func(lockstepbot.Progre
 		}
 		return joinRoom(ctx, conn, "demo", f.players)
 	}
-	cfg := lockstepbot.Config{Players: f.players, Ticks: f.ticks, Join: join, OnProgress: progress}
+	cfg := lockstepbot.Config{Players: f.players, Ticks: f.ticks, Join: join, OnProgress: progress,
+		Desync: f.desync.config(f.ticks, "")}
 	if f.reconnect {
 		cfg.Join, cfg.Rejoin = demoReconnect(d, f)
 	}

@@ -9,9 +9,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/tickwire/tickwire/internal/atomicfile"
 	"github.com/tickwire/tickwire/secure"
 	"github.com/tickwire/tickwire/transport"
 )
@@ -155,27 +155,8 @@ func loadOrCreateKey(path string) (ed25519.PrivateKey, error) {
 	}
 	seed := make([]byte, ed25519.SeedSize)
 	rand.Read(seed)
-	if err := writeFileAtomic(path, []byte(hex.EncodeToString(seed)+"\n"), 0o600); err != nil {
+	if err := atomicfile.Write(path, []byte(hex.EncodeToString(seed)+"\n"), 0o600); err != nil {
 		return nil, err
 	}
 	return ed25519.NewKeyFromSeed(seed), nil
-}
-
-// writeFileAtomic writes data to a temporary file beside path, syncs it and
-// renames it over path, so a reader never sees a partial file.
-func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	err = errors.Join(err, f.Chmod(perm), f.Sync(), f.Close())
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
 }

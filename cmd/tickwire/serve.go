@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tickwire/tickwire/lockstep/msg"
 	"github.com/tickwire/tickwire/lockstep/relay"
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/admin"
@@ -38,10 +39,13 @@ type serveFlags struct {
 	defaultModel   string
 	play           string
 	checkConfig    bool
+	debugLevel     int
+	desyncDir      string
 	sec            securityFlags
 	op             operatorFlags
 	// from the configuration file only
 	matchTypes     map[string]string
+	matchDebug     map[string]uint8
 	allowRequested bool
 	// the network models hosted: every mode, with its settings from the
 	// file, and the room models they make
@@ -67,6 +71,8 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 	fs.IntVar(&f.messageBurst, "message-burst", 0, "inbound message burst per connection (default 4 × --tps)")
 	fs.StringVar(&f.defaultModel, "default-network-model", room.Lockstep, "network model of rooms whose match type names none ("+strings.Join(hostedModels(), ", ")+")")
 	fs.StringVar(&f.play, "play", "", "HTTP address serving the playable page at / and the WebSocket endpoint at /ws (empty: none); the page joins ?room=NAME&size=N, default a prediction room \"play\" of 1")
+	fs.IntVar(&f.debugLevel, "debug-level", 0, "desync debug level of lockstep rooms, told to their clients: 1 order log, 2 + cache validation, 3 + snapshots")
+	fs.StringVar(&f.desyncDir, "desync-dir", ".", "directory of lockstep rooms' desync reports, desync_report_{seed}_{tick}.json (empty: none written)")
 	fs.BoolVar(&f.checkConfig, "check-config", false, "check the configuration (file and flags), print what the server would run and exit")
 	f.op.register(fs)
 	f.sec.addServer(fs)
@@ -94,6 +100,8 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 		return f, fmt.Errorf("%w: --max-room-size must be 1..%d", errUsage, relay.MaxPlayers)
 	case f.waitingTimeout < 0 || f.maxWaiting < -1 || f.maxWaiting == 0 || f.messageRate < 0 || f.messageBurst < 0:
 		return f, fmt.Errorf("%w: --waiting-timeout, --message-rate and --message-burst must not be negative, --max-waiting-per-addr positive or -1", errUsage)
+	case f.debugLevel < 0 || f.debugLevel > msg.MaxDebugLevel:
+		return f, fmt.Errorf("%w: --debug-level (relay.debug_level) must be 0..%d", errUsage, msg.MaxDebugLevel)
 	case f.op.drainTimeout < 0:
 		return f, fmt.Errorf("%w: --drain-timeout (relay.drain_timeout) must not be negative", errUsage)
 	}
@@ -104,7 +112,8 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 		return f, fmt.Errorf("%w: %v", errUsage, err)
 	}
 	for _, m := range f.modes {
-		models, err := m.serverModels(hostOptions{tickRate: f.tps, maxRoomSize: f.maxRoomSize})
+		models, err := m.serverModels(hostOptions{tickRate: f.tps, maxRoomSize: f.maxRoomSize,
+			debugLevel: uint8(f.debugLevel), desyncDir: f.desyncDir, matchDebugLevels: f.matchDebug})
 		if err != nil {
 			return f, fmt.Errorf("%w: %v", errUsage, err)
 		}
@@ -138,6 +147,8 @@ func (f *serveFlags) merge(fc *fileConfig, set map[string]bool) {
 	take("max-waiting-per-addr", &f.maxWaiting, r.MaxWaitingRooms)
 	take("message-rate", &f.messageRate, r.MessageRate)
 	take("message-burst", &f.messageBurst, r.MessageBurst)
+	take("debug-level", &f.debugLevel, r.DebugLevel)
+	takeString("desync-dir", &f.desyncDir, r.DesyncDir)
 	if r.WaitingRoomTimeout != nil && !set["waiting-timeout"] {
 		f.waitingTimeout = r.WaitingRoomTimeout.Duration
 	}
@@ -145,6 +156,12 @@ func (f *serveFlags) merge(fc *fileConfig, set map[string]bool) {
 		f.matchTypes = make(map[string]string, len(r.MatchTypes))
 		for name, mt := range r.MatchTypes {
 			f.matchTypes[name] = mt.NetworkModel
+			if mt.DebugLevel != nil {
+				if f.matchDebug == nil {
+					f.matchDebug = map[string]uint8{}
+				}
+				f.matchDebug[name] = uint8(*mt.DebugLevel)
+			}
 		}
 	}
 	if r.AllowRequestedNetworkModel != nil {

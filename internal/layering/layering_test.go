@@ -123,12 +123,19 @@ func rules() []rule {
 			switch {
 			case d.standard && networking(d.path):
 				return false, "the simulation never imports networking code"
-			case d.standard, under(d.path, "sim", "protocol", "wire"):
+			case d.standard, under(d.path, "sim", "protocol", "wire", "merkle"):
 				return true, ""
 			case strings.HasPrefix(d.path, "github.com/cespare/xxhash/"), strings.HasPrefix(d.path, "github.com/zeebo/xxh3"):
 				return true, ""
 			}
-			return false, "sim may import only protocol, wire, the standard library and xxHash"
+			return false, "sim may import only protocol, wire, merkle, the standard library and xxHash"
+		}},
+		// The Merkle tree shape the game builds and the relay walks.
+		{pkg: "merkle", allowed: func(d dep) (bool, string) {
+			if d.standard && !networking(d.path) || strings.HasPrefix(d.path, "github.com/cespare/xxhash/") {
+				return true, ""
+			}
+			return false, "merkle may import only the standard library and xxHash"
 		}},
 		{pkg: "transport", allowed: func(d dep) (bool, string) {
 			if under(d.path, gamePackages...) {
@@ -160,10 +167,11 @@ func rules() []rule {
 			switch {
 			case d.standard && networking(d.path):
 				return false, "RelayCore is pure: no networking code"
-			case d.standard, under(d.path, "protocol", "wire", "metrics", "lockstep/msg"):
+			case d.standard, under(d.path, "protocol", "wire", "metrics", "lockstep/msg", "merkle"),
+				strings.HasPrefix(d.path, "github.com/cespare/xxhash/"):
 				return true, ""
 			}
-			return false, "RelayCore may import only protocol, wire, metrics, lockstep/msg and the standard library"
+			return false, "RelayCore may import only protocol, wire, metrics, lockstep/msg, merkle (with xxHash) and the standard library"
 		}},
 		// The lockstep client does not link the server: what both need
 		// (the lane table) lives below both, in server/lanes. A listen
@@ -196,7 +204,7 @@ func rules() []rule {
 				return false, "a game adapter never imports networking code"
 			case under(d.path, "fogauth"):
 				return false, "the RTS adapter implements fogauth.Game without importing fogauth, so fogauth's tests can use it"
-			case d.standard, under(d.path, "sim", "protocol", "wire"), strings.HasPrefix(d.path, "github.com/cespare/xxhash/"), strings.HasPrefix(d.path, "github.com/zeebo/xxh3"):
+			case d.standard, under(d.path, "sim", "protocol", "wire", "merkle"), strings.HasPrefix(d.path, "github.com/cespare/xxhash/"), strings.HasPrefix(d.path, "github.com/zeebo/xxh3"):
 				return true, ""
 			}
 			return false, "a game adapter may import only sim, protocol, wire, xxHash and the standard library"
@@ -265,7 +273,7 @@ func rules() []rule {
 			switch {
 			case d.standard && networking(d.path):
 				return false, "a game adapter never imports networking code"
-			case d.standard, d.path == module+"/predict", under(d.path, "sim", "protocol", "wire", "metrics"),
+			case d.standard, d.path == module+"/predict", under(d.path, "sim", "protocol", "wire", "metrics", "merkle"),
 				strings.HasPrefix(d.path, "github.com/cespare/xxhash/"):
 				return true, ""
 			}
@@ -507,7 +515,8 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"statesync/...":         {{path: module + "/lockstep"}, {path: module + "/lockstep/msg"}, {path: module + "/predict/lanes"}, {path: module + "/fogauth"}},
 		"examples/echo/...":     {{path: module + "/lockstep/msg"}, {path: module + "/lockstep/relay"}, {path: module + "/fogauth/fogclient"}, {path: module + "/statesync"}},
 		"examples/echo":         {{path: module + "/transport"}, {path: module + "/server/room"}, {path: "net", standard: true}},
-		"lockstep/relay":        {{path: module + "/transport"}, {path: module + "/server"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
+		"lockstep/relay":        {{path: module + "/transport"}, {path: module + "/server"}, {path: "net", standard: true}, {path: "github.com/some/lib"}, {path: module + "/sim"}},
+		"merkle":                {{path: module + "/protocol"}, {path: module + "/sim"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
 		"predict/predictserver": {{path: module + "/sim/action"}, {path: module + "/sim"}},
 		"predict/actiongame":    {{path: module + "/transport"}, {path: module + "/predict/netlayer"}, {path: "net/netip", standard: true}},
 		"statesync/msg":         {{path: module + "/protocol"}, {path: "net", standard: true}},

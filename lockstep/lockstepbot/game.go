@@ -9,8 +9,9 @@ import (
 )
 
 // newGame builds the reference match every bot of a room agrees on: the
-// map and the simulation come from the game seed and the room size.
-func newGame(roomSize int, player protocol.PlayerID, seed uint64) (lockstep.Simulation, lockstep.OrderSource, error) {
+// map and the simulation come from the game seed and the room size. A
+// fault, if any, is injected into this bot's simulation.
+func newGame(roomSize int, player protocol.PlayerID, seed uint64, fault *Fault) (*refGame, lockstep.OrderSource, error) {
 	md, cfg, err := scenario.Generate(scenario.Params{Players: roomSize, Seed: seed})
 	if err != nil {
 		return nil, nil, err
@@ -19,7 +20,7 @@ func newGame(roomSize int, player protocol.PlayerID, seed uint64) (lockstep.Simu
 	if err != nil {
 		return nil, nil, err
 	}
-	return s, &bot.Input{Bot: bot.New(player, seed), Sim: s}, nil
+	return &refGame{Sim: s, player: player, fault: fault}, &bot.Input{Bot: bot.New(player, seed), Sim: s}, nil
 }
 
 // lightHash is the state hash every light client reports.

@@ -43,6 +43,16 @@ type PlayerReport struct {
 	ReconnectMS float64 `json:"reconnect_ms"`
 	// Observer marks an observer: it watched without a seat (ID 0).
 	Observer bool `json:"observer,omitempty"`
+	// DebugLevel is the desync debug level the bot played at (the higher
+	// of its own and the room's).
+	DebugLevel uint8 `json:"debug_level,omitempty"`
+	// OrderLog is the bot's order log file (debug level 1 and above).
+	OrderLog string `json:"order_log,omitempty"`
+	// InjectedDesync is the fault the bot injected, if it did.
+	InjectedDesync *InjectedDesync `json:"injected_desync,omitempty"`
+	// DesyncReport is the file name of the desync report the relay sent
+	// the bot, if any (written to the report directory, if one is set).
+	DesyncReport string `json:"desync_report,omitempty"`
 	// Error is why the bot stopped early, if it did.
 	Error string `json:"error,omitempty"`
 }

@@ -66,6 +66,8 @@ type Config struct {
 	// generator of thousands of clients staggers its handshakes); 0 means
 	// no bound.
 	MaxJoining int
+	// Desync configures desync debugging and drills.
+	Desync DesyncConfig
 }
 
 // Progress is a live summary across the bots of this process.
@@ -127,7 +129,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	slices.SortStableFunc(r.Players, func(a, b PlayerReport) int { return a.ID - b.ID })
 	r.AllInSync = inSync(r.Players, cfg.Ticks)
-	return r, nil
+	return r, writeReports(cfg.Desync.ReportDir, bots)
 }
 
 func reportProgress(cfg *Config, bots []*runner, stop <-chan struct{}) {
@@ -171,6 +173,7 @@ type runner struct {
 	joining chan struct{} // a semaphore of Config.MaxJoining, or nil
 	report  PlayerReport
 	model   string // the network model the server asserted at the join
+	desync  []byte // the desync report the relay sent, if any
 
 	mu      sync.Mutex // guards live and playing for progress reports
 	live    lockstep.Diagnostics
@@ -222,15 +225,11 @@ func (r *runner) play(ctx context.Context, c Client) error {
 
 	r.report.ID = int(c.PlayerID())
 	r.report.Observer = r.cfg.Observer
-	var (
-		sim   lockstep.Simulation
-		input lockstep.OrderSource
-	)
-	if r.cfg.Light {
-		sim, input = lightSim{}, newLightInput(c.PlayerID())
-	} else if sim, input, err = newGame(r.roomSize(c), c.PlayerID(), seed); err != nil {
+	sim, input, game, err := r.newSim(c, seed)
+	if err != nil {
 		return err
 	}
+	defer r.endDesync(ctx, c, game, sim)
 	if r.cfg.Observer {
 		input = nil
 	}

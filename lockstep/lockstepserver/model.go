@@ -28,6 +28,14 @@ type Config struct {
 	// MaxObservers bounds the observers of a room; 0 means
 	// DefaultMaxObservers, a negative value none.
 	MaxObservers int
+	// DesyncDir, if set, receives each room's desync reports,
+	// desync_report_{seed}_{tick}.json, written atomically when the
+	// relay's desync walk ends (the report also goes to every client and
+	// to the dashboard).
+	DesyncDir string
+	// MatchTypeDebugLevels sets the desync debug level (Relay.DebugLevel)
+	// of the rooms of a match type.
+	MatchTypeDebugLevels map[string]uint8
 	// OnEvent, if set, receives every event of every room (for logs,
 	// replays, audit trails). It is called from the room's goroutine and
 	// must not block for long.
@@ -98,6 +106,9 @@ func (l *Lockstep) maxObservers() int {
 func (l *Lockstep) newRoom(p room.Params) (*lockstepRoom, error) {
 	cfg := l.cfg.Relay
 	cfg.TickRate = p.TickRate
+	if level, ok := l.cfg.MatchTypeDebugLevels[p.MatchType]; ok {
+		cfg.DebugLevel = level
+	}
 	r := &lockstepRoom{l: l, name: p.Name, size: len(p.Seats), log: p.Logger, clock: p.Clock, counters: p.Counters}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)

@@ -32,6 +32,7 @@ type report struct {
 	late, strikes, idleTotal int
 	syncChecks, syncReports  int
 	desyncs, qos, removals   int
+	desyncReport             []byte // the last desync report's document
 }
 
 func newReport(size int) report {
@@ -123,6 +124,9 @@ func (r *lockstepRoom) Report(time.Duration) room.Report {
 			Points: rep.arrivals[i].AppendTo(nil)})
 	}
 	out.Events = rep.events.AppendTo(nil)
+	if rep.desyncReport != nil {
+		out.Documents = []room.Document{{Name: DesyncReportDoc, JSON: rep.desyncReport}}
+	}
 	return out
 }
 

@@ -194,6 +194,8 @@ func (r *lockstepRoom) event(ev relay.Event) {
 		r.log.Info("relay: player removed", "player", e.Player, "tick", e.AtTick, "reason", e.Reason)
 	case relay.Desync:
 		r.log.Warn("relay: desync", "tick", e.Tick)
+	case relay.DesyncDiagnosed:
+		r.diagnosed(e)
 	case relay.QosAdjustmentEvent:
 		r.log.Info("relay: timing adjusted", "tick", e.Tick, "run_ahead", e.NewRunAhead, "deadline", e.NewDeadline, "reason", e.Reason)
 	case relay.SeedAgreed:

@@ -84,6 +84,8 @@ func (c Codec) Append(dst []byte, m Message) ([]byte, error) {
 		appendFixed(&b, m.Nonce[:])
 	case *SeedResult:
 		b.U64(m.Seed).Uvarint(m.StartUs)
+	case paired:
+		err = m.appendFields(&b)
 	default:
 		var ok bool
 		if ok, err = appendRejoin(&b, m); !ok {
@@ -242,6 +244,11 @@ func (c Codec) Decode(b []byte) (Message, error) {
 	case TypeSeedResult:
 		m = &SeedResult{Seed: r.U64(), StartUs: r.Uvarint()}
 	default:
+		if newPaired, ok := pairedTypes[t]; ok && r.Valid() {
+			pm := newPaired()
+			err, m = pm.parseFields(r), pm
+			break
+		}
 		if r.Err() != nil {
 			return nil, &Error{Err: ErrMalformed, Cause: r.Err()}
 		}

@@ -2,7 +2,8 @@
 // and their encoding: the order submissions and tick frames of play, timing
 // feedback, client metrics, sync-hash reports and desync notices, removal
 // notices, the calibration pings of match start, the commit-reveal game
-// seed exchange, and reconnection by snapshot donor and observers.
+// seed exchange, the desync diagnosis walk, and reconnection by snapshot
+// donor and observers.
 //
 // A message is a wire message type prefix followed by its fields, written
 // with wire.Builder and read with wire.Reader. Orders travel inside as
@@ -62,6 +63,24 @@
 //	LateNotice     0x80 0x44  relay → one client, per late submission
 //	  tick uv | lateByUs uv (≤ 2³²-1) | strikes uv (≤ 65535)
 //
+// # Desync diagnosis (two-byte types; paired append and parse in desync.go)
+//
+//	DesyncDebugRequest 0x80 0x4A  relay → all, on a sync-hash mismatch
+//	  tick uv | level u8 (0..3)
+//	DesyncDebugReport  0x80 0x4B  client → relay
+//	  tick uv | stateHash u64 | rng u64 | leaves uv (1..2²⁴) |
+//	  n u8 (2, or 0 for one leaf) | n × child u64 (the root's children)
+//	MerkleQuery        0x80 0x4C  relay → one client
+//	  tick uv | depth u8 (≤ 24) | index uv (< 2^depth)
+//	MerkleNodes        0x80 0x4D  client → relay, for an interior node
+//	  tick uv | depth u8 (< 24) | index uv | left u64 | right u64
+//	LeafEntities       0x80 0x4E  client → relay, for a leaf
+//	  tick uv | leaf uv | label (uv length, ≤ 64 bytes UTF-8) |
+//	  fields uv (≤ 64) × (uv length, ≤ 32 bytes UTF-8 name) |
+//	  entities uv × (id uv (≤ 2³²-1) | fields × value zz)
+//	DesyncReport       0x80 0x4F  relay → all, the walk's outcome
+//	  tick uv | json (uv length, ≤ 1 MiB): desync_report_{seed}_{tick}.json
+//
 // # Match start (three-byte types)
 //
 //	CalibrationPing 0xC0 0x00 0x40  relay → client
@@ -78,6 +97,8 @@
 //	  contribution [32] | nonce [16]
 //	SeedResult      0xC0 0x00 0x46  relay → all
 //	  seed u64 | startUs uv  (relay clock at which tick 0's window opens)
+//	DebugLevel      0xC0 0x00 0x4C  relay → all, before SeedResult, if above 0
+//	  level u8 (1 order log, 2 + cache validation, 3 + periodic snapshots)
 //
 // # Reconnection by snapshot donor and observers (rejoin.go)
 //

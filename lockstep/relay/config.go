@@ -65,6 +65,13 @@ type Config struct {
 	Filters []Filter
 	// Rand supplies the liveness tokens' seed; nil means crypto/rand.
 	Rand io.Reader
+	// DebugLevel is the match's desync debug level, 0..3, told to every
+	// client at the start (1 order log, 2 cache validation, 3 periodic
+	// snapshots); the desync walk runs at every level.
+	DebugLevel uint8
+	// DesyncTimeout bounds each round of the desync walk; 0 means
+	// DefaultDesyncTimeout.
+	DesyncTimeout time.Duration
 }
 
 // RateConfig is the three-layer order rate control. Zero fields take the
@@ -195,6 +202,7 @@ func (c Config) withDefaults() Config {
 	c.LateGameAfter = orDefault(c.LateGameAfter, DefaultLateGameAfter)
 	c.SkewBudget = orDefault(c.SkewBudget, DefaultSkewBudget)
 	c.Rejoin = c.Rejoin.withDefaults()
+	c.DesyncTimeout = orDefault(c.DesyncTimeout, DefaultDesyncTimeout)
 	if c.Filters == nil {
 		c.Filters = DefaultFilters()
 	}

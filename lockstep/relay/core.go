@@ -88,6 +88,8 @@ type Core struct {
 	rng      *mrand.ChaCha8
 	removals []msg.Removal // scheduled, not yet in effect
 	batch    Batch
+	gameSeed uint64     // the agreed seed, once playing
+	walk     desyncWalk // the desync walk under way, if any
 
 	out       []Envelope
 	events    []Event
@@ -104,6 +106,9 @@ type readyMark struct{ messages, events, frames, feedbacks int }
 // at now.
 func New(cfg Config, players []protocol.PlayerID, now time.Duration) (*Core, error) {
 	cfg = cfg.withDefaults()
+	if cfg.DebugLevel > msg.MaxDebugLevel {
+		return nil, fmt.Errorf("%w: debug level %d (0..%d)", ErrConfig, cfg.DebugLevel, msg.MaxDebugLevel)
+	}
 	if len(players) == 0 || len(players) > MaxPlayers {
 		return nil, fmt.Errorf("%w: %d players (1..%d)", ErrConfig, len(players), MaxPlayers)
 	}
@@ -135,6 +140,9 @@ func New(cfg Config, players []protocol.PlayerID, now time.Duration) (*Core, err
 	c.cal = newCalibrator(now, len(players), cfg.Calibration.Pings)
 	c.seed = newSeedExchange(len(players))
 	c.sync = newSyncState(len(players))
+	if cfg.DebugLevel > 0 {
+		c.broadcast(&msg.DebugLevel{Level: cfg.DebugLevel})
+	}
 	c.advance(now)
 	return c, nil
 }
@@ -210,6 +218,12 @@ func (c *Core) Step(now time.Duration, from protocol.PlayerID, m msg.Message) er
 		return c.onCommit(p, m)
 	case *msg.SeedReveal:
 		return c.onReveal(p, m)
+	case *msg.DesyncDebugReport:
+		return c.onWalkAnswer(p, m, m.Tick)
+	case *msg.MerkleNodes:
+		return c.onWalkAnswer(p, m, m.Tick)
+	case *msg.LeafEntities:
+		return c.onWalkAnswer(p, m, m.Tick)
 	}
 	return fmt.Errorf("%w: %T", ErrUnexpected, m)
 }
@@ -255,6 +269,7 @@ func (c *Core) advance(now time.Duration) {
 	c.host.resuming = false
 	c.checkLiveness()
 	c.rejoinTick()
+	c.walkTimeout()
 }
 
 // NextDeadline is when the core next needs Tick, if ever.
@@ -277,6 +292,9 @@ func (c *Core) NextDeadline() (time.Duration, bool) {
 		return 0, false
 	}
 	c.rejoinDeadline(at)
+	if t, ok := c.walkDeadline(); ok {
+		at(t)
+	}
 	for _, p := range c.players {
 		if p.state.Status != StatusActive || c.phase != PhasePlaying {
 			continue

@@ -97,6 +97,13 @@ type Desync struct {
 	Hashes []PlayerHash
 }
 
+// DesyncDiagnosed: the desync walk of Report.Tick ended; JSON is the
+// report's document (what the relay sends to every client).
+type DesyncDiagnosed struct {
+	Report DesyncReport
+	JSON   []byte
+}
+
 // PlayerHash is one player's reported state hash.
 type PlayerHash struct {
 	Player protocol.PlayerID
@@ -114,3 +121,4 @@ func (PlayerRemoved) isEvent()      {}
 func (QosAdjustmentEvent) isEvent() {}
 func (HostStall) isEvent()          {}
 func (Desync) isEvent()             {}
+func (DesyncDiagnosed) isEvent()    {}

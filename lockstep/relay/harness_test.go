@@ -64,7 +64,8 @@ type simClient struct {
 	// stream is full), and the relay calls Leave between Ready and
 	// Advance, as server does.
 	backedUp  bool
-	badHashAt uint64 // report a wrong hash for sync ticks at or after this, if > 0
+	badHashAt uint64    // report a wrong hash for sync ticks at or after this, if > 0
+	tree      *walkTree // a state tree the client hashes and answers the desync walk with
 	playing   bool
 	nextTick  uint64 // next window to submit
 	lastTick  uint64
@@ -102,6 +103,8 @@ type frameCopy struct {
 	total     uint16        // a snapshot chunk's count (seq is its index)
 	data      []byte        // a snapshot chunk's bytes
 	hash      uint64        // an agreed snapshot hash
+	depth     uint8         // a MerkleQuery's node
+	index     uint32
 }
 
 // learnedRemoval is a removal a client was told of, and how it first
@@ -121,6 +124,8 @@ const (
 	kCommitments
 	kResult
 	kRemoved
+	kDebugRequest
+	kMerkleQuery
 	kOther
 	kRejoinStart
 	kSnapshotRequest
@@ -336,6 +341,10 @@ func (n *simNet) receive(c *simClient, f frameCopy) {
 		c.playing = true
 	case kRemoved:
 		c.learn(f.removals, n.now, "PlayerRemoved")
+	case kDebugRequest, kMerkleQuery:
+		if c.tree != nil {
+			n.answerWalk(c, f)
+		}
 	case kFrame:
 		defer n.donateOnFrame(c, f.tick)
 		c.learn(f.removals, n.now, fmt.Sprintf("frame %d", f.tick))
@@ -346,6 +355,9 @@ func (n *simNet) receive(c *simClient, f frameCopy) {
 			h := simHash(f.tick)
 			if c.badHashAt > 0 && f.tick >= c.badHashAt {
 				h++
+			}
+			if c.tree != nil {
+				h = c.tree.node(f.tick, 0, 0)
 			}
 			n.toRelay(c, &msg.SyncHash{Tick: f.tick, Hash: h}, 0)
 		}
@@ -431,6 +443,10 @@ func copyFrame(m msg.Message) frameCopy {
 		return frameCopy{kind: kResult}
 	case *msg.PlayerRemoved:
 		return frameCopy{kind: kRemoved, removals: []msg.Removal{m.Removal}}
+	case *msg.DesyncDebugRequest:
+		return frameCopy{kind: kDebugRequest, tick: m.Tick}
+	case *msg.MerkleQuery:
+		return frameCopy{kind: kMerkleQuery, tick: m.Tick, depth: m.Depth, index: m.Index}
 	}
 	return frameCopy{kind: kOther}
 }
@@ -511,6 +527,14 @@ func fmtMsg(m msg.Message) string {
 		return "SeedCommitments [" + strings.Join(ids, " ") + "]"
 	case *msg.SeedResult:
 		return fmt.Sprintf("SeedResult seed=%#x start=%dus", m.Seed, m.StartUs)
+	case *msg.DebugLevel:
+		return fmt.Sprintf("DebugLevel %d", m.Level)
+	case *msg.DesyncDebugRequest:
+		return fmt.Sprintf("DesyncDebugRequest tick=%d level=%d", m.Tick, m.Level)
+	case *msg.MerkleQuery:
+		return fmt.Sprintf("MerkleQuery tick=%d node=%d/%d", m.Tick, m.Depth, m.Index)
+	case *msg.DesyncReport:
+		return fmt.Sprintf("DesyncReport tick=%d (%d bytes of JSON)", m.Tick, len(m.JSON))
 	}
 	return fmt.Sprintf("%T %+v", m, m)
 }
@@ -547,6 +571,8 @@ func fmtEvent(e Event) string {
 			e.Tick, e.OldDeadline, e.NewDeadline, e.OldRunAhead, e.NewRunAhead, e.LateRateBpsEWMA, e.Reason)
 	case HostStall:
 		return fmt.Sprintf("event HostStall at=%v for=%v lag=%v", e.At.Round(time.Microsecond), e.Duration.Round(time.Microsecond), e.Lag.Round(time.Microsecond))
+	case DesyncDiagnosed:
+		return "event DesyncDiagnosed\n" + strings.TrimSpace(string(e.JSON))
 	case Desync:
 		s := fmt.Sprintf("event Desync tick=%d", e.Tick)
 		for _, h := range e.Hashes {

@@ -110,6 +110,7 @@ func (c *Core) checkReveals() {
 		return
 	}
 	seed := binary.LittleEndian.Uint64(c.seed.contribution[:8])
+	c.gameSeed = seed
 	c.startPlay()
 	c.broadcast(&msg.SeedResult{Seed: seed, StartUs: durUs(c.timeline.start)})
 	c.emit(SeedAgreed{Seed: seed, Start: c.timeline.start})

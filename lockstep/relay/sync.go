@@ -127,4 +127,5 @@ func (c *Core) compare(e *syncEntry) {
 	})
 	c.broadcast(&msg.DesyncDetected{Tick: e.tick})
 	c.emit(ev)
+	c.startWalk(e)
 }

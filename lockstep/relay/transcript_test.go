@@ -23,7 +23,7 @@ import (
 // tick K's window plus or minus D):
 //
 //	new players=1,2 [tps=30] [profile=casual] [strike-limit=N] [suspicious-strikes]
-//	    [frozen=D] [heartbeat=D] [one-way-clip=D] [seed=N]
+//	    [frozen=D] [heartbeat=D] [one-way-clip=D] [seed=N] [debug-level=N]
 //	net p=ID up=D [down=D] [jitter=D] [offset=D]   a client's path and clock
 //	behave p=ID [hold=D [only=TICK | every=N]] [silent] [noecho] [noreveal] [badhash=TICK]
 //	    [backedup] [normal]    (backedup: the relay's sends to it back up and
@@ -41,6 +41,10 @@ import (
 //	state [p=ID]             print the players' state
 //	removals                 print the removals each client was told of
 //	timing                   print the match timing and QoS state
+//	tree leaves=N            every client hashes a state tree of N leaves
+//	    and answers the desync walk from it (see walkTree)
+//	corrupt p=ID leaf=L,... [from=TICK] [by=N]  the client's leaves differ
+//	lie p=ID mode=majority|silent|flip  how the client answers the walk
 func TestTranscripts(t *testing.T) {
 	datadriven.Walk(t, "testdata/transcripts", func(t *testing.T, path string) {
 		var n *simNet
@@ -82,6 +86,8 @@ func TestTranscripts(t *testing.T) {
 				if td.HasArg("badhash") {
 					td.ScanArgs(t, "badhash", &c.badHashAt)
 				}
+			case "tree", "corrupt", "lie":
+				cmdWalk(t, td, n)
 			case "calibrate":
 				n.runUntil(n.now+time.Minute, func() bool { return n.core.Phase() != PhaseCalibrating })
 			case "start":
@@ -174,6 +180,9 @@ func cmdNew(t *testing.T, td *datadriven.TestData) *simNet {
 	cfg.HeartbeatTimeout = argDur(t, td, "heartbeat", 0)
 	cfg.Rejoin.Enabled = td.HasArg("rejoins")
 	cfg.Rejoin.Timeout = argDur(t, td, "rejoin-timeout", 0)
+	if td.HasArg("debug-level") {
+		td.ScanArgs(t, "debug-level", &cfg.DebugLevel)
+	}
 	seed := uint64(1)
 	if td.HasArg("seed") {
 		td.ScanArgs(t, "seed", &seed)

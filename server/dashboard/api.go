@@ -1,6 +1,8 @@
 package dashboard
 
 import (
+	"net/url"
+
 	"github.com/tickwire/tickwire/server/room"
 )
 
@@ -35,6 +37,10 @@ type RoomDetail struct {
 	TickTiming TickTiming `json:"tick_timing"`
 	// Model is the model's own report: counters, series, events.
 	Model room.Report `json:"model"`
+	// Links are the room's documents (room.Report.Documents) by name,
+	// each the path that serves it: "desync_report" once a lockstep
+	// room's desync walk has ended.
+	Links map[string]string `json:"links,omitempty"`
 }
 
 // PlayerSeries is one player's connection over the last samples.
@@ -90,8 +96,30 @@ func (rs *roomState) detail() RoomDetail {
 	}
 	if v.Status.Report != nil {
 		d.Model = *v.Status.Report
+		for _, doc := range d.Model.Documents {
+			if d.Links == nil {
+				d.Links = map[string]string{}
+			}
+			d.Links[doc.Name] = "/api/v1/rooms/" + url.PathEscape(v.Name) + "/" + url.PathEscape(doc.Name)
+		}
 	}
 	return d
+}
+
+// document is a room's document (room.Report.Documents) named doc.
+func (d *Dashboard) document(name, doc string) ([]byte, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	rs := d.rooms[name]
+	if rs == nil || rs.view.Status.Report == nil {
+		return nil, false
+	}
+	for _, x := range rs.view.Status.Report.Documents {
+		if x.Name == doc {
+			return x.JSON, true
+		}
+	}
+	return nil, false
 }
 
 // list is the answer of GET /api/v1/rooms.

@@ -10,7 +10,8 @@ import (
 var web embed.FS
 
 // Register adds the API and the page to mux: GET /api/v1/rooms, GET
-// /api/v1/rooms/{name} and /dashboard/.
+// /api/v1/rooms/{name}, GET /api/v1/rooms/{name}/{doc} (a room's
+// document, such as its desync report) and /dashboard/.
 func (d *Dashboard) Register(mux *http.ServeMux) {
 	mux.Handle("GET /api/v1/rooms", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		b, _ := d.encoded("", d.list)
@@ -21,6 +22,14 @@ func (d *Dashboard) Register(mux *http.ServeMux) {
 		b, ok := d.encoded("room/"+name, func() (any, bool) { return d.room(name) })
 		if !ok {
 			http.Error(w, "no such room", http.StatusNotFound)
+			return
+		}
+		writeJSON(w, b)
+	}))
+	mux.Handle("GET /api/v1/rooms/{name}/{doc}", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, ok := d.document(r.PathValue("name"), r.PathValue("doc"))
+		if !ok {
+			http.Error(w, "no such document", http.StatusNotFound)
 			return
 		}
 		writeJSON(w, b)

@@ -22,6 +22,17 @@ type Report struct {
 	Series []Series `json:"series,omitempty"`
 	// Events are recent notable events, oldest first.
 	Events []Event `json:"events,omitempty"`
+	// Documents are JSON documents the room offers whole (a lockstep
+	// room's last desync report): the dashboard serves each at
+	// /api/v1/rooms/{room}/{name} and links it from the room's detail.
+	// A document must not change once reported.
+	Documents []Document `json:"-"`
+}
+
+// Document is a named JSON document of a room.
+type Document struct {
+	Name string
+	JSON []byte
 }
 
 // Figure is a named value.

@@ -120,6 +120,13 @@ function drawSync(room) {
   for (const f of figs) box.append(el("span", `${f.name.replaceAll("_", " ")}: ${f.value}`, f.name === "desyncs" && f.value ? "bad" : ""));
   box.classList.toggle("flash", desyncs > lastDesyncs);
   lastDesyncs = desyncs;
+  const report = room.links && room.links.desync_report;
+  if (report) {
+    const a = el("a", "desync report", "bad");
+    a.href = report;
+    a.id = "desync-report";
+    box.append(a);
+  }
   const ev = document.getElementById("events");
   ev.replaceChildren();
   for (const e of (m.events || []).slice(-20).reverse()) ev.append(el("li", `tick ${e.tick}${e.player ? " player " + e.player : ""}: ${e.kind}: ${e.detail}`, e.kind));
@@ -143,6 +150,7 @@ function drawRoom(room) {
     series: room.model.series || [],
     counters: room.model.counters || [],
     events: room.model.events || [],
+    desync_report: (room.links && room.links.desync_report) || null,
   });
 }
 
