@@ -34,7 +34,7 @@ func rejoinRelay(t *testing.T, delay uint32, events func(relay.Event)) *relayNet
 // rejoinRelayWith is rejoinRelay with rc.
 func rejoinRelayWith(t *testing.T, rc relay.RejoinConfig, delay uint32, events func(relay.Event)) *relayNet {
 	var mu sync.Mutex
-	return startRelay(t, server.Config{}, lockstepserver.Config{Relay: relay.Config{Rejoin: rc}, DelayTicks: delay,
+	return startRelay(t, server.Config{}, lockstepserver.Config{Relay: relay.Config{Rejoin: rc}, DelayTicks: delay, MaxObservers: lockstepserver.DefaultMaxObservers,
 		OnEvent: func(_ string, ev relay.Event) {
 			if events != nil {
 				mu.Lock()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -42,7 +43,7 @@ func (f *lockstepFile) check() error {
 // config is the lockstep model's configuration: rejoins taken, the
 // observers' settings of the table.
 func (f *lockstepFile) config(maxRoomSize int) lockstepserver.Config {
-	return lockstepserver.Config{MaxRoomSize: maxRoomSize, DelayTicks: f.DelayTicks, MaxObservers: f.MaxObservers,
+	return lockstepserver.Config{MaxRoomSize: maxRoomSize, DelayTicks: f.DelayTicks, MaxObservers: cmp.Or(f.MaxObservers, lockstepserver.DefaultMaxObservers),
 		Relay: relay.Config{Rejoin: relay.RejoinConfig{Enabled: true}}}
 }
 

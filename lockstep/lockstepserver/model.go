@@ -25,8 +25,8 @@ type Config struct {
 	// ticks, of an observer's feed (an observer may ask for more; 0
 	// allows a live feed, for casual rooms). At most MaxDelayTicks.
 	DelayTicks uint32
-	// MaxObservers bounds the observers of a room; 0 means
-	// DefaultMaxObservers, a negative value none.
+	// MaxObservers bounds the observers of a room; 0 means none (tickwire
+	// serve's default is DefaultMaxObservers).
 	MaxObservers int
 	// DesyncDir, if set, receives each room's desync reports,
 	// desync_report_{seed}_{tick}.json, written atomically when the
@@ -93,15 +93,7 @@ func (l *Lockstep) Model() room.Model {
 }
 
 // maxObservers is the observers a room takes.
-func (l *Lockstep) maxObservers() int {
-	switch {
-	case l.cfg.MaxObservers < 0:
-		return 0
-	case l.cfg.MaxObservers == 0:
-		return DefaultMaxObservers
-	}
-	return l.cfg.MaxObservers
-}
+func (l *Lockstep) maxObservers() int { return max(l.cfg.MaxObservers, 0) }
 
 func (l *Lockstep) newRoom(p room.Params) (*lockstepRoom, error) {
 	cfg := l.cfg.Relay

@@ -6,7 +6,8 @@ import (
 
 // Bounds of observers.
 const (
-	// DefaultMaxObservers is Config.MaxObservers' default.
+	// DefaultMaxObservers is tickwire serve's default for
+	// Config.MaxObservers.
 	DefaultMaxObservers = 8
 	// MaxDelayTicks bounds an observer's feed delay (ten minutes at 30
 	// ticks per second).
