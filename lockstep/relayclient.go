@@ -107,6 +107,7 @@ type RelayClient struct {
 	notify chan struct{} // a tick arrived or the status changed
 
 	closeOnce sync.Once
+	end       join.Ending // the match's certified result, when it comes
 
 	mu   sync.Mutex
 	core *clientCore
@@ -207,6 +208,9 @@ func (c *RelayClient) read() {
 	defer c.wg.Done()
 	for {
 		tm, err := c.conn.Receive(c.ctx)
+		if err == nil && c.end.Keep(tm.Data) {
+			continue
+		}
 		ev := inbound{at: c.now(), err: err}
 		if err == nil {
 			if ev.msg, err = c.codec.Decode(tm.Data); err != nil {
@@ -433,15 +437,38 @@ func (c *RelayClient) Wait(ctx context.Context) error {
 // removes the player at a scheduled tick) and the client's goroutines end.
 func (c *RelayClient) Close() error {
 	c.closeOnce.Do(func() {
-		c.mu.Lock()
-		if c.core.st.status < StatusEnded {
-			c.core.st.status = StatusEnded
-		}
-		c.mu.Unlock()
-		c.cancel()
+		c.stop()
 		c.conn.Close()
-		c.wg.Wait()
 		c.signal()
 	})
 	return nil
 }
+
+// stop ends the client's part in the match and its goroutines, leaving
+// the connection open.
+func (c *RelayClient) stop() {
+	c.mu.Lock()
+	if c.core.st.status < StatusEnded {
+		c.core.st.status = StatusEnded
+	}
+	c.mu.Unlock()
+	c.cancel()
+	c.wg.Wait()
+}
+
+// Leave leaves the match like Close, but first tells the relay the player
+// is done (join.Leave) and waits, until ctx is done or the relay closes
+// the connection, for the match's certified result: it returns it (nil
+// and why if none came) and keeps it (Certificate). A lockstep match ends
+// when its last player goes, so the wait lasts until the others are done
+// too.
+func (c *RelayClient) Leave(ctx context.Context) ([]byte, error) {
+	c.stop()
+	cert, err := c.end.Leave(ctx, c.conn)
+	c.Close()
+	return cert, err
+}
+
+// Certificate is the match's certified result (join.MatchResult), or nil
+// before it arrives.
+func (c *RelayClient) Certificate() []byte { return c.end.Certificate() }

@@ -14,6 +14,7 @@ type ClientConfig struct {
 	MaxInterp           time.Duration // ... and at most; 250 ms
 	MaxExtrapolate      time.Duration // remote entities extrapolated past the newest snapshot, at most; 250 ms
 	PingInterval        time.Duration // 250 ms
+	ReportInterval      time.Duration // CorrectionReports, at most one per; 1 s
 	LeadTicks           int           // ticks of lead beyond RTT/2, jitter and the send interval; 1
 	MaxPending          int           // unacknowledged inputs kept; 512
 	ProvisionalTimeout  time.Duration // an acknowledged predicted spawn with no spawn event is discarded after; 1 s
@@ -31,6 +32,7 @@ func (c ClientConfig) withDefaults(tickRate int) ClientConfig {
 	c.MaxInterp = max(orDur(c.MaxInterp, 250*time.Millisecond), c.MinInterp)
 	c.MaxExtrapolate = orDur(c.MaxExtrapolate, 250*time.Millisecond)
 	c.PingInterval = orDur(c.PingInterval, 250*time.Millisecond)
+	c.ReportInterval = orDur(c.ReportInterval, time.Second)
 	c.LeadTicks = orInt(c.LeadTicks, 1)
 	c.MaxPending = orInt(c.MaxPending, 512)
 	c.ProvisionalTimeout = orDur(c.ProvisionalTimeout, time.Second)
@@ -109,6 +111,10 @@ type Client struct {
 	nextPing time.Duration
 	pingSent [16]uint64 // client times (µs) of the last pings, to recognise their pongs
 	pings    int
+	// nextReport and reported: when a CorrectionReport is next due, and
+	// the corrections the last one counted.
+	nextReport time.Duration
+	reported   uint64
 
 	anchorTick     uint64
 	anchorViews    []EntityView // every entity of the anchor, for AnchorView
@@ -273,6 +279,7 @@ func (c *Client) Update(now time.Duration, intent IntentFunc) {
 		c.pings++
 		c.emit(LaneSequenced, &Ping{ClientTimeUs: us})
 	}
+	c.report()
 	if !c.Predicting() {
 		return
 	}
@@ -342,6 +349,18 @@ func (c *Client) step(in *Input) {
 	h := &c.history[t%uint64(len(c.history))]
 	h.tick = t
 	h.data, _ = c.game.AppendRecord(h.data[:0], own)
+}
+
+// report sends a CorrectionReport when one is due and the corrections
+// changed since the last.
+func (c *Client) report() {
+	if !c.hello || c.now < c.nextReport || c.stats.Corrections == c.reported {
+		return
+	}
+	c.nextReport = c.now + c.cfg.ReportInterval
+	c.reported = c.stats.Corrections
+	c.emit(LaneSequenced, &CorrectionReport{Player: c.player, Corrections: c.stats.Corrections, HardSnaps: c.stats.HardSnaps,
+		Errors: errorBuckets(&c.stats.CorrectionError)})
 }
 
 // sendInputs sends every input the server has not acknowledged (the

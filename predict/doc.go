@@ -97,6 +97,14 @@
 //	|      |   u8   |                | uvarint        | uvarint        | 2 clamped to MaxAhead) |
 //	+------+--------+----------------+----------------+----------------+------------------------+
 //
+//	CorrectionReport 0x33 (client → server, sequenced, ≤ 1/s while it changes)
+//	+------+--------+--------------------+------------------+-------------------------------+
+//	| 0x33 | player | corrections uvar   | hard snaps uvar  | buckets uvar (= 9), then 9 ×  |
+//	|      |   u8   | (since the join)   | (since the join) | corrections uvar per bucket   |
+//	+------+--------+--------------------+------------------+-------------------------------+
+//	buckets: correction error ≤ 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 4 world units, then larger
+//	(telemetry for the server's dashboard; never used for the game)
+//
 //	SnapshotMessage 0x32 (server → client, unreliable)
 //	+------+-------------+----------------+----------------+-----------+--------------+-----------------+
 //	| 0x32 | server tick | server time µs | baseline tick  | late tick | clamped tick | interacted tick |

@@ -40,10 +40,12 @@ const (
 	TypeInput    wire.MessageType = 0x30
 	TypeInputAck wire.MessageType = 0x31
 	TypeSnapshot wire.MessageType = 0x32
-	TypeEvent    wire.MessageType = 0x8050
-	TypeHello    wire.MessageType = 0xC00060
-	TypePing     wire.MessageType = 0xC00061
-	TypePong     wire.MessageType = 0xC00062
+	// TypeCorrectionReport is a client's CorrectionReport.
+	TypeCorrectionReport wire.MessageType = 0x33
+	TypeEvent            wire.MessageType = 0x8050
+	TypeHello            wire.MessageType = 0xC00060
+	TypePing             wire.MessageType = 0xC00061
+	TypePong             wire.MessageType = 0xC00062
 )
 
 // Limits on what a decoder accepts.

@@ -43,6 +43,8 @@ var samples = []struct {
 		func() message { return &EventMessage{} }, "80500af6030003030007540a2a"},
 	{"Hello", &Hello{Player: 2, TickRate: 60, SnapshotEvery: 2, BaselineWindow: 64, MaxAhead: 30, ServerTick: 1000, ServerTimeUs: 16_666_666},
 		func() message { return &Hello{} }, "c0006002 3c00 02 40 1e e807aaa0f907"},
+	{"CorrectionReport", &CorrectionReport{Player: 2, Corrections: 300, HardSnaps: 1, Errors: [NumErrorBuckets]uint64{0, 5, 100, 150, 40, 4, 1, 0, 0}},
+		func() message { return &CorrectionReport{} }, "33 02 ac02 01 09 00 05 64 9601 28 04 01 00 00"},
 	{"Ping", &Ping{ClientTimeUs: 123456}, func() message { return &Ping{} }, "c00061c0c407"},
 	{"Pong", &Pong{ClientTimeUs: 123456, ServerTimeUs: 654321, ServerTick: 39}, func() message { return &Pong{} }, "c00062c0c407f1f72727"},
 }

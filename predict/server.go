@@ -57,11 +57,13 @@ type client struct {
 	ackedSnap   uint64
 	lastFull    uint64
 	interacted  uint64
-	applied     *Input         // the input applied this tick, if any
-	interest    []EntityID     // interest management: the entities sent in the last snapshot
-	spare       []EntityID     // the next set, built beside it
-	sent        []sentSet      // ... and in each kept snapshot, by snapshot number
-	origin      []actionOrigin // the input sequence each of its actions came in
+	applied     *Input           // the input applied this tick, if any
+	interest    []EntityID       // interest management: the entities sent in the last snapshot
+	spare       []EntityID       // the next set, built beside it
+	sent        []sentSet        // ... and in each kept snapshot, by snapshot number
+	origin      []actionOrigin   // the input sequence each of its actions came in
+	report      CorrectionReport // the client's last, if reported
+	reported    bool
 }
 
 // actionOrigin ties an action to the input that carried it, so events of
@@ -249,6 +251,8 @@ func (s *Server) Receive(now time.Duration, p PlayerID, msg []byte) error {
 	switch t {
 	case TypeInput:
 		return s.receiveInputs(c, msg)
+	case TypeCorrectionReport:
+		return s.receiveReport(c, msg)
 	case TypePing:
 		var ping Ping
 		if err := ping.Parse(msg); err != nil {
@@ -258,6 +262,30 @@ func (s *Server) Receive(now time.Duration, p PlayerID, msg []byte) error {
 		return nil
 	}
 	return fmt.Errorf("%w: unexpected %v from a client", ErrMalformed, t)
+}
+
+// receiveReport keeps a client's CorrectionReport: telemetry for the
+// server's figures, never for the game.
+func (s *Server) receiveReport(c *client, msg []byte) error {
+	var m CorrectionReport
+	if err := m.Parse(msg); err != nil {
+		return err
+	}
+	if m.Player != c.id {
+		return fmt.Errorf("%w: player %d reported as %d", ErrRejected, c.id, m.Player)
+	}
+	c.report, c.reported = m, true
+	return nil
+}
+
+// CorrectionReport returns player p's last CorrectionReport, if it sent
+// one.
+func (s *Server) CorrectionReport(p PlayerID) (CorrectionReport, bool) {
+	c := s.client(p)
+	if c == nil || !c.reported {
+		return CorrectionReport{}, false
+	}
+	return c.report, true
 }
 
 // Tick runs every tick due by now, at most MaxCatchUp of them; beyond, the

@@ -89,6 +89,14 @@ type Config struct {
 	// MatchEvent): match records, listings. It is called from the room's
 	// goroutine and must return quickly.
 	OnMatch func(MatchEvent)
+	// Certify, if set, makes the certified result of an ended match
+	// (after OnMatch saw its end): the server sends the bytes it returns
+	// in a join.MatchResult to each of the match's players still
+	// connected, or that left with join.Leave, before it closes their
+	// connections. The binary signs the match record with the server's
+	// key (records.Certify). Nil bytes send nothing; an error is logged.
+	// It is called from the room's goroutine.
+	Certify func(MatchEvent) ([]byte, error)
 }
 
 // Transport is the transport configuration of a server with c's models:

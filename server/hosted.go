@@ -12,6 +12,7 @@ import (
 	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/transport"
+	"github.com/tickwire/tickwire/wire"
 )
 
 // hostedRoom is a room as the server keeps it: its seats while it waits
@@ -181,6 +182,12 @@ func (s *Server) start(h *hostedRoom) {
 	p := room.Params{Name: h.name, MatchType: h.matchType, Seats: seats, Inbox: h.inbox.Load(), TickRate: h.tickRate,
 		Clock: s.clock, Logger: h.log, CloseSeat: func(i int, reason string) { s.closeSeat(h, i, reason) },
 		Counters: &h.model.counters}
+	var ev MatchEvent
+	ended := false
+	p.Result = func(st room.Status) []byte {
+		ended = true
+		return s.matchEnded(h, ev, st)
+	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -193,12 +200,14 @@ func (s *Server) start(h *hostedRoom) {
 		h.impl.Store(&roomImpl{r})
 		s.counters.gamesStarted.Add(1)
 		h.log.Info("relay: game starting", "players", h.size)
-		ev := s.matchStarted(h)
+		ev = s.matchStarted(h)
 		if err := r.Run(h.ctx); err != nil && h.ctx.Err() == nil {
 			h.log.Warn("relay: game ended with an error", "err", err)
 		}
 		s.counters.gamesEnded.Add(1)
-		s.matchEnded(h, ev, r.Status())
+		if !ended { // a Room that is not a Driver: no result to send
+			s.matchEnded(h, ev, r.Status())
+		}
 	}()
 }
 
@@ -262,6 +271,10 @@ func (s *Server) read(h *hostedRoom, st *seat) {
 		}
 		if in := h.inbox.Load(); in != nil {
 			s.counters.messagesIn.Add(1)
+			if wire.NewReader(tm.Data).Type() == join.TypeLeave {
+				in.Post(room.Inbound{Seat: st.index, At: at, Err: room.ErrLeft})
+				continue
+			}
 			in.Post(room.Inbound{Seat: st.index, At: at, Msg: tm})
 		}
 	}
@@ -317,4 +330,6 @@ func (s *Server) countBytes(c *transport.Conn) {
 	s.counters.bytesOut.Add(st.BytesSent)
 	s.counters.datagramsIn.Add(st.PacketsReceived)
 	s.counters.datagramsOut.Add(st.PacketsSent)
+	s.counters.redundancyBytes.Add(st.RedundancyBytes)
+	s.counters.recovered.Add(st.Recovered)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/protocol"
+	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/server/room"
 )
 
@@ -76,10 +77,11 @@ func (s *Server) matchStarted(h *hostedRoom) MatchEvent {
 }
 
 // matchEnded reports the end of the match ev started, with the room's
-// last status.
-func (s *Server) matchEnded(h *hostedRoom, ev MatchEvent, st room.Status) {
-	if s.cfg.OnMatch == nil {
-		return
+// last status, to Config.OnMatch, and returns the MatchResult message to
+// send its players (nil: none), certified by Config.Certify.
+func (s *Server) matchEnded(h *hostedRoom, ev MatchEvent, st room.Status) []byte {
+	if s.cfg.OnMatch == nil && s.cfg.Certify == nil {
+		return nil
 	}
 	ev.Ended, ev.EndedAt = true, time.Now()
 	ev.Tick, ev.Phase = st.Tick, st.Phase
@@ -93,5 +95,28 @@ func (s *Server) matchEnded(h *hostedRoom, ev MatchEvent, st room.Status) {
 	default:
 		ev.Outcome = OutcomeFinished
 	}
-	s.cfg.OnMatch(ev)
+	if s.cfg.OnMatch != nil {
+		s.cfg.OnMatch(ev)
+	}
+	return s.certify(h, ev)
+}
+
+// certify is the MatchResult message of an ended match, or nil.
+func (s *Server) certify(h *hostedRoom, ev MatchEvent) []byte {
+	if s.cfg.Certify == nil {
+		return nil
+	}
+	cert, err := s.cfg.Certify(ev)
+	if err != nil || cert == nil {
+		if err != nil {
+			h.log.Error("relay: match result not certified", "err", err)
+		}
+		return nil
+	}
+	b, err := (&join.MatchResult{Certificate: cert}).Append(nil)
+	if err != nil {
+		h.log.Error("relay: match result not sent", "err", err)
+		return nil
+	}
+	return b
 }

@@ -34,6 +34,10 @@ type Stats struct {
 	SendErrors                [NumSendCauses]uint64
 	BytesIn, BytesOut         uint64 // datagram bytes of room connections
 	DatagramsIn, DatagramsOut uint64 // datagrams of room connections
+	// RedundancyBytes is the bytes room connections sent as parity for
+	// small urgent messages, and Recovered the messages they rebuilt from
+	// their peers' parity (transport.Stats).
+	RedundancyBytes, Recovered uint64
 
 	// MalformedByKind splits Malformed by the sentinel error of the
 	// failure (see kinds.go): "unknown_type", "malformed", "range",
@@ -60,6 +64,8 @@ type ModelStats struct {
 	TooSlow uint64
 	// Metrics are the model's own figures (room.Model.Metrics).
 	Metrics []admin.Metric
+	// Links are the transport figures of its open connections.
+	Links LinkFigures
 }
 
 // RoomStats describes one room; figures of a playing room are refreshed
@@ -85,6 +91,8 @@ type counters struct {
 	malformed                 atomic.Uint64
 	bytesIn, bytesOut         atomic.Uint64
 	datagramsIn, datagramsOut atomic.Uint64
+	redundancyBytes           atomic.Uint64
+	recovered                 atomic.Uint64
 	sendErrors                [NumSendCauses]atomic.Uint64
 	malformedByKind           *metrics.ByKind
 	tokens                    tokenCounts
@@ -107,6 +115,9 @@ func (s *Server) Stats() Stats {
 		BytesOut:     c.bytesOut.Load(),
 		DatagramsIn:  c.datagramsIn.Load(),
 		DatagramsOut: c.datagramsOut.Load(),
+		// Cumulative: those of ended connections, then the open ones'.
+		RedundancyBytes: c.redundancyBytes.Load(),
+		Recovered:       c.recovered.Load(),
 	}
 	for i := range c.sendErrors {
 		st.SendErrors[i] = c.sendErrors[i].Load()
@@ -119,7 +130,11 @@ func (s *Server) Stats() Stats {
 	for name := range s.models {
 		byModel[name] = &ModelStats{Name: name}
 	}
-	var open []*transport.Conn // seated connections, whose bytes are counted when they end
+	type openConn struct {
+		model string
+		conn  *transport.Conn
+	}
+	var open []openConn // seated connections, whose bytes are counted when they end
 	st.MalformedByKind = c.malformedByKind.Snapshot()
 	st.TokenRefusals = c.tokens.snapshot()
 	s.mu.Lock()
@@ -142,18 +157,25 @@ func (s *Server) Stats() Stats {
 		ms.Players += h.seated
 		for _, seat := range h.seats {
 			if seat != nil && !seat.ended {
-				open = append(open, seat.conn)
+				open = append(open, openConn{h.model.Name, seat.conn})
 			}
 		}
 		st.Rooms = append(st.Rooms, rs)
 	}
 	s.mu.Unlock()
-	for _, c := range open {
-		cs := c.Stats()
+	links := make(map[string]*linkAccumulator, len(s.models))
+	for name := range s.models {
+		links[name] = newLinkAccumulator()
+	}
+	for _, o := range open {
+		cs := o.conn.Stats()
 		st.BytesIn += cs.BytesReceived
 		st.BytesOut += cs.BytesSent
 		st.DatagramsIn += cs.PacketsReceived
 		st.DatagramsOut += cs.PacketsSent
+		st.RedundancyBytes += cs.RedundancyBytes
+		st.Recovered += cs.Recovered
+		links[o.model].observe(cs)
 	}
 	slices.SortFunc(st.Rooms, func(a, b RoomStats) int { return strings.Compare(a.Name, b.Name) })
 	for _, name := range s.order {
@@ -162,6 +184,7 @@ func (s *Server) Stats() Stats {
 			ms.Metrics = m.Metrics()
 		}
 		ms.TooSlow = m.counters.TooSlow.Load()
+		ms.Links = links[name].figures()
 		st.MessagesOut += m.counters.MessagesOut.Load()
 		for i := range m.counters.SendErrors {
 			st.SendErrors[i] += m.counters.SendErrors[i].Load()
@@ -177,8 +200,9 @@ func RefusalLabel(r join.RefusalReason) string { return strings.ReplaceAll(r.Str
 
 // AdminMetrics are the labelled series of st for the admin endpoint:
 // games, waiting rooms and players by network model, refused joins by
-// reason, expired rooms, rate-limited messages, and each model's own
-// metrics.
+// reason, expired rooms, rate-limited messages, parity bytes and rebuilt
+// messages, each model's connection figures (LinkFigures) and each
+// model's own metrics.
 func (st *Stats) AdminMetrics() []admin.Metric {
 	var out []admin.Metric
 	for _, m := range st.Models {
@@ -197,6 +221,12 @@ func (st *Stats) AdminMetrics() []admin.Metric {
 	out = append(out,
 		admin.Metric{Name: "tickwire_relay_rooms_expired_total", Help: "Waiting rooms closed because they did not fill in time.", Counter: true, Value: float64(st.RoomsExpired)},
 		admin.Metric{Name: "tickwire_relay_messages_rate_limited_total", Help: "Inbound messages dropped by the per-connection rate limit.", Counter: true, Value: float64(st.RateLimited)})
+	out = append(out,
+		admin.Metric{Name: "tickwire_relay_redundancy_bytes_total", Help: "Bytes room connections sent as parity for small urgent messages.", Counter: true, Value: float64(st.RedundancyBytes)},
+		admin.Metric{Name: "tickwire_relay_recovered_messages_total", Help: "Messages room connections rebuilt from parity without waiting for a retransmission.", Counter: true, Value: float64(st.Recovered)})
+	for _, m := range st.Models {
+		out = append(out, m.Links.adminMetrics(m.Name)...)
+	}
 	for k, n := range st.MalformedByKind { // joins; a model may add its own under the same name
 		out = append(out, admin.Metric{Name: "tickwire_relay_malformed_messages_total", Help: "Messages from clients that did not decode, by kind.",
 			Counter: true, Labels: [][2]string{{"kind", k}}, Value: float64(n)})

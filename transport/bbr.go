@@ -72,6 +72,8 @@ type bbr struct {
 	// shows no standing queue, and halves when it does (see adaptRoom).
 	queueRoom   float64
 	roundMinRTT time.Duration
+
+	compete competition
 }
 
 func newBBR(mtu int, now time.Time) *bbr {
@@ -97,6 +99,9 @@ func (b *bbr) window() int {
 	if bdp == 0 {
 		return bbrInitWindowMTU * b.mtu
 	}
+	if b.mode == bbrProbeBW && b.compete.on {
+		return max(int(b.compete.inflightHi), minW)
+	}
 	if b.mode == bbrProbeBW {
 		return max(int(bdp+b.queueRoom), minW)
 	}
@@ -111,6 +116,9 @@ func (b *bbr) pacingRate() float64 {
 		}
 		return bbrStartupGain * float64(bbrInitWindowMTU*b.mtu) / rtt.Seconds()
 	}
+	if b.mode == bbrProbeBW && b.compete.on {
+		return max(b.gain*b.btlBw, b.compete.inflightHi/b.minRTT.Seconds())
+	}
 	return b.gain * b.btlBw
 }
 
@@ -124,6 +132,7 @@ func (b *bbr) onAck(now time.Time, rs rateSample) {
 		b.round++
 		b.roundStart = true
 		b.adaptRoom(rs)
+		b.adaptCompete(rs)
 		b.roundMinRTT = 0
 	}
 	b.updateBw(rs)
@@ -157,6 +166,9 @@ func (b *bbr) updateMinRTT(now time.Time, rs rateSample) {
 		return
 	}
 	expired := now.Sub(b.minRTTStamp) > bbrMinRTTWindow
+	if expired && b.mode != bbrProbeRTT {
+		b.compete.floor = b.minRTT
+	}
 	if b.minRTT == 0 || rs.rtt <= b.minRTT || expired {
 		b.minRTT, b.minRTTStamp = rs.rtt, now
 	}
@@ -209,6 +221,7 @@ func (b *bbr) advance(now time.Time, rs rateSample) {
 			b.probeRTTDone, b.probeRTTRnd = now.Add(bbrProbeRTTTime), b.round
 		case !b.probeRTTDone.IsZero() && !now.Before(b.probeRTTDone) && b.round > b.probeRTTRnd:
 			b.minRTTStamp = now
+			b.competeProbeRTTDone()
 			if b.filled {
 				b.enterProbeBW(now)
 			} else {

@@ -17,7 +17,8 @@ const (
 	// products in flight and probes for more bandwidth one round trip in
 	// eight. Loss does not lower its rate, so random loss is not read as
 	// congestion; a queue that builds up is, through the RTT and delivery
-	// rate it leaves unchanged.
+	// rate it leaves unchanged. Beside a loss-based flow that keeps a deep
+	// queue standing, it competes as Reno does (see the package doc).
 	CongestionModel CongestionControl = iota
 	// CongestionFixedWindow keeps the fixed in-flight window
 	// (Config.MaxInFlightBytes) and no pacing beyond the bandwidth budget:
@@ -55,6 +56,8 @@ type rateSample struct {
 type congestionController interface {
 	// onAck takes the sample of one acknowledgement.
 	onAck(now time.Time, rs rateSample)
+	// onLoss takes the size of a windowed datagram declared lost.
+	onLoss(bytes int)
 	// window is the bytes of windowed datagrams that may be in flight.
 	window() int
 	// pacingRate is the sending rate in bytes per second; 0 means no pacing.
@@ -67,6 +70,7 @@ type congestionController interface {
 type fixedWindow struct{ bytes int }
 
 func (fixedWindow) onAck(time.Time, rateSample) {}
+func (fixedWindow) onLoss(int)                  {}
 func (f fixedWindow) window() int               { return f.bytes }
 func (fixedWindow) pacingRate() float64         { return 0 }
 func (fixedWindow) bandwidth() float64          { return 0 }

@@ -244,3 +244,45 @@ func TestCongestionCriticalUnderBulk(t *testing.T) {
 		}
 	}
 }
+
+// TestCongestionRouteChange: a flow alone whose path's propagation delay
+// doubles (a new route: 40 → 80 ms min RTT) sees a deep standing queue it
+// did not build and competes (a loss-based competitor looks the same),
+// but its ProbeRTTs keep finding that "queue", so after
+// competeKeepFloor of them it takes the new min RTT, stops competing and
+// keeps the queue short again: over the last 10 s the queueing delay p99
+// is within half the new min RTT and the goodput ≥ 90% of the link.
+func TestCongestionRouteChange(t *testing.T) {
+	n := newPathNet(t)
+	bn := bottleneck(1)
+	from := simEpoch.Add(50 * time.Second)
+	var queued []time.Duration
+	longer := bnLatency + 40*time.Millisecond
+	n.onDecide = func(_ *pathFlow, sent time.Time, dec netsim.Decision) {
+		if dec.Drop == netsim.Kept && !sent.Before(from) {
+			queued = append(queued, dec.At.Sub(sent)-longer)
+		}
+	}
+	b := addBulkFlow(t, n, CongestionModel, bn, 1, &from)
+	n.runFor(5 * time.Second)
+	l := bn.Link()
+	l.Latency = longer
+	bn.SetLink(l)
+	cc := b.s[0].cc.(*bbr)
+	competed := false
+	for range 55 {
+		n.runFor(time.Second)
+		competed = competed || cc.compete.on
+	}
+	goodput := float64(b.delivered) / n.now.Sub(from).Seconds()
+	q99 := percentileOf(queued, 0.99)
+	t.Logf("competed %v; now competing %v, min RTT %v; last 10 s: goodput %.1f%% of the link, queueing delay p99 %v",
+		competed, cc.compete.on, cc.minRTT, 100*goodput/bnRate, q99)
+	newMin := longer + bnLatency // out and back
+	if !competed || cc.compete.on || cc.minRTT < newMin {
+		t.Errorf("competed %v, competing %v at the end, min RTT %v", competed, cc.compete.on, cc.minRTT)
+	}
+	if q99 > newMin/2 || goodput < 0.9*bnRate {
+		t.Errorf("queueing delay p99 %v, goodput %.0f B/s", q99, goodput)
+	}
+}

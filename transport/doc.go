@@ -208,7 +208,13 @@
 // RTT above it: flows sharing a bottleneck see the same queue and give
 // room back together, so their shares converge (AIMD) and the queue stays
 // short. Loss never lowers the rate, so random loss is not read as
-// congestion. Critical data, unreliable data and control messages are
+// congestion. Except beside a loss-based flow (Cubic, Reno), which fills
+// the queue instead of yielding: when over 16 rounds the queue is deeper
+// than half the min RTT and than 1.5× what this flow's own room explains,
+// the controller competes, with a window (inflightHi) raised by one MTU
+// per round and cut to 0.7× after a round that lost a datagram while a
+// queue stood, until a ProbeRTT finds the queue drained (see
+// bbr_compete.go). Critical data, unreliable data and control messages are
 // never held back; the [BandwidthBudget] pacer and MaxInFlightBytes stay
 // upper bounds. [CongestionFixedWindow] keeps only the fixed window, for a
 // LAN. [Stats] reports the estimate (EstimatedBandwidth), the window, the
@@ -220,7 +226,9 @@
 // queue (TestCongestionOneFlow); two flows share it within 20%
 // (TestCongestionTwoFlows); an 8 MiB message through 2% random loss and
 // 20 ms each way takes ≤ 1.87 s with ≤ 8% more bytes on the wire
-// (TestCongestionRandomLoss).
+// (TestCongestionRandomLoss). Beside quic-go's Cubic, a tickwire flow
+// takes between half and twice its fair share (bench/peers
+// TestShareBesideQUIC, with the real quic-go in virtual time).
 //
 // # Redundancy
 //

@@ -222,6 +222,9 @@ func (s *Session) declareLost(d *sentDatagram) {
 	if d.eliciting {
 		s.stats.lost++
 		s.noteLoss(true)
+		if d.windowed {
+			s.cc.onLoss(d.size)
+		}
 	}
 	for _, r := range d.frames {
 		r.msg.owner.onLost(r)

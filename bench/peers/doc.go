@@ -15,6 +15,11 @@
 //	go run . -workload W5 -peer tickwire -conns 100
 //	go run . -peer tickwire -beside quic -duration 30s  # two flows, one bottleneck
 //
+// The tests run the same code in virtual time, over netsim's in-memory
+// network inside a testing/synctest bubble: TestShareBesideQUIC (tickwire
+// beside quic-go through one bottleneck, issue 23's (c)) and
+// TestUrgentBesideQUIC (workload C2 for both, issue 23's (e)).
+//
 // # Peers
 //
 // A peer adapts one library to four lanes: Ordered, Unreliable, Critical

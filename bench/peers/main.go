@@ -90,10 +90,7 @@ func runShared(ctx context.Context, ps map[string]Peer, a, b string, seed uint64
 		}
 		peers = append(peers, p)
 	}
-	if d <= 0 {
-		d = 30 * time.Second
-	}
-	r, err := transportbench.RunShared(ctx, peers, []string{a, b}, seed, d/3, d)
+	r, err := transportbench.RunShared(ctx, peers, []string{a, b}, transportbench.SharedConfig{Seed: seed, Duration: d})
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -34,6 +35,8 @@ type botCommon struct {
 	// joinCode and trackerURL: the room comes from a join code resolved
 	// at a tracker (--server, --room and --server-key from its answer).
 	joinCode, trackerURL string
+	// certOut is the file to save the match's certified result in.
+	certOut string
 }
 
 // botSpec is what a mode sets of the shared bot flags.
@@ -53,7 +56,8 @@ func (f *botCommon) flagSet(s botSpec, stderr io.Writer) *flag.FlagSet {
 	fs.IntVar(&f.players, "players", 0, "bot clients in this process (required)")
 	fs.Uint64Var(&f.ticks, "ticks", 0, s.ticks)
 	fs.IntVar(&f.roomSize, "room-size", 0, "players the room expects (default: --players)")
-	fs.BoolVar(&f.json, "json", false, "print one JSON object")
+	fs.BoolVar(&f.json, "json", false, "print one JSON object (with the match's certified result, \"certificate\", when the server sent one)")
+	fs.StringVar(&f.certOut, "certificate-out", "", "save the match's certified result, which the server sends when the match ends, in this file (for \"tickwire matches verify\")")
 	fs.StringVar(&f.joinCode, "join-code", "", "join the room a join code names (TICK-XXXX), resolved at --tracker: sets --server, --room and --server-key")
 	fs.StringVar(&f.trackerURL, "tracker", "", "the tracker that resolves --join-code (https://, or http:// on loopback)")
 	f.sec.addClient(fs)
@@ -113,13 +117,31 @@ type summary interface {
 	table(w io.Writer)
 	// verdict is nil when the run passed, else the mode's error.
 	verdict() error
+	// certificates are the match results the bots received (nil for a
+	// bot that received none), in the bots' order.
+	certificates() []json.RawMessage
 }
 
-// printReport prints r as one JSON object with asJSON, else header (if
-// not nil) and r's table, and returns r's verdict.
+// report is printReport for "tickwire bot", then, with
+// --certificate-out, saves the match's certified result.
+func (f *botCommon) report(w io.Writer, r summary, header func(io.Writer)) error {
+	err := printReport(w, r, f.json, header)
+	if f.certOut != "" {
+		err = errors.Join(err, saveCertificate(f.certOut, r.certificates()))
+	}
+	return err
+}
+
+// printReport prints r as one JSON object with asJSON (led by the run's
+// "certificate" and how many bots were "certified", when one came), else
+// header (if not nil) and r's table, and returns r's verdict.
 func printReport(w io.Writer, r summary, asJSON bool, header func(io.Writer)) error {
 	if asJSON {
-		if err := json.NewEncoder(w).Encode(r); err != nil {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(append(withCertificate(b, r.certificates()), '\n')); err != nil {
 			return err
 		}
 	} else {

@@ -5,11 +5,17 @@ import (
 	"encoding/json"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/tickwire/tickwire/fogauth/fogclient"
+	"github.com/tickwire/tickwire/predict/predictbot"
+	"github.com/tickwire/tickwire/predict/predictserver"
+	"github.com/tickwire/tickwire/transport"
 
 	"github.com/tickwire/tickwire/lockstep/lockstepbot"
 	"github.com/tickwire/tickwire/lockstep/lockstepserver"
@@ -26,27 +32,49 @@ type twData struct {
 		Player int       `json:"player"`
 		RTTMs  []float64 `json:"rtt_ms"`
 	} `json:"rtt"`
-	Series []room.Series `json:"series"`
+	Series     []room.Series    `json:"series"`
+	Histograms []room.Histogram `json:"histograms"`
+	Map        *struct {
+		View     string `json:"view"`
+		Entities int    `json:"entities"`
+		Drawn    int    `json:"drawn"`
+		Seen     int    `json:"seen_cells"`
+		Players  []int  `json:"players"`
+	} `json:"map"`
 }
 
-// TestDashboardInBrowser plays a lockstep demo match into a server,
-// opens its dashboard in headless Chromium and checks what the page
-// draws: the room is listed, the RTT graph has points, and a late order
-// the test causes (one bot's uplink delayed by 400 ms for a moment)
-// shows on the order timeline. With TICKWIRE_DASHBOARD_SCREENSHOT set it
-// saves a screenshot of the page there.
+// TestDashboardInBrowser plays a lockstep, a fog-authoritative and a
+// prediction match into one server, opens its dashboard in headless
+// Chromium and checks what the page draws: the room is listed, the RTT
+// graph has points, and a late order the test causes (one bot's uplink
+// delayed by 400 ms for a moment) shows on the order timeline; the fog
+// room's map has its entities, with the union of the players' vision
+// and with one player's view; the prediction room's correction error
+// distribution has data once the test delays a bot's inputs (uplink
+// delayed by a second for a second: the server plays those ticks without
+// them, and the client corrects). With TICKWIRE_DASHBOARD_SCREENSHOT=FILE.png it saves
+// screenshots of the three rooms there (FILE.png, FILE-fog.png,
+// FILE-predict.png).
 func TestDashboardInBrowser(t *testing.T) {
 	browser := chromium()
 	if browser == "" {
 		t.Skip("chromium not installed (apt-get install chromium): the dashboard's browser test is skipped")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 
 	f := demoCommon{players: 2, tps: 30, latency: 5 * time.Millisecond, jitter: time.Millisecond}
 	f.sec.insecure = true
 	ls := lockstepserver.New(lockstepserver.Config{})
-	d, err := startDemoServer(ctx, &f, server.Config{TickRate: f.tps, Models: []room.Model{ls.Model()}})
+	models := []room.Model{ls.Model()}
+	for _, m := range []mode{&fogMode{}, &predictMode{}} {
+		ms, err := m.serverModels(hostOptions{tickRate: f.tps})
+		if err != nil {
+			t.Fatal(err)
+		}
+		models = append(models, ms...)
+	}
+	d, err := startDemoServer(ctx, &f, server.Config{TickRate: f.tps, Models: models, AllowRequestedModel: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,6 +103,21 @@ func TestDashboardInBrowser(t *testing.T) {
 	wg.Go(func() {
 		lockstepbot.Run(ctx, lockstepbot.Config{Players: f.players, Ticks: 30 * 30, Join: join, Light: true})
 	})
+	wg.Go(func() {
+		fogclient.RunBots(ctx, fogclient.BotRun{NewBot: rtsBot, Players: 2, Ticks: 60 * 30, Room: "fog", RoomSize: 2,
+			Dial: func(ctx context.Context, i int) (*transport.Conn, error) { return d.dial(ctx, 10+i) }, Settle: 10 * time.Second})
+	})
+	wg.Go(func() {
+		predictbot.Play(ctx, 2, 60*30, 0, false, predictbot.Remote("predict", 2, func(ctx context.Context, i int) (*transport.Conn, error) {
+			conn, pc, err := d.dialImpaired(ctx, 20+i)
+			if err == nil {
+				mu.Lock()
+				socks[20+i] = pc
+				mu.Unlock()
+			}
+			return conn, err
+		}))
+	})
 
 	actx, cancelAlloc := chromedp.NewExecAllocator(ctx,
 		chromedp.ExecPath(browser), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
@@ -83,10 +126,27 @@ func TestDashboardInBrowser(t *testing.T) {
 	defer cancelAlloc()
 	bctx, cancelBrowser := chromedp.NewContext(actx)
 	defer cancelBrowser()
-	if err := chromedp.Do(bctx, chromedp.Navigate(dashboardURL(hl)),
-		chromedp.WaitVisible(chromedp.CSS(`#rooms tbody tr[data-room="demo"]`))); err != nil {
-		t.Fatalf("the room did not appear: %v", err)
+	open := func(query, room string) {
+		if err := chromedp.Do(bctx, chromedp.Navigate(dashboardURL(hl)+query),
+			chromedp.WaitVisible(chromedp.CSS(`#rooms tbody tr[data-room="`+room+`"]`))); err != nil {
+			t.Fatalf("the room %q did not appear: %v", room, err)
+		}
 	}
+	screenshot := func(suffix string) {
+		path := os.Getenv("TICKWIRE_DASHBOARD_SCREENSHOT")
+		if path == "" {
+			return
+		}
+		time.Sleep(2 * time.Second) // a few more samples on the graphs
+		png, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(strings.TrimSuffix(path, ".png")+suffix+".png", png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	open("", "demo")
 
 	read := func() twData {
 		text, err := chromedp.Run(bctx, chromedp.TextContent(chromedp.ID("tw-data")))
@@ -101,18 +161,30 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 		return data
 	}
-	waitFor := func(what string, ok func(twData) bool) twData {
+	// poll reads #tw-data until ok holds (true) or until is past (false).
+	poll := func(until time.Time, ok func(twData) bool) (twData, bool) {
 		for {
 			data := read()
 			if ok(data) {
-				return data
+				return data, true
+			}
+			if time.Now().After(until) {
+				return data, false
 			}
 			select {
 			case <-ctx.Done():
-				t.Fatalf("%s: not seen before the deadline; last #tw-data: %+v", what, data)
+				return data, false
 			case <-time.After(200 * time.Millisecond):
 			}
 		}
+	}
+	waitFor := func(what string, ok func(twData) bool) twData {
+		deadline, _ := ctx.Deadline()
+		data, seen := poll(deadline, ok)
+		if !seen {
+			t.Fatalf("%s: not seen before the deadline; last #tw-data: %+v", what, data)
+		}
+		return data
 	}
 	waitFor("RTT points for every player", func(d twData) bool {
 		return d.Room == "demo" && len(d.RTT) == f.players && len(d.RTT[0].RTTMs) >= 4 && len(d.RTT[1].RTTMs) >= 4
@@ -121,27 +193,65 @@ func TestDashboardInBrowser(t *testing.T) {
 
 	// Inject lateness: bot 0's submissions leave 400 ms late for half a
 	// second, past any tick deadline the relay allows at this latency.
+	// Half a second is 15 ticks: at least 5 more late points than the
+	// match's own (its start may have had one or two). On a loaded
+	// machine the relay may have widened its deadlines: inject again,
+	// later each time, until the timeline shows it.
 	mu.Lock()
 	pc := socks[0]
 	mu.Unlock()
 	base := netsim.Link{Latency: f.latency, Jitter: f.jitter}
-	pc.SetLinks(netsim.Link{Latency: 400 * time.Millisecond}, base)
-	time.Sleep(500 * time.Millisecond)
-	pc.SetLinks(base, base)
-	// Half a second is 15 ticks: at least 5 more late points than the
-	// match's own (its start may have had one or two).
-	waitFor("the injected late orders on the timeline", func(d twData) bool { return countFlag(d, "late") >= before+5 })
-
-	if path := os.Getenv("TICKWIRE_DASHBOARD_SCREENSHOT"); path != "" {
-		time.Sleep(2 * time.Second) // a few more samples on the graphs
-		png, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatal(err)
+	for late := 400 * time.Millisecond; ; late *= 2 {
+		pc.SetLinks(netsim.Link{Latency: late}, base)
+		time.Sleep(500 * time.Millisecond)
+		pc.SetLinks(base, base)
+		if _, seen := poll(time.Now().Add(5*time.Second), func(d twData) bool { return countFlag(d, "late") >= before+5 }); seen {
+			break
 		}
-		if err := os.WriteFile(path, png, 0o644); err != nil {
-			t.Fatal(err)
+		if late >= 3200*time.Millisecond {
+			waitFor("the injected late orders on the timeline", func(d twData) bool { return countFlag(d, "late") >= before+5 })
 		}
 	}
+	screenshot("")
+
+	// The fog room's map: every entity, the union of the players'
+	// vision; then player 1's view, which shows only what it sees.
+	open("?room=fog", "fog")
+	waitFor("the fog map's entities", func(d twData) bool {
+		return d.Room == "fog" && d.Map != nil && d.Map.View == "all" && d.Map.Entities > 20 && d.Map.Drawn == d.Map.Entities &&
+			d.Map.Seen > 0 && len(d.Map.Players) == 2
+	})
+	open("?room=fog&view=1", "fog")
+	waitFor("player 1's view of the fog map", func(d twData) bool {
+		return d.Room == "fog" && d.Map != nil && d.Map.View == "1" && d.Map.Drawn > 0 && d.Map.Drawn < d.Map.Entities
+	})
+	screenshot("-fog")
+
+	// The prediction room: delay one bot's inputs past their ticks, and
+	// its corrections reach the dashboard's distribution.
+	open("?room=predict", "predict")
+	mu.Lock()
+	pc = socks[20]
+	mu.Unlock()
+	pc.SetLinks(netsim.Link{Latency: time.Second}, base)
+	time.Sleep(time.Second)
+	pc.SetLinks(base, base)
+	injected := time.Now()
+	waitFor("the prediction room's correction distribution", func(d twData) bool {
+		if d.Room != "predict" {
+			return false
+		}
+		for _, h := range d.Histograms {
+			for _, b := range h.Buckets {
+				if h.Name == predictserver.CorrectionErrorHistogram && b.Count > 0 {
+					return true
+				}
+			}
+		}
+		return false
+	})
+	t.Logf("corrections on the dashboard %v after the inputs' delay", time.Since(injected).Round(time.Millisecond))
+	screenshot("-predict")
 }
 
 // countFlag counts the order-arrival points flagged flag.

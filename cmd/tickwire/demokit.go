@@ -141,6 +141,11 @@ func startDemoServer(ctx context.Context, f *demoCommon, scfg server.Config) (*d
 		relayCfg.Security = sc
 		clientCfg.Security = &transport.SecurityConfig{ServerKey: sc.Identity.Public().(ed25519.PublicKey)}
 	}
+	key, err := sec.resultKey(sc)
+	if err != nil {
+		return nil, err
+	}
+	scfg.Certify = certifier(key, nil) // no match database: the event's record
 	d, err := startLocalRelay(ctx, relayCfg, scfg)
 	if err != nil {
 		return nil, err

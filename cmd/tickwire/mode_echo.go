@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -74,7 +75,7 @@ func (echoMode) bot(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	r := echoclient.RunBots(ctx, echoclient.BotRun{Players: f.players, RoomSize: f.roomSize, Room: f.room, Messages: int(f.ticks),
 		Interval: time.Second / time.Duration(*rate), Dial: dial})
-	return printReport(stdout, echoReport{&r}, f.json, func(w io.Writer) {
+	return f.report(stdout, echoReport{&r}, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire bot --mode echo: %d bots in room %q of %d, %d lines each, server %s\n", f.players, f.room, f.roomSize, f.ticks, f.server)
 	})
 }
@@ -104,4 +105,8 @@ func (r echoReport) verdict() error {
 		return errNotEchoed
 	}
 	return nil
+}
+
+func (r echoReport) certificates() []json.RawMessage {
+	return certsOf(r.Players, func(p *echoclient.PlayerReport) json.RawMessage { return p.Certificate })
 }

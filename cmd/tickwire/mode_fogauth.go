@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -32,6 +33,7 @@ func (m *fogMode) settings() (string, modeSettings) { return "fogauth", &m.file 
 
 func (m *fogMode) serverModels(h hostOptions) ([]room.Model, error) {
 	c := m.file.config(h.tickRate)
+	c.Replays = fogserver.Replays{Config: h.replays.config(), Game: "rts"}
 	if err := c.Check(); err != nil {
 		return nil, fmt.Errorf("relay.fogauth: %v", err)
 	}
@@ -205,7 +207,7 @@ func (*fogMode) bot(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	return printReport(stdout, fogReport{&r}, f.json, func(w io.Writer) {
+	return f.report(stdout, fogReport{&r}, func(w io.Writer) {
 		if f.spectate {
 			fmt.Fprintf(w, "tickwire bot --mode fogauth --spectate: %d spectators of room %q, server %s\n", f.players, f.room, f.server)
 			return
@@ -259,4 +261,8 @@ func (r fogReport) verdict() error {
 		return errInconsistent
 	}
 	return nil
+}
+
+func (r fogReport) certificates() []json.RawMessage {
+	return certsOf(r.Players, func(p *fogclient.PlayerReport) json.RawMessage { return p.Certificate })
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,10 +30,11 @@ func (m *lockstepMode) settings() (string, modeSettings) { return "lockstep", &m
 
 // serverModels is the lockstep room model (lockstep/lockstepserver); its
 // options are serve's own flags (--tps, --max-room-size, --debug-level,
-// --desync-dir) and the [relay.lockstep] table. Its rooms take rejoins.
+// --desync-dir, --replay-dir) and the [relay.lockstep] table. Its rooms
+// take rejoins.
 func (m *lockstepMode) serverModels(h hostOptions) ([]room.Model, error) {
 	c := m.file.config(h.maxRoomSize)
-	c.DesyncDir, c.MatchTypeDebugLevels = h.desyncDir, h.matchDebugLevels
+	c.DesyncDir, c.MatchTypeDebugLevels, c.Replays = h.desyncDir, h.matchDebugLevels, h.replays.lockstep()
 	c.Relay.DebugLevel = h.debugLevel
 	return []room.Model{lockstepserver.Model(c)}, nil
 }
@@ -114,7 +116,7 @@ func runLockstepBot(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	return printReport(stdout, lockstepReport{Report: &r}, f.json, func(w io.Writer) {
+	return f.report(stdout, lockstepReport{Report: &r}, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire bot: %d bots in room %q of %d, %d ticks, relay %s\n", f.players, f.room, f.roomSize, f.ticks, f.server)
 	})
 }
@@ -289,4 +291,8 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := file.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func (r lockstepReport) certificates() []json.RawMessage {
+	return certsOf(r.Players, func(p *lockstepbot.PlayerReport) json.RawMessage { return p.Certificate })
 }

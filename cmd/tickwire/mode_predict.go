@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -13,6 +14,7 @@ import (
 	"github.com/tickwire/tickwire/predict/netlayer"
 	"github.com/tickwire/tickwire/predict/predictbot"
 	"github.com/tickwire/tickwire/predict/predictserver"
+	"github.com/tickwire/tickwire/replay"
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/room"
 )
@@ -30,8 +32,8 @@ func (*predictMode) modelName() string { return room.Prediction }
 
 func (m *predictMode) settings() (string, modeSettings) { return "prediction", &m.file }
 
-func (m *predictMode) serverModels(hostOptions) ([]room.Model, error) {
-	return []room.Model{m.file.model()}, nil
+func (m *predictMode) serverModels(h hostOptions) ([]room.Model, error) {
+	return []room.Model{m.file.recorded(h.replays.config())}, nil
 }
 
 // predictionGame is the game of prediction rooms and clients
@@ -89,8 +91,11 @@ func (p *predictionFile) check() error {
 }
 
 // model is the prediction network model these settings describe.
-func (p predictionFile) model() room.Model {
-	cfg := predictserver.Config{MaxRoomSize: p.MaxRoomSize, Server: predict.ServerConfig{
+func (p predictionFile) model() room.Model { return p.recorded(replay.Config{}) }
+
+// recorded is model, its matches recorded as rc says.
+func (p predictionFile) recorded(rc replay.Config) room.Model {
+	cfg := predictserver.Config{MaxRoomSize: p.MaxRoomSize, Replays: rc, Server: predict.ServerConfig{
 		TickRate: p.TickRate, SnapshotEvery: p.SnapshotEvery, FullEvery: p.FullEvery,
 		MaxAhead: p.MaxAhead, MaxInputRate: p.MaxInputRate, Interest: predict.InterestConfig{Radius: p.InterestRadius}}}
 	if p.LateInputs == "reject" {
@@ -234,7 +239,7 @@ func (*predictMode) bot(ctx context.Context, args []string, stdout, stderr io.Wr
 		return err
 	}
 	r := predictbot.Play(ctx, f.players, f.ticks, 0, false, predictbot.Remote(f.room, f.roomSize, dial))
-	return printReport(stdout, predictReport{&r}, f.json, func(w io.Writer) {
+	return f.report(stdout, predictReport{&r}, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire bot --mode predict: %d bots in room %q of %d, %d ticks, server %s\n", f.players, f.room, f.roomSize, f.ticks, f.server)
 	})
 }
@@ -274,4 +279,8 @@ func (r predictReport) verdict() error {
 		return errParity
 	}
 	return nil
+}
+
+func (r predictReport) certificates() []json.RawMessage {
+	return certsOf(r.Players, func(p *predictbot.Player) json.RawMessage { return p.Certificate })
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -24,8 +25,8 @@ func (statesyncMode) name() string                     { return "statesync" }
 func (statesyncMode) modelName() string                { return room.StateSync }
 func (statesyncMode) settings() (string, modeSettings) { return "", nil }
 
-func (statesyncMode) serverModels(hostOptions) ([]room.Model, error) {
-	return []room.Model{host.Model(host.Config{})}, nil
+func (statesyncMode) serverModels(h hostOptions) ([]room.Model, error) {
+	return []room.Model{host.Model(host.Config{Replays: h.replays.config()})}, nil
 }
 
 // ssDemoFlags are the options of "tickwire demo --mode statesync".
@@ -111,6 +112,8 @@ type ssReport struct {
 	// honestDesyncs and honestRecovered are the honest bots' own counts
 	// of desync episodes and repairs, judged when hostile bots desync too.
 	honestDesyncs, honestRecovered int
+	// certs are the match results the bots received (certificates).
+	certs []json.RawMessage
 }
 
 // demo plays a state-sync match in one process over loopback
@@ -162,7 +165,8 @@ func (statesyncMode) demo(ctx context.Context, args []string, stdout, stderr io.
 // when the server is elsewhere: then the figures only the server knows
 // are left zero and desyncs are counted from what the bots were told).
 func ssSummary(players int, ticks uint64, results []syncclient.Result, rep *host.Report) ssReport {
-	r := ssReport{Players: players, Ticks: ticks, Tiers: map[string]uint64{}}
+	r := ssReport{Players: players, Ticks: ticks, Tiers: map[string]uint64{},
+		certs: certsOf(results, func(p *syncclient.Result) json.RawMessage { return p.Certificate })}
 	var up, down, secs float64
 	var agreed, voted int
 	var recF []uint32
@@ -292,8 +296,10 @@ func (statesyncMode) bot(ctx context.Context, args []string, stdout, stderr io.W
 	reportStuck(stderr, results)
 	r := ssSummary(f.players, f.ticks, results, nil)
 	r.injected = f.corrupt
-	return printReport(stdout, r, f.json, func(w io.Writer) {
+	return f.report(stdout, r, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire bot --mode statesync: %d bots in room %q of %d, %d frames, server %s\n",
 			f.players, f.room, f.roomSize, f.ticks, f.server)
 	})
 }
+
+func (r ssReport) certificates() []json.RawMessage { return r.certs }

@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/hex"
+	"crypto/ed25519"
 	"flag"
 	"log/slog"
 	"strings"
@@ -47,6 +47,7 @@ type operator struct {
 	maxGames int
 	log      *slog.Logger
 	db       *records.DB
+	replays  *replayLog // the finished replays, for the records
 	mu       sync.Mutex
 	ids      map[uint64]int64 // match Seq → database id
 }
@@ -71,15 +72,7 @@ func (op *operator) onMatch(ev server.MatchEvent) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if !ev.Ended {
-		r := records.Record{Room: ev.Room, NetworkModel: ev.NetworkModel, MatchType: ev.MatchType, StartedAt: ev.Started}
-		for _, p := range ev.Players {
-			rp := records.Player{Player: int(p.Player)}
-			if p.PublicKey != nil {
-				rp.PublicKey = hex.EncodeToString(p.PublicKey)
-			}
-			r.Players = append(r.Players, rp)
-		}
-		id, err := op.db.Start(ctx, r)
+		id, err := op.db.Start(ctx, recordOf(ev))
 		if err != nil {
 			op.log.Error("match record not written", "room", ev.Room, "err", err)
 			return
@@ -91,15 +84,49 @@ func (op *operator) onMatch(ev server.MatchEvent) {
 	}
 	op.mu.Lock()
 	id, ok := op.ids[ev.Seq]
-	delete(op.ids, ev.Seq)
 	op.mu.Unlock()
 	if !ok {
 		return
 	}
-	err := op.db.End(ctx, records.Record{ID: id, EndedAt: ev.EndedAt, Ticks: ev.Tick, Outcome: ev.Outcome})
+	r := records.Record{ID: id, EndedAt: ev.EndedAt, Ticks: ev.Tick, Outcome: ev.Outcome}
+	if op.replays != nil {
+		r.ReplayFile, r.ReplayHash = op.replays.take(ev.Room)
+	}
+	err := op.db.End(ctx, r)
 	if err != nil {
 		op.log.Error("match record not ended", "room", ev.Room, "err", err)
 	}
+}
+
+// row is the database's row of a match that ended, which the server
+// certifies (Config.Certify is called right after OnMatch's end); it
+// forgets the match.
+func (op *operator) row(ev server.MatchEvent) (records.Record, bool) {
+	op.mu.Lock()
+	id, ok := op.ids[ev.Seq]
+	delete(op.ids, ev.Seq)
+	op.mu.Unlock()
+	if !ok {
+		return records.Record{}, false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	r, err := op.db.Get(ctx, id)
+	if err != nil {
+		op.log.Error("match record not read to certify", "room", ev.Room, "err", err)
+		return records.Record{}, false
+	}
+	return r, true
+}
+
+// certify sets cfg.Certify: the server signs each ended match's record
+// (its database row when there is a database) with key.
+func (op *operator) certify(cfg *server.Config, key ed25519.PrivateKey) {
+	var row func(server.MatchEvent) (records.Record, bool)
+	if op.db != nil {
+		row = op.row
+	}
+	cfg.Certify = certifier(key, row)
 }
 
 // listingsOf are a server's rooms (its Stats) as tracker listings.

@@ -36,9 +36,13 @@ type PlayerReport struct {
 	Consistent      bool    `json:"consistent"`
 	// Probes and InferredHiddenEntities are a --cheat bot's: the probes
 	// it gave and the hidden entities their answers revealed.
-	Probes                 int    `json:"probes,omitempty"`
-	InferredHiddenEntities *int   `json:"inferred_hidden_entities,omitempty"`
-	Error                  string `json:"error,omitempty"`
+	Probes                 int  `json:"probes,omitempty"`
+	InferredHiddenEntities *int `json:"inferred_hidden_entities,omitempty"`
+	// Certificate is the match's certified result the server sent when
+	// the match ended (the JSON `tickwire matches verify` reads), if one
+	// came.
+	Certificate json.RawMessage `json:"certificate,omitempty"`
+	Error       string          `json:"error,omitempty"`
 }
 
 // Report is the summary of a fog-authoritative bot run.
@@ -180,6 +184,9 @@ func playBot(ctx context.Context, r BotRun, i int, dump *dumper) (p PlayerReport
 	defer c.Close() // the connection the bot ended on, whether or not it finished
 	p = awaitEnd(ctx, r, c, p)
 	p, tickP99, costP99 = summary(p, c, began)
+	if p.Error == "" {
+		p.Certificate = botpool.Leave(ctx, c.Leave)
+	}
 	return p, c.NetworkModel(), tickP99, costP99
 }
 

@@ -105,6 +105,7 @@ type Client struct {
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
 	bytesDown uint64
+	end       join.Ending // the match's certified result, when it comes
 }
 
 // Join asks the server on conn for a seat in the fog-authoritative room
@@ -216,6 +217,9 @@ func (c *Client) read() {
 			}
 			c.mu.Unlock()
 			return
+		}
+		if c.end.Keep(tm.Data) {
+			continue
 		}
 		isState := len(tm.Data) > 0 && tm.Data[0] == fogauth.TypeStateUpdate
 		if isState && c.cfg.OnStateUpdate != nil && len(tm.Data) >= fogauth.HeaderSize {
@@ -375,6 +379,22 @@ func (c *Client) WithWorld(f func(w *fogauth.PartialWorld)) {
 	defer c.mu.Unlock()
 	f(c.core.World())
 }
+
+// Leave leaves the match like Close, but first tells the server the
+// player is done (join.Leave) and waits, until ctx is done or the server
+// closes the connection, for the match's certified result: it returns it
+// (nil and why if none came) and keeps it (Certificate).
+func (c *Client) Leave(ctx context.Context) ([]byte, error) {
+	c.cancel()
+	c.wg.Wait()
+	cert, err := c.end.Leave(ctx, c.conn)
+	c.Close()
+	return cert, err
+}
+
+// Certificate is the match's certified result (join.MatchResult), or nil
+// before it arrives.
+func (c *Client) Certificate() []byte { return c.end.Certificate() }
 
 // Close closes the connection and waits for the goroutines.
 func (c *Client) Close() error {

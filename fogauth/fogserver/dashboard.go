@@ -22,8 +22,8 @@ type saturation struct {
 	tick      uint64                  // the core's tick then
 }
 
-// Report implements room.Reporter: the room's counters and each
-// player's budget saturation over the last reports.
+// Report implements room.Reporter: the room's counters, each player's
+// budget saturation over the last reports, and the spectator map.
 func (r *fogRoom) Report(time.Duration) room.Report {
 	s := &r.sat
 	if s.points == nil {
@@ -50,5 +50,6 @@ func (r *fogRoom) Report(time.Duration) room.Report {
 			Points: s.points[i].AppendTo(nil)})
 	}
 	s.tick = tick
+	rep.Map = r.spectatorMap()
 	return rep
 }

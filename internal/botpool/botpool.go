@@ -6,7 +6,9 @@ package botpool
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
+	"time"
 
 	"github.com/tickwire/tickwire/transport"
 )
@@ -25,4 +27,23 @@ func Play[T any](n int, play func(i int) T) []T {
 	}
 	wg.Wait()
 	return out
+}
+
+// ResultWait bounds a bot's wait, once it is done with its match, for
+// the match's certified result: the match ends when its last player is
+// done, so a bot waits for the others.
+const ResultWait = 30 * time.Second
+
+// Leave calls a client's Leave (join.Ending.Leave beneath: tell the
+// server the bot is done, wait for the result) for at most ResultWait and
+// returns the certificate as a bot report's JSON: nil if none came or it
+// is not JSON.
+func Leave(ctx context.Context, leave func(context.Context) ([]byte, error)) json.RawMessage {
+	ctx, cancel := context.WithTimeout(ctx, ResultWait)
+	defer cancel()
+	cert, err := leave(ctx)
+	if err != nil || !json.Valid(cert) {
+		return nil
+	}
+	return cert
 }

@@ -21,6 +21,9 @@ type Client interface {
 	Wait(ctx context.Context) error
 	// Close leaves the match and releases the connection.
 	Close() error
+	// Leave leaves the match like Close, waiting first (until ctx is
+	// done) for the match's certified result, which it returns.
+	Leave(ctx context.Context) ([]byte, error)
 	// NetworkModel is the room's network model as the server asserted it
 	// when the client joined.
 	NetworkModel() string

@@ -1,6 +1,7 @@
 package lockstepbot
 
 import (
+	"encoding/json"
 	"time"
 )
 
@@ -43,6 +44,10 @@ type PlayerReport struct {
 	ReconnectMS float64 `json:"reconnect_ms"`
 	// Observer marks an observer: it watched without a seat (ID 0).
 	Observer bool `json:"observer,omitempty"`
+	// Certificate is the match's certified result the server sent when
+	// the match ended (the JSON `tickwire matches verify` reads), if one
+	// came.
+	Certificate json.RawMessage `json:"certificate,omitempty"`
 	// DebugLevel is the desync debug level the bot played at (the higher
 	// of its own and the room's).
 	DebugLevel uint8 `json:"debug_level,omitempty"`

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tickwire/tickwire/internal/botpool"
 	"github.com/tickwire/tickwire/lockstep"
 	"github.com/tickwire/tickwire/metrics"
 )
@@ -200,7 +201,9 @@ func (r *runner) run(ctx context.Context) {
 	r.model = c.NetworkModel()
 	if err := r.play(ctx, c); err != nil {
 		r.report.Error = err.Error()
+		return
 	}
+	r.report.Certificate = botpool.Leave(ctx, c.Leave)
 }
 
 // play waits for the match to start, then applies ticks until done.

@@ -99,6 +99,9 @@ func (c *hubClient) NetworkModel() string              { return "lockstep" }
 
 func (c *hubClient) AwaitSeed(context.Context) (uint64, error) { return c.h.seed, nil }
 
+// Leave: the hub certifies nothing.
+func (c *hubClient) Leave(context.Context) ([]byte, error) { return nil, nil }
+
 func (c *hubClient) Wait(ctx context.Context) error {
 	c.h.mu.Lock()
 	ready, changed := c.next < uint64(len(c.h.ticks)), c.h.changed

@@ -33,6 +33,7 @@ type lockstepRoom struct {
 	rep      report           // the dashboard's figures (room.Reporter)
 	feeds    map[int]*feed    // observers' delay lines, by seat
 	watching int              // observer seats open: broadcasts go to the players' seats only
+	replay   *matchReplay     // nil: not recorded
 }
 
 // member is a seat of a lockstep room.
@@ -112,6 +113,7 @@ func (r *lockstepRoom) Ready() room.Ready {
 	for _, e := range rd.Messages {
 		if f, ok := e.Msg.(*msg.TickFrame); ok {
 			r.l.c.lateness.Observe(max(now-r.due(f.Tick), 0).Seconds())
+			r.replay.frame(f)
 		}
 		r.sent(e.Msg)
 		r.route(e)
@@ -181,6 +183,7 @@ func (r *lockstepRoom) due(k uint64) time.Duration {
 func (r *lockstepRoom) event(ev relay.Event) {
 	r.l.c.count(ev)
 	r.recordEvent(ev)
+	r.replay.event(ev)
 	switch e := ev.(type) {
 	case relay.LateSubmission:
 		if i := int(e.Player) - 1; i >= 0 && i < r.size {
@@ -233,4 +236,4 @@ func (r *lockstepRoom) Status(time.Duration) room.Status {
 }
 
 // End implements room.Core.
-func (r *lockstepRoom) End(time.Duration) {}
+func (r *lockstepRoom) End(time.Duration) { r.replay.finish(r.core.NextTick()) }

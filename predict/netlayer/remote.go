@@ -28,6 +28,7 @@ type Remote struct {
 	drained chan struct{}
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
+	end     join.Ending // the match's certified result, when it comes
 }
 
 // MaxQueued is how many received messages a Remote holds for Poll.
@@ -60,6 +61,9 @@ func (r *Remote) Conn() *transport.Conn { return r.conn }
 func (r *Remote) read(ctx context.Context) {
 	for {
 		m, err := r.conn.Receive(ctx)
+		if err == nil && r.end.Keep(m.Data) {
+			continue
+		}
 		r.mu.Lock()
 		for err == nil && len(r.queue) >= MaxQueued {
 			r.mu.Unlock()
@@ -114,6 +118,24 @@ func (r *Remote) Poll(_ time.Duration, deliver func([]byte)) error {
 	}
 	return err
 }
+
+// Leave leaves the match like Close, but first tells the server the
+// player is done (join.Leave) and waits, until ctx is done or the server
+// closes the connection, for the match's certified result: it returns it
+// (nil and why if none came) and keeps it (Certificate). A prediction
+// match ends when its last player goes, so the wait lasts until the
+// others are done too.
+func (r *Remote) Leave(ctx context.Context) ([]byte, error) {
+	r.cancel()
+	r.wg.Wait()
+	cert, err := r.end.Leave(ctx, r.conn)
+	r.Close()
+	return cert, err
+}
+
+// Certificate is the match's certified result (join.MatchResult), or nil
+// before it arrives.
+func (r *Remote) Certificate() []byte { return r.end.Certificate() }
 
 // Close closes the connection and waits for the reader.
 func (r *Remote) Close() error {

@@ -80,6 +80,9 @@ func playOne(ctx context.Context, i int, ticks uint64, arena int, lone bool, ope
 		p.Error = err.Error()
 		return p, false
 	}
+	if r, ok := net.(*netlayer.Remote); ok {
+		p.Certificate = botpool.Leave(ctx, r.Leave)
+	}
 	return p, parityHolds(t, lone)
 }
 

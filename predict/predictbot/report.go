@@ -1,6 +1,7 @@
 package predictbot
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/tickwire/tickwire/metrics"
@@ -35,7 +36,11 @@ type Player struct {
 	// units) and inputs replayed per snapshot, as non-empty buckets.
 	CorrectionErrorHist []HistBucket `json:"correction_error_hist"`
 	ReplayDepthHist     []HistBucket `json:"replay_depth_hist"`
-	Error               string       `json:"error,omitempty"`
+	// Certificate is the match's certified result the server sent when
+	// the match ended (the JSON `tickwire matches verify` reads), if one
+	// came.
+	Certificate json.RawMessage `json:"certificate,omitempty"`
+	Error       string          `json:"error,omitempty"`
 }
 
 // HistBucket is one bucket of a published distribution: Count samples at

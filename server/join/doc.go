@@ -72,5 +72,30 @@
 //	          (the model or room takes no spectators or rejoins)
 //	  detail  ≤ 200 bytes, for people
 //
+//	Leave 0xC0 0x00 0x53  client → server, orders lane: the player is done
+//	+------+------+------+
+//	| 0xC0 | 0x00 | 0x53 |      no fields; the room counts the seat as
+//	+------+------+------+      gone, the connection stays open for the result
+//
+//	MatchResult 0xC0 0x00 0x54  server → client, orders lane, at the match's end
+//	+------+------+------+-------------+
+//	| 0xC0 | 0x00 | 0x54 | certificate |
+//	|      |      |      |    bytes    |   uv length, then that many bytes
+//	+------+------+------+-------------+
+//	  certificate  1..65536 bytes: the signed match record, opaque here
+//	               (cmd/tickwire sends records.Certificate as JSON)
+//
+// # The match's end
+//
+// When a room's match ends the server sends a MatchResult to every
+// player seat still connected, or that left with Leave, then closes the
+// connections ("game over"): the certified result of the match, signed by
+// the server (Config.Certify in package server). A client keeps it with
+// an Ending: its reader hands every message to Ending.Keep first, and a
+// player done with the match calls Ending.Leave, which sends Leave and
+// waits for the result. Leaving instead of closing matters for the models
+// whose match ends when its last player goes (lockstep, prediction, state
+// sync): a player that closed would not be there to receive it.
+//
 // Golden bytes of each message are pinned by TestJoinGolden.
 package join

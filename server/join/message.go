@@ -13,6 +13,8 @@ const (
 	TypeJoinRoom     wire.MessageType = 0xC00050
 	TypeJoinAccepted wire.MessageType = 0xC00051
 	TypeJoinRefused  wire.MessageType = 0xC00052
+	TypeLeave        wire.MessageType = 0xC00053
+	TypeMatchResult  wire.MessageType = 0xC00054
 )
 
 // Limits of the join messages.
@@ -38,8 +40,8 @@ var (
 	ErrRange = errors.New("join: value out of range")
 )
 
-// Message is one join message: *JoinRoom, *JoinAccepted or
-// *JoinRefused.
+// Message is one join message: *JoinRoom, *JoinAccepted, *JoinRefused,
+// *Leave or *MatchResult.
 type Message interface {
 	// Type is the message's wire type.
 	Type() wire.MessageType
@@ -63,6 +65,10 @@ func Parse(b []byte) (Message, error) {
 		m = parseJoinAccepted(&r)
 	case TypeJoinRefused:
 		m = parseJoinRefused(&r)
+	case TypeLeave:
+		m = parseLeave(&r)
+	case TypeMatchResult:
+		m = parseMatchResult(&r)
 	default:
 		if r.Err() != nil {
 			return nil, fmt.Errorf("%w: %w", ErrMalformed, r.Err())
@@ -98,6 +104,10 @@ func typeName(t wire.MessageType) string {
 		return "JoinAccepted"
 	case TypeJoinRefused:
 		return "JoinRefused"
+	case TypeLeave:
+		return "Leave"
+	case TypeMatchResult:
+		return "MatchResult"
 	}
 	return t.String()
 }

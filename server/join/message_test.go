@@ -25,6 +25,9 @@ func samples() []join.Message {
 		&join.JoinAccepted{Player: 0, RoomSize: 2, TickRate: 30},
 		&join.JoinRefused{Reason: join.RefuseRoomFull, Detail: "room \"lobby-7\" has 8 of 8 players"},
 		&join.JoinRefused{Reason: join.RefuseShutdown},
+		&join.Leave{},
+		&join.MatchResult{Certificate: []byte(`{"record":{"id":7},"server_key":"ab","signature":"cd"}`)},
+		&join.MatchResult{Certificate: []byte{0}},
 	}
 }
 
@@ -66,7 +69,7 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"empty", nil, join.ErrMalformed},
 		{"lockstep message", []byte{0x20, 1, 1, 1, 0, 0, 0, 0, 0, 0}, join.ErrUnknownType},
-		{"unknown three-byte type", []byte{0xC0, 0x00, 0x53}, join.ErrUnknownType},
+		{"unknown three-byte type", []byte{0xC0, 0x00, 0x57}, join.ErrUnknownType},
 		{"reserved prefix", []byte{0xF0}, join.ErrMalformed},
 		{"room size 0", []byte{0xC0, 0x00, 0x50, 1, 'a', 0, 0, 0}, join.ErrRange},
 		{"room name too long", append(append([]byte{0xC0, 0x00, 0x50, join.MaxRoomName + 1}, bytes.Repeat([]byte{'r'}, join.MaxRoomName+1)...), 2, 0, 0), join.ErrRange},
@@ -79,6 +82,9 @@ func TestParseErrors(t *testing.T) {
 		{"accepted secret flag", []byte{0xC0, 0x00, 0x51, 1, 2, 30, 0, 0, 2}, join.ErrRange},
 		{"accepted zero secret", append([]byte{0xC0, 0x00, 0x51, 1, 2, 30, 0, 0, 1}, make([]byte, 16)...), join.ErrRange},
 		{"refusal reason", []byte{0xC0, 0x00, 0x52, 99, 0}, join.ErrRange},
+		{"empty match result", []byte{0xC0, 0x00, 0x54, 0}, join.ErrRange},
+		{"match result beyond its bound", append([]byte{0xC0, 0x00, 0x54, 0x81, 0x80, 0x04}, make([]byte, join.MaxMatchResult+1)...), join.ErrRange},
+		{"match result longer than the input", []byte{0xC0, 0x00, 0x54, 0x80, 0x80, 0x04, 1}, join.ErrMalformed},
 		{"refusal detail too long", append([]byte{0xC0, 0x00, 0x52, 0, join.MaxRefusalDetail + 1, 1}, bytes.Repeat([]byte{'d'}, join.MaxRefusalDetail+1)...), join.ErrRange},
 	} {
 		m, err := join.Parse(tc.b)
@@ -100,6 +106,8 @@ func TestAppendErrors(t *testing.T) {
 		&join.JoinRefused{Reason: join.NumRefusalReasons},
 		&join.JoinRefused{Reason: 77},
 		&join.JoinRefused{Detail: string(make([]byte, join.MaxRefusalDetail+1))},
+		&join.MatchResult{},
+		&join.MatchResult{Certificate: make([]byte, join.MaxMatchResult+1)},
 	} {
 		dst := []byte{1, 2}
 		out, err := m.Append(dst)
@@ -136,6 +144,10 @@ func TestJoinGolden(t *testing.T) {
 			[]byte{0xC0, 0x00, 0x52, 8, 1, 'x'}},
 		{&join.JoinRefused{Reason: join.RefuseTooManyRooms},
 			[]byte{0xC0, 0x00, 0x52, 6, 0}},
+		{&join.Leave{},
+			[]byte{0xC0, 0x00, 0x53}},
+		{&join.MatchResult{Certificate: []byte(`{"a":1}`)},
+			[]byte{0xC0, 0x00, 0x54, 7, '{', '"', 'a', '"', ':', '1', '}'}},
 	} {
 		b, err := tc.m.Append(nil)
 		if err != nil {

@@ -2,10 +2,12 @@ package room
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync/atomic"
 	"time"
 
+	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/transport"
 )
 
@@ -42,6 +44,7 @@ type seatConn struct {
 	conn    *transport.Conn
 	open    bool // the driver sends to it
 	ended   bool // the Core was told the connection ended
+	left    bool // ended by the player's Leave: the connection waits for the match result
 	touched bool // sent to since the last flush
 	pressure
 }
@@ -80,6 +83,7 @@ func (d *Driver) Run(ctx context.Context) error {
 		now := d.p.Clock()
 		d.core.End(now)
 		d.publish(now)
+		d.sendResult()
 	}()
 	for {
 		var ready <-chan struct{}
@@ -153,8 +157,10 @@ func (d *Driver) handle(now time.Duration, in *Inbound) {
 		if s.ended { // the driver dropped it already
 			return
 		}
-		s.open, s.ended = false, true
+		s.open, s.ended, s.left = false, true, errors.Is(in.Err, ErrLeft)
 		s.backlog.reset()
+	case s.left: // what a player sent after its Leave: it is gone for the Core
+		return
 	}
 	d.core.Handle(now, in)
 }
@@ -282,6 +288,32 @@ func (d *Driver) flush() {
 	}
 	clear(d.flushing)
 	d.flushing = d.flushing[:0]
+}
+
+// sendResult sends the message Params.Result makes of the final status
+// to every player seat still open or left with Leave, and flushes: the
+// server closes the connections after Run returns, delivering it first.
+func (d *Driver) sendResult() {
+	if d.p.Result == nil {
+		return
+	}
+	data := d.p.Result(d.Status())
+	if data == nil {
+		return
+	}
+	for i := range min(len(d.p.Seats), len(d.seats)) {
+		s := &d.seats[i]
+		if !s.open && !s.left {
+			continue
+		}
+		if err := s.conn.Send(lanes.Orders, data); err != nil {
+			d.counters.SendErrors[Cause(err)].Add(1)
+			continue
+		}
+		d.counters.MessagesOut.Add(1)
+		s.touched = true
+	}
+	d.flush()
 }
 
 // publish stores the Core's status.

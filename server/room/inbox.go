@@ -1,11 +1,17 @@
 package room
 
 import (
+	"errors"
 	"sync"
 	"time"
 
 	"github.com/tickwire/tickwire/transport"
 )
+
+// ErrLeft is a seat's end by the player's own Leave (join.Leave): the
+// player is gone for the Core, and the driver keeps its connection to
+// send it the match result when the match ends.
+var ErrLeft = errors.New("left: the player is done with the match")
 
 // Inbound is one entry of an Inbox: a message a seat sent, the seat's
 // end, or a connection taking a seat while the room plays.

@@ -22,11 +22,31 @@ type Report struct {
 	Series []Series `json:"series,omitempty"`
 	// Events are recent notable events, oldest first.
 	Events []Event `json:"events,omitempty"`
+	// Histograms are distributions (per player, or room-wide, Player 0).
+	Histograms []Histogram `json:"histograms,omitempty"`
+	// Map is a spectator's map of the room, for a model that has one.
+	Map *Map `json:"map,omitempty"`
 	// Documents are JSON documents the room offers whole (a lockstep
 	// room's last desync report): the dashboard serves each at
 	// /api/v1/rooms/{room}/{name} and links it from the room's detail.
 	// A document must not change once reported.
 	Documents []Document `json:"-"`
+}
+
+// Histogram is a named distribution of one player (0: the room): Count
+// samples at most LE, above the previous bucket's LE; the last bucket's
+// LE may be +Inf, written as the largest sample.
+type Histogram struct {
+	Name    string   `json:"name"`
+	Player  int      `json:"player"`
+	Unit    string   `json:"unit,omitempty"`
+	Buckets []Bucket `json:"buckets"`
+}
+
+// Bucket is one bucket of a Histogram.
+type Bucket struct {
+	LE    float64 `json:"le"`
+	Count uint64  `json:"count"`
 }
 
 // Document is a named JSON document of a room.

@@ -1,6 +1,7 @@
 package room
 
 import (
+	"encoding/base64"
 	"slices"
 	"testing"
 )
@@ -24,5 +25,18 @@ func TestRing(t *testing.T) {
 	zero.Push(1)
 	if zero.Len() != 0 {
 		t.Error("the zero ring holds a value")
+	}
+}
+
+// TestCellBitmap: the bitmap of a map's cells, bit y×width+x, least
+// significant first; nothing beyond MaxMapCells.
+func TestCellBitmap(t *testing.T) {
+	got := CellBitmap(3, 3, func(x, y int) bool { return x == y || (x == 2 && y == 0) })
+	// cells 0, 2, 4, 8: 0b0001_0101, 0b1
+	if want := base64.StdEncoding.EncodeToString([]byte{0x15, 0x01}); got != want {
+		t.Fatalf("bitmap %q, want %q", got, want)
+	}
+	if b := CellBitmap(257, 256, func(int, int) bool { return true }); b != "" {
+		t.Fatalf("a map beyond MaxMapCells has a bitmap of %d characters", len(b))
 	}
 }

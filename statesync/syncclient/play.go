@@ -45,12 +45,15 @@ func Play(ctx context.Context, r Run) []Result {
 	go func() { honest.Wait(); honestDone() }()
 	return botpool.Play(r.Players, func(i int) Result {
 		ctx := ctx
+		p := &player{ticks: r.Frames, plan: plans[i]}
 		if plans[i].Hostile {
 			ctx = hostileCtx
 		} else {
-			defer honest.Done()
+			// An honest bot is done before it waits for the match's
+			// result, which needs the hostile ones gone.
+			p.finished = sync.OnceFunc(honest.Done)
+			defer p.finished()
 		}
-		p := &player{ticks: r.Frames, plan: plans[i]}
 		for {
 			if err := p.dialAndJoin(ctx, i, r.Room, r.RoomSize, r.Dial); err != nil {
 				p.res.Err = err

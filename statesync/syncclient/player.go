@@ -2,8 +2,10 @@ package syncclient
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
+	"github.com/tickwire/tickwire/internal/botpool"
 	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/server/room"
@@ -60,6 +62,10 @@ type player struct {
 	desynced   bool
 	desyncAt   uint32
 	repairedAt uint32 // the frame of its last correction or full state
+	// end keeps the match's certified result; finished, if set, is told
+	// when the bot is done, before it waits for that result.
+	end      join.Ending
+	finished func()
 
 	res Result
 }
@@ -82,7 +88,10 @@ type Result struct {
 	RecoveryF  []uint32
 	RecoveryB  []int
 	LateJoins  []time.Duration
-	Err        error
+	// Certificate is the match's certified result the server sent when
+	// the match ended, if one came.
+	Certificate json.RawMessage
+	Err         error
 }
 
 // join joins room over conn with server/join's Join and readies the bot
@@ -130,6 +139,9 @@ func (p *player) play(ctx context.Context) (churned bool) {
 			break
 		}
 		p.res.Down += len(tm.Data)
+		if p.end.Keep(tm.Data) {
+			continue
+		}
 		m, err := p.reasm.Parse(tm.Data)
 		if err != nil || m == nil {
 			continue
@@ -145,12 +157,22 @@ func (p *player) play(ctx context.Context) (churned bool) {
 		p.flush()
 		if h, ok := p.core.HashAt(p.ticks); ok && p.core.Frame() >= p.ticks {
 			p.res.Hash, p.res.HasHash = h, true
+			p.leave(ctx)
 			break
 		}
 	}
 	p.res.End = time.Now()
 	p.res.Frame = p.core.Frame()
 	return p.churn
+}
+
+// leave tells the server the bot is done and waits for the match's
+// certified result (the match ends when its last player goes).
+func (p *player) leave(ctx context.Context) {
+	if p.finished != nil {
+		p.finished()
+	}
+	p.res.Certificate = botpool.Leave(ctx, func(ctx context.Context) ([]byte, error) { return p.end.Leave(ctx, p.conn) })
 }
 
 // afterStep acts on the frames the core simulated: the plan, then the

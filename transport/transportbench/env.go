@@ -31,7 +31,11 @@ type env struct {
 // socket is wrapped with a perfect link, so both sides of every peer see
 // the same kind of net.PacketConn.
 func start(ctx context.Context, p Peer, w Workload, o Options, seed uint64) (*env, func(), error) {
-	raw, err := listenUDP()
+	listen := listenUDP
+	if w.net != nil {
+		listen = func() (net.PacketConn, error) { return w.net.ListenPacket("") }
+	}
+	raw, err := listen()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -90,7 +94,7 @@ func start(ctx context.Context, p Peer, w Workload, o Options, seed uint64) (*en
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem }()
-			raw, err := listenUDP()
+			raw, err := listen()
 			if err != nil {
 				dialErrs <- err
 				return

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/metrics"
+	"github.com/tickwire/tickwire/netsim"
 	"github.com/tickwire/tickwire/transport"
 )
 
@@ -99,6 +100,10 @@ type RunConfig struct {
 	Keepalive time.Duration
 	// MTU is the largest datagram; 0 means 1,200 bytes.
 	MTU int
+	// Net, when set, carries the run over an in-memory network instead of
+	// loopback UDP sockets, so that it can run in virtual time (inside a
+	// testing/synctest bubble).
+	Net *netsim.MemNetwork
 }
 
 // Run runs workload w over peer p and computes its figures. The caller
@@ -115,6 +120,7 @@ func Run(ctx context.Context, p Peer, w Workload, rc RunConfig) (*Result, error)
 	if o.MTU <= 0 {
 		o.MTU = 1200
 	}
+	w.net = rc.Net
 	return measure(ctx, p, w, o, rc.Seed, d)
 }
 

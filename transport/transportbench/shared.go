@@ -32,19 +32,44 @@ func SharedLink() netsim.Link {
 	return netsim.Link{Latency: 20 * time.Millisecond, BandwidthBps: 10_000_000 / 8, QueueLimit: 10_000_000 / 8 / 20}
 }
 
+// SharedConfig sets up a shared-bottleneck run.
+type SharedConfig struct {
+	// Seed seeds the bottleneck; flow i's return path uses Seed+i.
+	Seed uint64
+	// Duration is the sending time (0: 30 s); goodput is measured from
+	// Warm on (0: a third of Duration).
+	Duration, Warm time.Duration
+	// Link is the bottleneck, client → server (zero: SharedLink()).
+	// Acknowledgements come back over the same latency, unimpaired.
+	Link netsim.Link
+	// Net, when set, carries the run over an in-memory network (see
+	// RunConfig.Net).
+	Net *netsim.MemNetwork
+}
+
 // RunShared runs one bulk flow per peer (16 KiB reliable messages, as fast
 // as each accepts them), all client → server through one shared
-// bottleneck, for d, and measures each flow's goodput from warm on: how
-// the transports share a link (issue 23's (c)).
-func RunShared(ctx context.Context, peers []Peer, names []string, seed uint64, warm, d time.Duration) (*SharedResult, error) {
-	link := SharedLink()
-	bn := netsim.NewBottleneck(link, seed)
+// bottleneck, and measures each flow's goodput: how the transports share
+// a link (issue 23's (c)).
+func RunShared(ctx context.Context, peers []Peer, names []string, sc SharedConfig) (*SharedResult, error) {
+	d, warm, link := sc.Duration, sc.Warm, sc.Link
+	if d <= 0 {
+		d = 30 * time.Second
+	}
+	if warm <= 0 {
+		warm = d / 3
+	}
+	if link == (netsim.Link{}) {
+		link = SharedLink()
+	}
+	rc := RunConfig{Seed: sc.Seed, Net: sc.Net}
+	bn := netsim.NewBottleneck(link, rc.Seed)
 	back := netsim.Link{Latency: link.Latency}
 	o := Options{Keepalive: time.Second, MTU: 1200}
 	var envs []*env
 	for i, p := range peers {
-		w := Workload{Name: "S", Conns: 1, Link: back, via: bn}
-		e, cleanup, err := start(ctx, p, w, o, seed+uint64(i))
+		w := Workload{Name: "S", Conns: 1, Link: back, via: bn, net: rc.Net}
+		e, cleanup, err := start(ctx, p, w, o, rc.Seed+uint64(i))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", names[i], err)
 		}
@@ -83,7 +108,8 @@ func RunShared(ctx context.Context, peers []Peer, names []string, seed uint64, w
 	if err != nil {
 		return nil, err
 	}
-	r := &SharedResult{About: "one bulk flow per peer through one 10 Mbit/s bottleneck with a 50 ms queue, 20 ms each way",
+	r := &SharedResult{About: fmt.Sprintf("one bulk flow per peer through one %g Mbit/s bottleneck with a %v queue, %v each way",
+		float64(link.BandwidthBps)*8/1e6, time.Duration(link.QueueLimit)*time.Second/time.Duration(link.BandwidthBps), link.Latency),
 		Peers: names, FairShareBps: float64(link.BandwidthBps) / float64(len(peers)), Seconds: d.Seconds(), WarmSeconds: warm.Seconds()}
 	for i, e := range envs {
 		g := float64(e.rec.snapshot(s).bytes-at[i]) / (d - warm).Seconds()

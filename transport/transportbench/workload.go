@@ -28,6 +28,8 @@ type Workload struct {
 	// via, when set, carries the clients' packets through a bottleneck
 	// shared with other flows instead of Link (see RunShared).
 	via *netsim.Bottleneck
+	// net, when set, replaces the loopback sockets (RunConfig.Net).
+	net *netsim.MemNetwork
 }
 
 // rtt50 is the link of the latency-bound workloads: 50 ms round trip,

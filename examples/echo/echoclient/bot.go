@@ -2,6 +2,7 @@ package echoclient
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -36,7 +37,11 @@ type PlayerReport struct {
 	// RTTMeanMS and RTTMaxMS are the round trips of its own Says.
 	RTTMeanMS float64 `json:"rtt_mean_ms"`
 	RTTMaxMS  float64 `json:"rtt_max_ms"`
-	Error     string  `json:"error,omitempty"`
+	// Certificate is the match's certified result the server sent when
+	// the match ended (the JSON `tickwire matches verify` reads), if one
+	// came.
+	Certificate json.RawMessage `json:"certificate,omitempty"`
+	Error       string          `json:"error,omitempty"`
 }
 
 // Report is a run's summary.
@@ -87,6 +92,9 @@ func playBot(ctx context.Context, r BotRun, i int) PlayerReport {
 	listen(ctx, c, r.Messages, epoch, &p)
 	stop()
 	p.Said = <-said
+	if p.Error == "" {
+		p.Certificate = botpool.Leave(ctx, c.Leave)
+	}
 	return p
 }
 

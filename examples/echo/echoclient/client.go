@@ -19,7 +19,8 @@ import (
 type Client struct {
 	conn    *transport.Conn
 	player  protocol.PlayerID
-	players int // the room's, from its Start
+	players int         // the room's, from its Start
+	end     join.Ending // the match's certified result, when it comes
 }
 
 // Join joins room, a room of roomSize players of the echo model, over
@@ -71,11 +72,24 @@ func (c *Client) Say(m *echo.Say) error {
 // Receive waits for the room's next Echo. A message that is not an
 // Echo is an error wrapping echo.ErrMessage; the connection stays usable.
 func (c *Client) Receive(ctx context.Context) (echo.Echo, error) {
-	tm, err := c.conn.Receive(ctx)
-	if err != nil {
-		return echo.Echo{}, err
+	for {
+		tm, err := c.conn.Receive(ctx)
+		if err != nil {
+			return echo.Echo{}, err
+		}
+		if !c.end.Keep(tm.Data) { // the server's certified result is not the model's
+			return echo.ParseEcho(tm.Data)
+		}
 	}
-	return echo.ParseEcho(tm.Data)
+}
+
+// Leave tells the server the player is done (join.Leave), waits until
+// ctx is done or the server closes the connection for the match's
+// certified result, which it returns, and closes the connection. An echo
+// match ends when its last player goes.
+func (c *Client) Leave(ctx context.Context) ([]byte, error) {
+	defer c.Close()
+	return c.end.Leave(ctx, c.conn)
 }
 
 // Close closes the connection gracefully: what is queued is delivered

@@ -5,6 +5,9 @@ const token = new URLSearchParams(location.hash.slice(1)).get("token");
 const headers = token ? { Authorization: "Bearer " + token } : {};
 let selected = new URLSearchParams(location.search).get("room");
 let lastDesyncs = 0;
+// The map's view: "all" (the players' union) or a player number (?view=N).
+let mapView = new URLSearchParams(location.search).get("view") || "all";
+const owners = ["#99a", "#e44", "#49f", "#4c4", "#fc3", "#c6f", "#3cc", "#f93", "#f6b"];
 
 async function get(path) {
   const r = await fetch(path, { headers, cache: "no-store" });
@@ -112,6 +115,84 @@ function drawSeries(series) {
   }
 }
 
+// drawHistograms draws every distribution of the model's report, one
+// canvas per name, one row of bars per player; it returns what it drew.
+function drawHistograms(hists) {
+  const box = document.getElementById("histograms");
+  box.replaceChildren();
+  const byName = new Map();
+  for (const h of hists) {
+    if (!byName.has(h.name)) byName.set(h.name, []);
+    byName.get(h.name).push(h);
+  }
+  for (const [name, list] of byName) {
+    box.append(el("h3", `${name.replaceAll("_", " ")} (${list[0].unit || "count"} per bucket, by player)`));
+    const c = el("canvas");
+    c.width = 720; c.height = 60 * list.length;
+    c.id = "hist-" + name;
+    const g = c.getContext("2d");
+    list.forEach((h, row) => {
+      const top = Math.max(1, ...h.buckets.map((b) => b.count)), n = Math.max(h.buckets.length, 1);
+      const w = (c.width - 30) / n, base = row * 60 + 50;
+      g.fillStyle = "#aab"; g.fillText("p" + h.player, 2, base - 20);
+      h.buckets.forEach((b, i) => {
+        const y = (b.count / top) * 40;
+        g.fillStyle = "#58f"; g.fillRect(24 + i * w, base - y, Math.max(w - 2, 1), y);
+        g.fillStyle = "#aab"; g.fillText(b.le > 1e300 ? "more" : "≤" + +b.le.toPrecision(2), 24 + i * w, base + 9);
+      });
+    });
+    box.append(c);
+  }
+  return hists;
+}
+
+// drawMap draws the model's spectator map, if it has one: cells seen by
+// the view (the union of the players' vision, or one player's) lighter,
+// entities coloured by owner (in one player's view only those it sees).
+function drawMap(m) {
+  const panel = document.getElementById("map-panel");
+  panel.hidden = !m;
+  if (!m) return null;
+  const sel = document.getElementById("map-view");
+  const views = ["all", ...m.vision.map((v) => String(v.player))];
+  if ([...sel.options].map((o) => o.value).join() !== views.join()) {
+    sel.replaceChildren(...views.map((v) => {
+      const o = el("option", v === "all" ? "union of the players' vision" : `player ${v}'s view`);
+      o.value = v;
+      return o;
+    }));
+  }
+  if (!views.includes(mapView)) mapView = "all";
+  sel.value = mapView;
+  sel.onchange = () => { mapView = sel.value; tick(); };
+  const shown = mapView === "all" ? m.vision : m.vision.filter((v) => String(v.player) === mapView);
+  const seen = new Uint8Array(m.width * m.height);
+  for (const v of shown) {
+    const bits = atob(v.cells || "");
+    for (let i = 0; i < seen.length && i >> 3 < bits.length; i++) if (bits.charCodeAt(i >> 3) & (1 << (i & 7))) seen[i] = 1;
+  }
+  const visible = new Set(shown.flatMap((v) => v.visible || []));
+  const c = document.getElementById("map"), g = c.getContext("2d");
+  const s = Math.min(c.width / Math.max(m.width, 1), c.height / Math.max(m.height, 1));
+  g.fillStyle = "#0b0d12"; g.fillRect(0, 0, c.width, c.height);
+  g.fillStyle = "#263042";
+  let seenCells = 0;
+  for (let i = 0; i < seen.length; i++) if (seen[i]) { seenCells++; g.fillRect((i % m.width) * s, Math.floor(i / m.width) * s, s, s); }
+  let drawn = 0;
+  for (const e of m.entities) {
+    const sees = visible.has(e.id);
+    if (mapView !== "all" && !sees) continue;
+    g.globalAlpha = sees ? 1 : 0.35;
+    g.fillStyle = owners[e.owner % owners.length];
+    const r = e.unit ? Math.max(s * 0.45, 1.5) : Math.max(s * 0.8, 2.5);
+    g.fillRect(e.x * s - r / 2, e.y * s - r / 2, r, r);
+    drawn++;
+  }
+  g.globalAlpha = 1;
+  return { width: m.width, height: m.height, view: mapView, entities: m.entities.length, drawn, seen_cells: seenCells,
+    players: m.vision.map((v) => v.player) };
+}
+
 function drawSync(room) {
   const m = room.model, figs = m.counters || [];
   const box = document.getElementById("sync");
@@ -139,6 +220,8 @@ function drawRoom(room) {
   lag.replaceChildren(...room.player_series.map(lagometer));
   drawTicks(room.tick_timing);
   drawSeries(room.model.series || []);
+  const hists = drawHistograms(room.model.histograms || []);
+  const map = drawMap(room.model.map);
   drawSync(room);
   document.getElementById("tw-data").textContent = JSON.stringify({
     room: room.name,
@@ -150,6 +233,8 @@ function drawRoom(room) {
     series: room.model.series || [],
     counters: room.model.counters || [],
     events: room.model.events || [],
+    histograms: hists,
+    map,
     desync_report: (room.links && room.links.desync_report) || null,
   });
 }
