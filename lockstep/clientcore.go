@@ -99,8 +99,11 @@ func (c *clientCore) Tick(now time.Duration) { c.timers(c.advance(now)) }
 // NextDeadline is the client time of the next due timer, if any.
 func (c *clientCore) NextDeadline() (time.Duration, bool) {
 	st := &c.st
-	if !st.seeded || st.status >= StatusEnded {
+	switch {
+	case !st.seeded || st.status >= StatusEnded || st.rejoin.observer:
 		return 0, false
+	case !st.submitting():
+		return st.nextMetrics, true
 	}
 	return min(st.sendAt()-st.offset, st.nextMetrics), true
 }
@@ -147,7 +150,11 @@ func (c *clientCore) submit(o protocol.TimestampedOrder, now time.Duration) {
 
 // poll hands out the next confirmed tick.
 func (c *clientCore) poll(now time.Duration) (protocol.TickOrders, bool) {
-	return c.st.poll(c.advance(now))
+	t, ok := c.st.poll(c.advance(now))
+	if ok {
+		c.caughtUp(c.now)
+	}
+	return t, ok
 }
 
 // reportHash sends the state hash of tick if the relay asked for it.

@@ -2,6 +2,7 @@ package lockstep
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/tickwire/tickwire/protocol"
 )
@@ -31,13 +32,33 @@ type GameLoop struct {
 	inputAt uint64      // ticks input was drained for
 	// OnTick, if set, is called after each applied tick with its hash.
 	OnTick func(tick, hash uint64)
+	// Catchup paces a rejoining client's catch-up (StatusCatchingUp):
+	// several ticks per Step, within the frame's simulation budget as
+	// measured by Clock (nil: only MaxTicksPerFrame bounds a Step).
+	Catchup CatchupConfig
+	Clock   func() time.Duration
+	// Loaded is set once a snapshot was loaded (a rejoin or an observer's
+	// start); Rejected counts snapshots that did not match the agreed
+	// hash.
+	Loaded   bool
+	Rejected int
 }
 
 // Step runs one iteration: it submits input for the next tick if it has not
 // yet, then applies every confirmed tick that has arrived. It returns how
 // many ticks were applied; 0 means the network has nothing confirmed yet.
 func (g *GameLoop) Step() (int, error) {
-	if g.Input != nil && g.inputAt <= g.applied {
+	x, exchange := g.Net.(SnapshotExchange)
+	catching := false
+	if exchange {
+		g.snapshotStep(x)
+		catching = g.Net.Status() == StatusCatchingUp
+	}
+	var t0 time.Duration
+	if catching && g.Clock != nil {
+		t0 = g.Clock()
+	}
+	if g.Input != nil && g.inputAt <= g.applied && !catching {
 		g.inputAt = g.applied + 1
 		for _, o := range g.Input.Orders(g.next) {
 			g.Net.SubmitOrder(o)
@@ -45,6 +66,9 @@ func (g *GameLoop) Step() (int, error) {
 	}
 	n := 0
 	for {
+		if catching && n > 0 && !g.Catchup.more(n, g.elapsed(t0)) {
+			return n, nil
+		}
 		t, ok := g.Net.PollTick()
 		if !ok {
 			return n, nil
@@ -60,14 +84,25 @@ func (g *GameLoop) Step() (int, error) {
 		h := g.Sim.StateHash()
 		g.capture(t.Tick)
 		g.Net.ReportSyncHash(t.Tick, h)
+		if exchange {
+			g.donate(x, t.Tick)
+		}
 		if g.OnTick != nil {
 			g.OnTick(t.Tick, h)
 		}
 		n++
-		if g.Input != nil {
+		if g.Input != nil && !catching {
 			return n, nil // one tick per step keeps input and ticks in step
 		}
 	}
+}
+
+// elapsed is the time since t0 by Clock, or 0 without one.
+func (g *GameLoop) elapsed(t0 time.Duration) time.Duration {
+	if g.Clock == nil {
+		return 0
+	}
+	return g.Clock() - t0
 }
 
 // capture keeps the state of a tick the relay asked a hash for, when the

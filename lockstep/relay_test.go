@@ -18,9 +18,6 @@ import (
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/server/lanes"
-	"github.com/tickwire/tickwire/sim"
-	"github.com/tickwire/tickwire/sim/bot"
-	"github.com/tickwire/tickwire/sim/scenario"
 	"github.com/tickwire/tickwire/transport"
 )
 
@@ -120,44 +117,42 @@ func playGame(ctx context.Context, rc *lockstep.RelayClient, ticks uint64) resul
 // of rc.
 func playThrough(ctx context.Context, rc *lockstep.RelayClient, net lockstep.NetworkModel, ticks uint64) result {
 	r := result{id: rc.PlayerID(), model: rc}
-	seed, err := rc.AwaitSeed(ctx)
+	s, input, err := awaitRefGame(ctx, rc)
 	if err != nil {
 		r.err = err
 		return r
 	}
-	r.seed = seed
-	p := scenario.Params{Players: rc.RoomSize(), Seed: seed}
-	m, cfg, err := scenario.Generate(p)
-	if err != nil {
-		r.err = err
-		return r
-	}
-	s, err := sim.New(m, cfg, seed)
-	if err != nil {
-		r.err = err
-		return r
-	}
-	loop := lockstep.GameLoop{Sim: s, Net: net, Input: &bot.Input{Bot: bot.New(rc.PlayerID(), seed), Sim: s}}
+	r.seed = s.Seed()
+	loop := lockstep.GameLoop{Sim: s, Net: net, Input: input}
+	r.err = runLoop(ctx, rc, &loop, ticks, nil)
+	r.hash, r.ticks, r.diag, r.status = s.StateHash(), loop.Applied(), rc.Diagnostics(), rc.Status()
+	return r
+}
+
+// runLoop steps loop until it applied ticks ticks, waiting on rc when
+// nothing is confirmed; before, if set, runs ahead of every step.
+func runLoop(ctx context.Context, rc *lockstep.RelayClient, loop *lockstep.GameLoop, ticks uint64, before func() error) error {
 	for loop.Applied() < ticks {
+		if before != nil {
+			if err := before(); err != nil {
+				return err
+			}
+		}
 		n, err := loop.Step()
 		if err != nil {
-			r.err = err
-			break
+			return err
 		}
 		if n > 0 {
 			continue
 		}
 		if st := rc.Status(); st >= lockstep.StatusEnded {
-			r.err = fmt.Errorf("model %v after %d ticks: %v", st, loop.Applied(), rc.Err())
-			break
+			return fmt.Errorf("model %v after %d ticks: %v", st, loop.Applied(), rc.Err())
 		}
 		if err := rc.Wait(ctx); err != nil {
-			r.err = err
-			break
+			return err
 		}
 	}
-	r.hash, r.ticks, r.diag, r.status = s.StateHash(), loop.Applied(), rc.Diagnostics(), rc.Status()
-	return r
+	return nil
 }
 
 // runMatch plays a match of n bots through the relay, each over link,

@@ -93,6 +93,12 @@ type RelayClient struct {
 	log   *slog.Logger
 	clock func() time.Duration
 	model string // the room's network model, from JoinAccepted
+	room  string
+	seat  join.Seat
+	// bytesBefore are the bytes sent and received on dropped
+	// connections (Rejoin), counted in Diagnostics.
+	bytesBefore [2]uint64
+	dropped     map[*transport.Conn]bool
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -132,21 +138,7 @@ func joinRelay(ctx context.Context, conn *transport.Conn, room string, roomSize 
 	if roomSize < 1 || roomSize > relay.MaxPlayers {
 		return nil, fmt.Errorf("lockstep: room size %d outside 1..%d", roomSize, relay.MaxPlayers)
 	}
-	c := &RelayClient{conn: conn, cfg: cfg, clock: cfg.Clock, in: make(chan inbound, 256), notify: make(chan struct{}, 1)}
-	if c.clock == nil {
-		epoch := time.Now()
-		c.clock = func() time.Duration { return time.Since(epoch) }
-	}
-	if c.cfg.MetricsInterval <= 0 {
-		c.cfg.MetricsInterval = DefaultMetricsInterval
-	}
-	if c.cfg.MaxQueuedTicks <= 0 {
-		c.cfg.MaxQueuedTicks = DefaultMaxQueuedTicks
-	}
-	c.log = cfg.Logger
-	if c.log == nil {
-		c.log = slog.New(slog.DiscardHandler)
-	}
+	c := newShell(conn, cfg)
 	src := cfg.Rand
 	if src == nil {
 		src = rand.Reader
@@ -163,13 +155,40 @@ func joinRelay(ctx context.Context, conn *transport.Conn, room string, roomSize 
 	if err != nil {
 		return nil, fmt.Errorf("lockstep: %w", err)
 	}
-	c.model = seat.NetworkModel
+	c.model, c.room, c.seat = seat.NetworkModel, room, seat
 	c.core = newClientCore(c.cfg, c.log, seat, contribution, nonce)
+	c.start()
+	return c, nil
+}
+
+// newShell returns a client on conn with cfg's defaults filled in.
+func newShell(conn *transport.Conn, cfg RelayClientConfig) *RelayClient {
+	c := &RelayClient{conn: conn, cfg: cfg, clock: cfg.Clock, notify: make(chan struct{}, 1), dropped: map[*transport.Conn]bool{}}
+	if c.clock == nil {
+		epoch := time.Now()
+		c.clock = func() time.Duration { return time.Since(epoch) }
+	}
+	if c.cfg.MetricsInterval <= 0 {
+		c.cfg.MetricsInterval = DefaultMetricsInterval
+	}
+	if c.cfg.MaxQueuedTicks <= 0 {
+		c.cfg.MaxQueuedTicks = DefaultMaxQueuedTicks
+	}
+	c.log = cfg.Logger
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+// start runs the client's goroutines on c.conn, with a fresh inbound
+// queue (what a dropped connection left in the old one is its past).
+func (c *RelayClient) start() {
+	c.in = make(chan inbound, 256)
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.wg.Add(2)
 	go c.read()
 	go c.run()
-	return c, nil
 }
 
 // now is the client clock.
@@ -321,12 +340,12 @@ func (c *RelayClient) Status() Status {
 // Diagnostics implements NetworkModel; RTT, loss and bytes come from the
 // transport connection.
 func (c *RelayClient) Diagnostics() Diagnostics {
-	ts := c.conn.Stats()
 	c.mu.Lock()
-	d := c.core.st.diag
+	conn, d, before := c.conn, c.core.st.diag, c.bytesBefore
 	c.mu.Unlock()
+	ts := conn.Stats()
 	d.RTT, d.Loss = ts.RTT, ts.LossPercent/100
-	d.BytesSent, d.BytesReceived = ts.BytesSent, ts.BytesReceived
+	d.BytesSent, d.BytesReceived = ts.BytesSent+before[0], ts.BytesReceived+before[1]
 	return d
 }
 
@@ -401,7 +420,7 @@ func (c *RelayClient) AwaitSeed(ctx context.Context) (uint64, error) {
 func (c *RelayClient) Wait(ctx context.Context) error {
 	for {
 		c.mu.Lock()
-		ready, status := len(c.core.st.queue) > 0, c.core.st.status
+		ready, status := c.core.st.ready(), c.core.st.status
 		c.mu.Unlock()
 		if ready || status >= StatusEnded {
 			return nil

@@ -47,6 +47,9 @@ type clientState struct {
 	procUs      uint32        // smoothed time from PollTick to ReportSyncHash
 	nextMetrics time.Duration
 
+	rejoin     rejoinState
+	lateNotice lateIndicator
+
 	diag Diagnostics
 
 	desync desyncClient
@@ -88,7 +91,7 @@ func (c *clientCore) fail(err error) {
 // handle processes one message from the relay received at now.
 func (c *clientCore) handle(in msg.Message, now time.Duration) {
 	st := &c.st
-	if st.status >= StatusEnded {
+	if st.status >= StatusEnded || c.handleRejoin(in, now) {
 		return
 	}
 	switch m := in.(type) {
@@ -137,6 +140,7 @@ func (c *clientCore) handle(in msg.Message, now time.Duration) {
 		st.diag.LateOrders++
 		st.diag.Strikes = int(m.Strikes)
 		st.diag.LastLateBy = time.Duration(m.LateByUs) * time.Microsecond
+		st.lateNotice.late(st.diag.LastLateBy, now, &st.diag)
 	case *msg.DebugLevel, *msg.DesyncReport, *msg.DesyncDebugRequest, *msg.MerkleQuery:
 		c.onDesync(m)
 	case *msg.DesyncDetected:
@@ -161,7 +165,7 @@ func (c *clientCore) handle(in msg.Message, now time.Duration) {
 // frame queues a confirmed tick.
 func (c *clientCore) frame(f *msg.TickFrame, at time.Duration) {
 	st := &c.st
-	if !st.seeded || f.Tick != st.nextFrame {
+	if !st.frameAccepted(f) {
 		c.fail(fmt.Errorf("%w: frame for tick %d, expected %d", ErrProtocol, f.Tick, st.nextFrame))
 		return
 	}
@@ -246,7 +250,7 @@ func (st *clientState) submit(o protocol.TimestampedOrder, now time.Duration) {
 // poll hands out the next confirmed tick and takes due removals into
 // effect.
 func (st *clientState) poll(now time.Duration) (protocol.TickOrders, bool) {
-	if len(st.queue) == 0 {
+	if len(st.queue) == 0 || st.holding() {
 		return protocol.TickOrders{}, false
 	}
 	f := st.queue[0]
@@ -280,6 +284,9 @@ func (st *clientState) poll(now time.Duration) (protocol.TickOrders, bool) {
 // reportHash records the tick's processing time and reports whether the
 // relay asked for its hash.
 func (st *clientState) reportHash(tick uint64, now time.Duration) bool {
+	if st.rejoin.observer {
+		return false // an observer's hash does not count
+	}
 	if tick == st.diag.Tick {
 		d := uint32(min(us(now-st.polledAt), 1<<31))
 		st.procUs = (7*st.procUs + d) / 8
@@ -298,8 +305,9 @@ func (c *clientCore) timers(now time.Duration) {
 	if !st.seeded || st.status >= StatusEnded {
 		return
 	}
+	st.lateNotice.refresh(now, &st.diag)
 	rnow := now + st.offset
-	if at := st.sendAt(); rnow >= at {
+	if at := st.sendAt(); rnow >= at && st.submitting() {
 		// The submission belongs to the window that ends (less the
 		// submit offset) at its scheduled time, even if the timer fired
 		// a little after the boundary; if the client fell behind by more
@@ -308,7 +316,7 @@ func (c *clientCore) timers(now time.Duration) {
 		c.submitWindow(now, rnow, claim)
 		st.nextSend = int64((rnow-st.start+st.submitOffset)/st.interval) + 1
 	}
-	if now >= st.nextMetrics {
+	if now >= st.nextMetrics && !st.rejoin.observer {
 		st.nextMetrics = now + c.cfg.MetricsInterval
 		m := &msg.ClientMetrics{
 			AvgLatencyUs:     uint32(min(us(c.rtt), 1<<32-1)),

@@ -33,7 +33,7 @@ func TestBotFlags(t *testing.T) {
 // botJSONFields are the documented fields of "bot --json" and "demo --json".
 var botJSONFields = []string{"id", "ticks", "orders_sent", "late_orders", "strikes", "final_hash", "desyncs",
 	"rtt_p50_ms", "rtt_p99_ms", "tick_gap_p99_ms", "run_ahead", "bytes_up_per_s", "bytes_down_per_s",
-	"clock_correction_ms", "clock_drift_ppm", "clock_steps"}
+	"clock_correction_ms", "clock_drift_ppm", "clock_steps", "reconnects", "reconnect_ms"}
 
 // checkBotJSON asserts out is exactly one bot summary object of players
 // players, all in sync, and returns the players.

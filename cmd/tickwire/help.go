@@ -162,6 +162,15 @@ func helpEntries() map[string]helpEntry {
 				"tickwire rendezvous --listen 0.0.0.0:3478 --public 203.0.113.7 --max-relays 100 --rate 30/min",
 			},
 		},
+		"loadgen": {
+			about: "Generates relay load: --games lockstep games of --players light players each (no simulation, one " +
+				"order per tick, a constant hash), all sharing --sockets UDP sockets with one goroutine each, against a " +
+				"running server, until --duration or an interrupt; the load of bench relay (docs/loadgen.md).",
+			examples: []string{
+				"tickwire loadgen --server 127.0.0.1:7777 --games 100 --duration 30s",
+				"tickwire loadgen --server 127.0.0.1:7777 --games 1000 --players 4 --sockets 4 --cpuprofile load.prof",
+			},
+		},
 		"token": {
 			about: "Mints a connect token: the matchmaker's signature admitting one player's key to one room of one server " +
 				"(run with --matchmaker-key) until --ttl. --public prints the matchmaker's public key instead, for the " +

@@ -40,6 +40,7 @@ func commands() map[string]command {
 		"host":       {"host a lockstep match from this machine, joinable by code through NATs: host --rendezvous ADDR [--players N] [--ticks T] [--qr] [--json]", runHost},
 		"desync":     {"re-simulate a lockstep order log (debug level 1) and name the first tick that differs: desync replay ORDER_LOG [--json]", runDesync},
 		"replay":     {"read replay files of any network model: replay info FILE [--json] | verify FILE [--key HEX] | play FILE [--speed 8]", runReplay},
+		"loadgen":    {"light relay players over shared sockets, the load of bench relay: loadgen --server ADDR --games N", runLoadgen},
 		"token":      {"mint a matchmaker connect token for a room of a server run with --matchmaker-key", runToken},
 		"version":    {"print the build (module version, commit, date, Go) and the wire versions each network model speaks", runVersion},
 	}

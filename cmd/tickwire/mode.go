@@ -65,7 +65,7 @@ type hostOptions struct {
 // its caller's.
 func modes() []mode {
 	return []mode{
-		lockstepMode{},
+		&lockstepMode{},
 		&fogMode{},
 		&predictMode{},
 		statesyncMode{},

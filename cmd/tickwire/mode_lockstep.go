@@ -21,17 +21,19 @@ import (
 // lockstepMode is relay lockstep: every client simulates the whole
 // match from the orders the relay orders and broadcasts (package
 // lockstep; its bots, lockstep/lockstepbot).
-type lockstepMode struct{}
+type lockstepMode struct{ file lockstepFile }
 
-func (lockstepMode) name() string                     { return "lockstep" }
-func (lockstepMode) modelName() string                { return room.Lockstep }
-func (lockstepMode) settings() (string, modeSettings) { return "", nil }
+func (lockstepMode) name() string                        { return "lockstep" }
+func (lockstepMode) modelName() string                   { return room.Lockstep }
+func (m *lockstepMode) settings() (string, modeSettings) { return "lockstep", &m.file }
 
 // serverModels is the lockstep room model (lockstep/lockstepserver); its
-// options are serve's own flags: --tps, --max-room-size, --debug-level,
-// --desync-dir, --replay-dir.
-func (lockstepMode) serverModels(h hostOptions) ([]room.Model, error) {
-	c := lockstepserver.Config{MaxRoomSize: h.maxRoomSize, DesyncDir: h.desyncDir, MatchTypeDebugLevels: h.matchDebugLevels, Replays: h.replays.lockstep()}
+// options are serve's own flags (--tps, --max-room-size, --debug-level,
+// --desync-dir, --replay-dir) and the [relay.lockstep] table. Its rooms
+// take rejoins.
+func (m *lockstepMode) serverModels(h hostOptions) ([]room.Model, error) {
+	c := m.file.config(h.maxRoomSize)
+	c.DesyncDir, c.MatchTypeDebugLevels, c.Replays = h.desyncDir, h.matchDebugLevels, h.replays.lockstep()
 	c.Relay.DebugLevel = h.debugLevel
 	return []room.Model{lockstepserver.Model(c)}, nil
 }
@@ -53,8 +55,9 @@ type botFlags struct {
 	botCommon
 	desync desyncFlags
 	// the load generator of "bench relay"
-	light bool
-	games int
+	light  bool
+	games  int
+	rejoin rejoinFlags
 }
 
 func parseBotFlags(args []string, stderr io.Writer) (botFlags, error) {
@@ -63,10 +66,14 @@ func parseBotFlags(args []string, stderr io.Writer) (botFlags, error) {
 	fs.BoolVar(&f.light, "light", false, "load generator: no simulation, one Move order per tick, a constant hash")
 	fs.IntVar(&f.games, "games", 1, "with --light: fill this many rooms, ROOM-0, ROOM-1, …, of --players bots each")
 	fs.StringVar(&f.joinURI, "join", "", "join the match a host shares, tickwire://join/CODE@RENDEZVOUS (see tickwire host): sets --server, --room and --server-key; --players 1")
+	f.rejoin.add(fs, &f.spectate)
 	f.desync.addBot(fs)
 	err := f.parse(fs, args, 255, func() error {
 		if f.games < 1 || (f.games > 1 && !f.light) {
 			return fmt.Errorf("%w: --games must be at least 1, and only light bots play several games", errUsage)
+		}
+		if err := f.rejoin.check(f.players, f.ticks); err != nil {
+			return err
 		}
 		if f.light && (f.desync.injectAt > 0 || f.desync.debugLevel > 0) {
 			return fmt.Errorf("%w: light bots run no simulation to debug or corrupt", errUsage)
@@ -99,6 +106,9 @@ func runLockstepBot(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	cfg := lockstepbot.Config{Players: f.players * f.games, RoomSize: f.roomSize, Ticks: f.ticks, Join: join, Light: f.light,
 		Desync: f.desync.config(f.ticks, f.desync.dir)}
+	if err := f.rejoinBots(&cfg); err != nil {
+		return err
+	}
 	if f.games > 1 {
 		cfg.MaxJoining = 16 // stagger thousands of handshakes
 	}
@@ -181,6 +191,12 @@ func printBotReport(w io.Writer, r *lockstepbot.Report) {
 		if p.Desyncs > 0 {
 			fmt.Fprintf(w, "     desyncs reported: %d\n", p.Desyncs)
 		}
+		if p.Reconnects > 0 {
+			fmt.Fprintf(w, "     reconnected %d× (longest %.0f ms from the drop to playing again)\n", p.Reconnects, p.ReconnectMS)
+		}
+		if p.Observer {
+			fmt.Fprintf(w, "     observer: watched without a seat\n")
+		}
 		if d := p.InjectedDesync; d != nil {
 			fmt.Fprintf(w, "     injected desync: entity %d field %s after tick %d\n", d.Entity, d.Field, d.Tick)
 		}
@@ -196,13 +212,15 @@ func printBotReport(w io.Writer, r *lockstepbot.Report) {
 // demoFlags are the options of "tickwire demo".
 type demoFlags struct {
 	demoCommon
-	desync desyncFlags
+	reconnect bool
+	desync    desyncFlags
 }
 
 func parseDemoFlags(args []string, stderr io.Writer) (demoFlags, error) {
 	var f demoFlags
 	fs := f.flagSet(demoSpec{name: "demo", tps: 30, latency: 40 * time.Millisecond, loss: 0.05,
 		ticks: "ticks to play", seed: "seed of the network impairment", json: "print one JSON object (the bot --json summary)"}, stderr)
+	fs.BoolVar(&f.reconnect, "reconnect", false, "one bot vanishes a third into the match and rejoins 2 s later through a donor's snapshot")
 	f.desync.addDemo(fs)
 	err := f.parse(fs, args, sim.MaxPlayers, func() error {
 		if f.desync.inject && (f.players < 2 || f.ticks < demoInjectTick(f.ticks)+60) {
@@ -257,7 +275,8 @@ func runLockstepDemo(ctx context.Context, args []string, stdout, stderr io.Write
 // f.players bots whose sockets netsim impairs. It returns the bots'
 // summary and the relay's figures at the end.
 func playDemo(ctx context.Context, f demoFlags, progress func(lockstepbot.Progress)) (lockstepbot.Report, relayFigures, error) {
-	lc := lockstepserver.Config{DesyncDir: f.desync.dir}
+	lc := new(lockstepFile).config(0)
+	lc.DesyncDir = f.desync.dir
 	lc.Relay.DebugLevel = uint8(f.desync.debugLevel)
 	ls := lockstepserver.New(lc)
 	d, err := startDemoServer(ctx, &f.demoCommon, server.Config{TickRate: f.tps, Models: []room.Model{ls.Model()}})
@@ -272,8 +291,12 @@ func playDemo(ctx context.Context, f demoFlags, progress func(lockstepbot.Progre
 		}
 		return joinRoom(ctx, conn, "demo", f.players)
 	}
-	r, err := lockstepbot.Run(ctx, lockstepbot.Config{Players: f.players, Ticks: f.ticks, Join: join, OnProgress: progress,
-		Desync: f.desync.config(f.ticks, "")})
+	cfg := lockstepbot.Config{Players: f.players, Ticks: f.ticks, Join: join, OnProgress: progress,
+		Desync: f.desync.config(f.ticks, "")}
+	if f.reconnect {
+		cfg.Join, cfg.Rejoin = demoReconnect(d, f)
+	}
+	r, err := lockstepbot.Run(ctx, cfg)
 	return r, relayFigures{d.srv.Stats(), ls.Stats()}, err
 }
 

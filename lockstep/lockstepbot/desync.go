@@ -197,7 +197,7 @@ const DefaultReportWait = 10 * time.Second
 // reference game with this bot's fault, under its debug level.
 func (r *runner) newSim(c Client, seed uint64) (lockstep.Simulation, lockstep.OrderSource, *refGame, error) {
 	if r.cfg.Light {
-		return lightSim{}, newLightInput(c.PlayerID()), nil, nil
+		return lockstep.LightSim{}, lockstep.NewLightInput(c.PlayerID()), nil, nil
 	}
 	var fault *Fault
 	for i := range r.cfg.Desync.Faults {
@@ -205,7 +205,7 @@ func (r *runner) newSim(c Client, seed uint64) (lockstep.Simulation, lockstep.Or
 			fault = &r.cfg.Desync.Faults[i]
 		}
 	}
-	game, input, err := newGame(r.cfg.RoomSize, c.PlayerID(), seed, fault)
+	game, input, err := newGame(r.roomSize(c), c.PlayerID(), seed, fault)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -219,7 +219,7 @@ func (r *runner) newSim(c Client, seed uint64) (lockstep.Simulation, lockstep.Or
 	}
 	dir := filepath.Join(cmp.Or(r.cfg.Desync.DebugDir, "."), fmt.Sprintf("player-%d", c.PlayerID()))
 	ds, err := lockstep.NewDebugSim(game, lockstep.DebugConfig{Level: level, Dir: dir,
-		Header: lockstep.OrderLogHeader{Seed: seed, Players: r.cfg.RoomSize, Player: c.PlayerID()}})
+		Header: lockstep.OrderLogHeader{Seed: seed, Players: r.roomSize(c), Player: c.PlayerID()}})
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -38,6 +38,12 @@ type PlayerReport struct {
 	ClockCorrectionMS float64 `json:"clock_correction_ms"`
 	ClockDriftPPM     float64 `json:"clock_drift_ppm"`
 	ClockSteps        int     `json:"clock_steps"`
+	// Reconnects counts the bot's reconnections (RejoinConfig), and
+	// ReconnectMS is the longest, from the drop to caught up and playing.
+	Reconnects  int     `json:"reconnects"`
+	ReconnectMS float64 `json:"reconnect_ms"`
+	// Observer marks an observer: it watched without a seat (ID 0).
+	Observer bool `json:"observer,omitempty"`
 	// Certificate is the match's certified result the server sent when
 	// the match ended (the JSON `tickwire matches verify` reads), if one
 	// came.

@@ -57,6 +57,12 @@ type Config struct {
 	// OnTick, if set, is called by bot i's goroutine after it applied
 	// tick, with the time it did.
 	OnTick func(i int, tick uint64, at time.Time)
+	// Rejoin makes the bots vanish and come back; the zero value drops
+	// nobody.
+	Rejoin RejoinConfig
+	// Observer: Join seats observers (lockstep.JoinObserver), which play
+	// no orders; their final hash is the one after tick Ticks-1.
+	Observer bool
 	// MaxJoining bounds the bots joining at the same time (a load
 	// generator of thousands of clients staggers its handshakes); 0 means
 	// no bound.
@@ -213,15 +219,23 @@ func (r *runner) play(ctx context.Context, c Client) error {
 		return cause(ctx, err)
 	}
 	watchdog.Stop()
-	stall := newStallWatch(r.cfg.StallAfter, func() { cancel(ErrStalled) })
+	stallAfter := r.cfg.StallAfter
+	if r.cfg.Rejoin.enabled() {
+		stallAfter += r.cfg.Rejoin.After
+	}
+	stall := newStallWatch(stallAfter, func() { cancel(ErrStalled) })
 	defer stall.stop()
 
 	r.report.ID = int(c.PlayerID())
+	r.report.Observer = r.cfg.Observer
 	sim, input, game, err := r.newSim(c, seed)
 	if err != nil {
 		return err
 	}
 	defer r.endDesync(ctx, c, game, sim)
+	if r.cfg.Observer {
+		input = nil
+	}
 	r.setLive(c.Diagnostics(), true)
 
 	var (
@@ -239,7 +253,10 @@ func (r *runner) play(ctx context.Context, c Client) error {
 		} else {
 			gaps.Observe(now.Sub(lastAt).Seconds())
 		}
-		lastAt, finalHash = now, hash
+		lastAt = now
+		if tick < r.cfg.Ticks {
+			finalHash = hash // an observer or a catching-up bot may run past the last tick in a step
+		}
 		// Diagnostics copy the connection's statistics: a light client,
 		// whose cost is the load generator's, samples them once every
 		// lightSampleEvery ticks.
@@ -252,13 +269,22 @@ func (r *runner) play(ctx context.Context, c Client) error {
 			r.cfg.OnTick(r.index, tick, now)
 		}
 	}}
+	epoch := time.Now()
+	loop.Clock = func() time.Duration { return time.Since(epoch) }
+	rw := rejoinWatch{cfg: &r.cfg.Rejoin, i: r.index}
 	for loop.Applied() < r.cfg.Ticks && err == nil {
+		if err = rw.before(ctx, c, loop.Applied()); err != nil {
+			break
+		}
 		var n int
 		if n, err = loop.Step(); err != nil || n > 0 {
 			continue
 		}
 		if st := c.Status(); st >= lockstep.StatusEnded {
 			err = fmt.Errorf("match %v after %d ticks", st, loop.Applied())
+			if e, ok := c.(interface{ Err() error }); ok && e.Err() != nil {
+				err = fmt.Errorf("%w: %v", err, e.Err())
+			}
 			break
 		}
 		if err = c.Wait(ctx); err != nil {
@@ -268,7 +294,7 @@ func (r *runner) play(ctx context.Context, c Client) error {
 	d := c.Diagnostics()
 	r.setLive(d, true)
 	span := metrics.Span(firstAt, lastAt)
-	r.report.Ticks = loop.Applied()
+	r.report.Ticks = min(loop.Applied(), r.cfg.Ticks)
 	r.report.OrdersSent = d.OrdersSent
 	r.report.LateOrders = d.LateOrders
 	r.report.Strikes = d.Strikes
@@ -283,6 +309,7 @@ func (r *runner) play(ctx context.Context, c Client) error {
 	r.report.ClockCorrectionMS = ms(d.ClockCorrection)
 	r.report.ClockDriftPPM = math.Round(d.ClockDriftPPM)
 	r.report.ClockSteps = d.ClockSteps
+	rw.report(&r.report)
 	return err
 }
 

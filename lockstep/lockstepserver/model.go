@@ -21,6 +21,13 @@ type Config struct {
 	// MaxRoomSize bounds the players of a room; 0 means relay.MaxPlayers,
 	// which is also the most it may be.
 	MaxRoomSize int
+	// DelayTicks is the room option delay_ticks: the least delay, in
+	// ticks, of an observer's feed (an observer may ask for more; 0
+	// allows a live feed, for casual rooms). At most MaxDelayTicks.
+	DelayTicks uint32
+	// MaxObservers bounds the observers of a room; 0 means none (tickwire
+	// serve's default is DefaultMaxObservers).
+	MaxObservers int
 	// DesyncDir, if set, receives each room's desync reports,
 	// desync_report_{seed}_{tick}.json, written atomically when the
 	// relay's desync walk ends (the report also goes to every client and
@@ -71,10 +78,12 @@ func Model(cfg Config) room.Model { return New(cfg).Model() }
 // Model returns the room.Model a server hosts.
 func (l *Lockstep) Model() room.Model {
 	return room.Model{
-		Name:        room.Lockstep,
-		MaxRoomSize: l.cfg.MaxRoomSize,
-		TickRate:    l.cfg.Relay.TickRate,
-		Channels:    lanes.Channels(),
+		Name:          room.Lockstep,
+		MaxRoomSize:   l.cfg.MaxRoomSize,
+		TickRate:      l.cfg.Relay.TickRate,
+		Channels:      lanes.Channels(),
+		Rejoin:        l.cfg.Relay.Rejoin.Enabled,
+		MaxSpectators: l.maxObservers(),
 		New: func(p room.Params) (room.Room, error) {
 			r, err := l.newRoom(p)
 			if err != nil {
@@ -85,6 +94,9 @@ func (l *Lockstep) Model() room.Model {
 		Metrics: l.metrics,
 	}
 }
+
+// maxObservers is the observers a room takes.
+func (l *Lockstep) maxObservers() int { return max(l.cfg.MaxObservers, 0) }
 
 func (l *Lockstep) newRoom(p room.Params) (*lockstepRoom, error) {
 	cfg := l.cfg.Relay
@@ -111,6 +123,7 @@ func (l *Lockstep) newRoom(p room.Params) (*lockstepRoom, error) {
 	r.core = core
 	r.notices, r.late = make([]msg.LateNotice, r.size), make([]bool, r.size)
 	r.rep = newReport(r.size)
+	r.feeds = make(map[int]*feed)
 	r.replay = newMatchReplay(&l.cfg.Replays, p, profileOf(cfg), r.log)
 	return r, nil
 }

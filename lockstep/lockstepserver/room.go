@@ -31,6 +31,8 @@ type lockstepRoom struct {
 	closing  []room.Closing   // this Ready's removed players
 	encoding bool             // an encode failure was logged
 	rep      report           // the dashboard's figures (room.Reporter)
+	feeds    map[int]*feed    // observers' delay lines, by seat
+	watching int              // observer seats open: broadcasts go to the players' seats only
 	replay   *matchReplay     // nil: not recorded
 }
 
@@ -47,7 +49,12 @@ func (r *lockstepRoom) HoldInbound() bool { return r.core.Phase() == relay.Phase
 
 // Handle implements room.Core: one inbound message or a seat's end.
 func (r *lockstepRoom) Handle(now time.Duration, in *room.Inbound) {
-	if in.Seat >= r.size {
+	switch {
+	case in.Joined != nil:
+		r.joined(now, in)
+		return
+	case in.Seat >= r.size:
+		r.fromObserver(now, in)
 		return
 	}
 	m := &r.members[in.Seat]
@@ -80,14 +87,19 @@ func (r *lockstepRoom) disconnected(now time.Duration, m *member, err error) {
 	m.gone = true
 	r.gone++
 	r.log.Info("relay: player disconnected", "player", m.id, "err", err)
-	r.core.Leave(now, m.id)
+	r.lost(now, m, err)
 }
 
 // Tick implements room.Core.
-func (r *lockstepRoom) Tick(now time.Duration) { r.core.Tick(now) }
+func (r *lockstepRoom) Tick(now time.Duration) {
+	r.core.Tick(now)
+	r.startObservers(now)
+}
 
 // HasReady implements room.Core.
-func (r *lockstepRoom) HasReady() bool { return r.core.HasReady() }
+func (r *lockstepRoom) HasReady() bool {
+	return r.core.HasReady() || len(r.closing) > 0 || (r.over() && r.feedsHold())
+}
 
 // Ready implements room.Core: the core's messages encoded, its events
 // counted, a LateNotice for each player reported late, and the players
@@ -104,12 +116,9 @@ func (r *lockstepRoom) Ready() room.Ready {
 			r.replay.frame(f)
 		}
 		r.sent(e.Msg)
-		if e.Broadcast {
-			r.emit(room.Envelope{Broadcast: true}, e.Msg)
-		} else if int(e.To) >= 1 && int(e.To) <= r.size {
-			r.emit(room.Envelope{Seat: int(e.To) - 1}, e.Msg)
-		}
+		r.route(e)
 	}
+	r.releaseFeeds(r.over())
 	r.addNotices()
 	for i := range r.members {
 		if m := &r.members[i]; m.removed && !m.gone {
@@ -121,8 +130,9 @@ func (r *lockstepRoom) Ready() room.Ready {
 	return room.Ready{Messages: r.out, Close: r.closing}
 }
 
-// emit encodes m for env's receivers.
-func (r *lockstepRoom) emit(env room.Envelope, m msg.Message) {
+// emit encodes m for env's receivers and returns its bytes (nil if it
+// did not encode).
+func (r *lockstepRoom) emit(env room.Envelope, m msg.Message) []byte {
 	start := len(r.arena)
 	b, err := msg.Codec{}.Append(r.arena, m)
 	if err != nil {
@@ -131,11 +141,12 @@ func (r *lockstepRoom) emit(env room.Envelope, m msg.Message) {
 			r.encoding = true
 			r.log.Warn("relay: message did not encode (further failures are only counted)", "type", m.Type(), "err", err)
 		}
-		return
+		return nil
 	}
 	r.arena = b
 	env.Lane, env.Data = lanes.Of(msg.IsSample(m)), b[start:len(b):len(b)]
 	r.out = append(r.out, env)
+	return env.Data
 }
 
 // addNotices tells each player whose submissions this Ready reported
@@ -192,6 +203,14 @@ func (r *lockstepRoom) event(ev relay.Event) {
 		r.log.Info("relay: timing adjusted", "tick", e.Tick, "run_ahead", e.NewRunAhead, "deadline", e.NewDeadline, "reason", e.Reason)
 	case relay.SeedAgreed:
 		r.log.Info("relay: game seed agreed", "start", e.Start)
+	case relay.TransferAborted:
+		if e.Observer {
+			r.observerAborted(e.To)
+		}
+	case relay.DonorFailed:
+		r.log.Info("relay: snapshot donor failed", "to", e.To, "donor", e.Donor, "tick", e.Tick, "reason", e.Reason)
+	case relay.PlayerRejoined:
+		r.log.Info("relay: player caught up", "player", e.Player, "tick", e.Tick)
 	}
 	if r.l.cfg.OnEvent != nil {
 		r.l.cfg.OnEvent(r.name, ev)
@@ -202,7 +221,14 @@ func (r *lockstepRoom) event(ev relay.Event) {
 func (r *lockstepRoom) Next() (time.Duration, bool) { return r.core.NextDeadline() }
 
 // Done implements room.Core: the game ended or every seat is gone.
-func (r *lockstepRoom) Done() bool { return r.core.Phase() == relay.PhaseEnded || r.gone == r.size }
+func (r *lockstepRoom) Done() bool { return r.over() && !r.feedsHold() }
+
+// over reports whether the match is over: it ended, or every player is
+// gone and none may come back (a lost player may, until its deadline).
+// The observers' delay lines are then flushed before the room ends.
+func (r *lockstepRoom) over() bool {
+	return r.core.Phase() == relay.PhaseEnded || (r.gone == r.size && !r.core.Reconnecting())
+}
 
 // Status implements room.Core.
 func (r *lockstepRoom) Status(time.Duration) room.Status {

@@ -87,7 +87,10 @@ func (c Codec) Append(dst []byte, m Message) ([]byte, error) {
 	case paired:
 		err = m.appendFields(&b)
 	default:
-		return dst, &Error{Type: m.Type(), Err: ErrUnknownType}
+		var ok bool
+		if ok, err = appendRejoin(&b, m); !ok {
+			return dst, &Error{Type: m.Type(), Err: ErrUnknownType}
+		}
 	}
 	if err != nil {
 		return dst, wrap(m.Type(), err)
@@ -249,7 +252,10 @@ func (c Codec) Decode(b []byte) (Message, error) {
 		if r.Err() != nil {
 			return nil, &Error{Err: ErrMalformed, Cause: r.Err()}
 		}
-		return nil, &Error{Type: t, Err: ErrUnknownType}
+		var ok bool
+		if m, ok = decodeRejoin(r, t, &err); !ok {
+			return nil, &Error{Type: t, Err: ErrUnknownType}
+		}
 	}
 	if err == nil {
 		err = r.Finish()

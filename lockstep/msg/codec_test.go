@@ -42,7 +42,7 @@ func samples() []msg.Message {
 		&msg.SeedCommitments{Commitments: []msg.Commitment{{Player: 1, Commitment: commit}, {Player: 2}}},
 		&msg.SeedReveal{Contribution: commit, Nonce: [16]byte{1, 2, 3}},
 		&msg.SeedResult{Seed: 0xFEEDFACECAFEBEEF, StartUs: 2_600_000},
-	}, desyncSamples()...)
+	}, append(rejoinSamples(), desyncSamples()...)...)
 }
 
 func TestRoundTrip(t *testing.T) {

@@ -1,8 +1,9 @@
 // Package msg defines the messages between lockstep clients and the relay
 // and their encoding: the order submissions and tick frames of play, timing
 // feedback, client metrics, sync-hash reports and desync notices, removal
-// notices, the calibration pings of match start and the commit-reveal game
-// seed exchange, and the desync diagnosis walk.
+// notices, the calibration pings of match start, the commit-reveal game
+// seed exchange, the desync diagnosis walk, and reconnection by snapshot
+// donor and observers.
 //
 // A message is a wire message type prefix followed by its fields, written
 // with wire.Builder and read with wire.Reader. Orders travel inside as
@@ -98,6 +99,39 @@
 //	  seed u64 | startUs uv  (relay clock at which tick 0's window opens)
 //	DebugLevel      0xC0 0x00 0x4C  relay → all, before SeedResult, if above 0
 //	  level u8 (1 order log, 2 + cache validation, 3 + periodic snapshots)
+//
+// # Reconnection by snapshot donor and observers (rejoin.go)
+//
+//	SnapshotChunk   0x80 0x45  donor → relay, then relay → recipient unchanged
+//	  tick uv | index uv | total uv (1..1024, index < total) | data uv length, 1..16384 bytes
+//	SnapshotHash    0x80 0x46  relay → recipient: the agreed sync hash of tick
+//	  tick uv | hash u64
+//	SnapshotVerdict 0x80 0x47  recipient → relay
+//	  tick uv | ok u8 (0 rejected: not the agreed hash; 1 loaded)
+//	RejoinKeepalive 0x80 0x48  relay → recipient, once a second while it downloads
+//	  nextTick uv | chunks uv (≤ 65535, relayed so far)
+//	CaughtUp        0x80 0x49  rejoining player → relay: every frame applied
+//	  tick uv
+//	RejoinStart     0xC0 0x00 0x47  relay → recipient, once per donor asked
+//	  seed u64 | startUs uv | tickIntervalUs uv | deadlineUs uv | runAhead u8 |
+//	  attempt u8 | snapshotTick uv | delayTicks uv (an observer's; 0 for a player)
+//	SnapshotRequest 0xC0 0x00 0x48  relay → donor: snapshot after applying tick
+//	  tick uv
+//	ObserverHello   0xC0 0x00 0x49  observer → relay, its first message
+//	  delayTicks uv (≤ 2³²-1; the room's delay_ticks is the least it gets)
+//
+//	  rejoining player              relay                         donor
+//	  JoinRoom as rejoin ─────────▶ (away → rejoining)
+//	          ◀──────────────────── RejoinStart{snapshotTick k}
+//	                                SnapshotRequest{k} ─────────▶
+//	          ◀── TickFrame k, k+1… (k asks everyone for SyncHash)
+//	                                ◀── SyncHash{k} (majority = agreed)
+//	          ◀──────────────────── SnapshotHash{k, agreed}
+//	                                ◀───────────── SnapshotChunk{k, i/n}…
+//	          ◀──────────────────── SnapshotChunk{k, i/n}…
+//	  restore, hash = agreed?
+//	  SnapshotVerdict{k, ok} ─────▶ (not ok: RejoinStart to the next donor)
+//	  catch up k+1…; CaughtUp ────▶ (active again)
 //
 // The join messages that open every connection (0xC0 0x00 0x50..0x52)
 // are not lockstep's: they are every model's, in package server/join.

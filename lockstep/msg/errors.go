@@ -49,6 +49,9 @@ func typeName(t wire.MessageType) string {
 	if n, ok := typeNames[t]; ok {
 		return n
 	}
+	if n, ok := rejoinNames[t]; ok {
+		return n
+	}
 	return t.String()
 }
 

@@ -59,6 +59,8 @@ type Config struct {
 	// SkewBudget is the timing slack beyond a player's jitter envelope
 	// before a timestamp claim counts as suspicious.
 	SkewBudget time.Duration
+	// Rejoin bounds reconnection by snapshot donor (Disconnected, Rejoin).
+	Rejoin RejoinConfig
 	// Filters is the order pipeline, in order; nil means DefaultFilters().
 	Filters []Filter
 	// Rand supplies the liveness tokens' seed; nil means crypto/rand.
@@ -199,6 +201,7 @@ func (c Config) withDefaults() Config {
 	c.StartDelay = orDefault(c.StartDelay, DefaultStartDelay)
 	c.LateGameAfter = orDefault(c.LateGameAfter, DefaultLateGameAfter)
 	c.SkewBudget = orDefault(c.SkewBudget, DefaultSkewBudget)
+	c.Rejoin = c.Rejoin.withDefaults()
 	c.DesyncTimeout = orDefault(c.DesyncTimeout, DefaultDesyncTimeout)
 	if c.Filters == nil {
 		c.Filters = DefaultFilters()

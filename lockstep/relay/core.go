@@ -82,6 +82,7 @@ type Core struct {
 	cal      *calibrator
 	seed     seedExchange
 	sync     syncState
+	rejoin   rejoinState
 	frameLog frameLog
 	host     hostStall
 	rng      *mrand.ChaCha8
@@ -199,9 +200,15 @@ func (c *Core) Step(now time.Duration, from protocol.PlayerID, m msg.Message) er
 	p.state.LastHeard = c.now
 	switch m := m.(type) {
 	case *msg.OrderSubmit:
+		if p.state.Status == StatusAway || p.state.Status == StatusRejoining {
+			return fmt.Errorf("%w: OrderSubmit from a player %v", ErrPhase, p.state.Status)
+		}
 		return c.onSubmit(p, m)
 	case *msg.SyncHash:
+		c.snapshotHash(p, m)
 		return c.onSyncHash(p, m)
+	case *msg.SnapshotChunk, *msg.SnapshotVerdict, *msg.CaughtUp:
+		return c.onRejoinMessage(p, m)
 	case *msg.ClientMetrics:
 		p.state.Metrics.updateFromClient(m)
 		return nil
@@ -261,6 +268,7 @@ func (c *Core) advance(now time.Duration) {
 	}
 	c.host.resuming = false
 	c.checkLiveness()
+	c.rejoinTick()
 	c.walkTimeout()
 }
 
@@ -283,6 +291,7 @@ func (c *Core) NextDeadline() (time.Duration, bool) {
 	case PhaseEnded:
 		return 0, false
 	}
+	c.rejoinDeadline(at)
 	if t, ok := c.walkDeadline(); ok {
 		at(t)
 	}

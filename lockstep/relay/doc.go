@@ -201,4 +201,26 @@
 // silent past the heartbeat timeout, is frozen, strikes out or leaves is
 // removed at a tick RemovalLead ticks ahead, announced at once and in every
 // frame until then, so every client removes it on the same tick.
+//
+// # Reconnection by snapshot donor (rejoin.go)
+//
+// With Config.Rejoin.Enabled, a player that goes silent or frozen, or
+// whose connection the embedder reports lost (Disconnected), is away
+// instead: Idle every tick, not waited for, not counted for sync checks
+// or QoS. Rejoin starts its reconnection:
+//
+//	active ──lost──▶ away ──Rejoin──▶ rejoining ──CaughtUp──▶ active
+//	                  │ 60 s from the loss ──▶ removed (timeout)
+//	                  └ the 4th loss of a match ──▶ removed
+//
+//	rejoining: donor = best active player not tried (no strikes, fresh
+//	           echo, lowest RTT); SnapshotRequest{k = next tick};
+//	           frame k asks everyone for a hash; majority → SnapshotHash;
+//	           chunks relayed as they come; verdict not ok, donor gone,
+//	           donor's hash not the agreed one, or nothing in 10 s after
+//	           tick k → next donor (3 at most, then removed)
+//
+// Observe runs the same transfer for an observer (an id no player has),
+// which counts for nothing else; the embedder delays what it is sent.
+// The relay never runs the simulation and holds no snapshot.
 package relay

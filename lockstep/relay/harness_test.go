@@ -37,6 +37,8 @@ type simNet struct {
 	// stallUntil: before it the relay process does not run (the clients
 	// and the network do); what reaches it waits in its receive queue.
 	stallUntil time.Duration
+	// keepalives are when the relay sent a RejoinKeepalive.
+	keepalives []time.Duration
 }
 
 // relayStalled reports whether the relay process is not running now.
@@ -74,6 +76,7 @@ type simClient struct {
 	learned   []learnedRemoval                       // removals the client was told of
 	contrib   [32]byte
 	nonce     [16]byte
+	rejoin    simRejoin
 }
 
 type delivery struct {
@@ -97,6 +100,9 @@ type frameCopy struct {
 	clockOff  int64
 	submitOff int32
 	removals  []msg.Removal // a frame's schedule, or a PlayerRemoved notice
+	total     uint16        // a snapshot chunk's count (seq is its index)
+	data      []byte        // a snapshot chunk's bytes
+	hash      uint64        // an agreed snapshot hash
 	depth     uint8         // a MerkleQuery's node
 	index     uint32
 }
@@ -121,6 +127,10 @@ const (
 	kDebugRequest
 	kMerkleQuery
 	kOther
+	kRejoinStart
+	kSnapshotRequest
+	kChunk
+	kSnapshotHash
 )
 
 func newSimNet(cfg Config, ids []protocol.PlayerID, seed uint64) (*simNet, error) {
@@ -294,7 +304,7 @@ func (n *simNet) stepOnce() {
 // submits reports whether c submits on its own.
 func (n *simNet) submits(c *simClient) bool {
 	st, _ := n.core.Player(c.id)
-	return c.playing && !c.silent && st.Status != StatusRemoved
+	return c.playing && !c.silent && !c.rejoin.gone && !c.rejoin.rejoining && st.Status != StatusRemoved
 }
 
 // submit sends c's submission for its next window.
@@ -336,12 +346,13 @@ func (n *simNet) receive(c *simClient, f frameCopy) {
 			n.answerWalk(c, f)
 		}
 	case kFrame:
+		defer n.donateOnFrame(c, f.tick)
 		c.learn(f.removals, n.now, fmt.Sprintf("frame %d", f.tick))
 		if !c.haveFrame || f.tick > c.lastTick {
 			c.lastTick, c.lastToken, c.frameAt, c.haveFrame = f.tick, f.token, n.now, true
 		}
-		if f.flags&msg.FlagSyncRequest != 0 {
-			h := f.tick * 0x9e3779b97f4a7c15
+		if f.flags&msg.FlagSyncRequest != 0 && !c.rejoin.rejoining {
+			h := simHash(f.tick)
 			if c.badHashAt > 0 && f.tick >= c.badHashAt {
 				h++
 			}
@@ -350,6 +361,8 @@ func (n *simNet) receive(c *simClient, f frameCopy) {
 			}
 			n.toRelay(c, &msg.SyncHash{Tick: f.tick, Hash: h}, 0)
 		}
+	default:
+		n.receiveRejoin(c, f)
 	}
 }
 
@@ -378,9 +391,12 @@ func (n *simNet) drainReady() {
 			n.onFrame(f)
 		}
 		n.logMsg(e)
+		if _, ok := e.Msg.(*msg.RejoinKeepalive); ok {
+			n.keepalives = append(n.keepalives, n.now)
+		}
 		fc := copyFrame(e.Msg)
 		for _, c := range n.clients {
-			if !e.Broadcast && e.To != c.id {
+			if (!e.Broadcast && e.To != c.id) || c.rejoin.gone {
 				continue
 			}
 			st, _ := n.core.Player(c.id)
@@ -414,6 +430,9 @@ func (n *simNet) drainReady() {
 }
 
 func copyFrame(m msg.Message) frameCopy {
+	if fc, ok := copyRejoin(m); ok {
+		return fc
+	}
 	switch m := m.(type) {
 	case *msg.TickFrame:
 		return frameCopy{kind: kFrame, tick: m.Tick, token: m.Token, flags: m.Flags, removals: slices.Clone(m.Removals)}
@@ -482,6 +501,9 @@ func fmtOrders(os []protocol.TimestampedOrder) string {
 }
 
 func fmtMsg(m msg.Message) string {
+	if s, ok := fmtRejoin(m); ok {
+		return s
+	}
 	switch m := m.(type) {
 	case *msg.TickFrame:
 		s := fmt.Sprintf("TickFrame %d ra=%d", m.Tick, m.RunAhead)
@@ -521,6 +543,9 @@ func fmtMsg(m msg.Message) string {
 }
 
 func fmtEvent(e Event) string {
+	if s, ok := fmtRejoinEvent(e); ok {
+		return s
+	}
 	switch e := e.(type) {
 	case CalibrationDone:
 		c := e.Calibration

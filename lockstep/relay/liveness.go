@@ -99,7 +99,7 @@ func (c *Core) checkLiveness() {
 	c.active(func(p *player) {
 		active++
 		if c.now-p.state.LastHeard >= c.cfg.HeartbeatTimeout {
-			c.scheduleRemoval(p, msg.ReasonTimeout)
+			c.lost(p, msg.ReasonTimeout)
 		} else if _, f := c.frozenNow(p); f {
 			frozen++
 		}
@@ -113,7 +113,7 @@ func (c *Core) checkLiveness() {
 	}
 	c.active(func(p *player) {
 		if t, f := c.frozenNow(p); f && c.now >= t+grace {
-			c.scheduleRemoval(p, msg.ReasonFrozen)
+			c.lost(p, msg.ReasonFrozen)
 		}
 	})
 }

@@ -16,10 +16,12 @@ const (
 	StatusActive  PlayerStatus = iota
 	StatusLeaving              // removal scheduled; orders ignored, Idle until then
 	StatusRemoved
+	StatusAway      // disconnected, may rejoin; Idle meanwhile
+	StatusRejoining // back, loading a snapshot and catching up; Idle meanwhile
 )
 
 func (s PlayerStatus) String() string {
-	return [...]string{"active", "leaving", "removed"}[s]
+	return [...]string{"active", "leaving", "removed", "away", "rejoining"}[s]
 }
 
 // PlayerState is the relay's view of one player.
@@ -43,6 +45,8 @@ type PlayerState struct {
 	// valid once Echoed.
 	LastEcho uint64
 	Echoed   bool
+	// Rejoins counts the player's reconnections over the match.
+	Rejoins int
 }
 
 // PlayerMetrics combines what the client reports (ClientMetrics) with what
@@ -80,6 +84,8 @@ type player struct {
 	// excluded counts the QoS windows left in which the player is left out
 	// of adaptation for being late without network evidence.
 	excluded int
+	// awayUntil is when an away or rejoining player is removed.
+	awayUntil time.Duration
 }
 
 // windowStats is one player's arrivals in the current QoS window.
@@ -134,11 +140,11 @@ func (c *Core) strike(p *player, reason string) {
 	}
 }
 
-// scheduleRemoval removes an active player: during play at a tick
-// RemovalLead ticks ahead, announced now and in every frame until then;
-// before play at once.
+// scheduleRemoval removes a player still in the match (active, away or
+// rejoining): during play at a tick RemovalLead ticks ahead, announced
+// now and in every frame until then; before play at once.
 func (c *Core) scheduleRemoval(p *player, reason msg.RemovalReason) {
-	if p.state.Status != StatusActive {
+	if p.state.Status == StatusLeaving || p.state.Status == StatusRemoved {
 		return
 	}
 	r := msg.Removal{Player: p.state.ID, Reason: reason}

@@ -159,7 +159,7 @@ func (c *Core) finalize(k uint64) {
 
 	f.Tick, f.Token, f.Flags, f.RunAhead = k, uint32(c.rng.Uint64()), 0, c.runAhead
 	f.Orders = append(f.Orders[:0], w.orders...)
-	if c.sync.due(c, k) {
+	if c.sync.due(c, k) || c.wantsSnapshotSync(k) {
 		f.Flags |= msg.FlagSyncRequest
 		c.sync.open(k)
 	}

@@ -82,6 +82,7 @@ func TestTranscripts(t *testing.T) {
 				c.noEcho = c.noEcho || td.HasArg("noecho")
 				c.noReveal = c.noReveal || td.HasArg("noreveal")
 				c.backedUp = c.backedUp || td.HasArg("backedup")
+				c.rejoin.lie = c.rejoin.lie || td.HasArg("lie")
 				if td.HasArg("badhash") {
 					td.ScanArgs(t, "badhash", &c.badHashAt)
 				}
@@ -118,6 +119,18 @@ func TestTranscripts(t *testing.T) {
 				n.runUntil(n.stallUntil, func() bool { return false })
 			case "submit":
 				cmdSubmit(t, td, n)
+			case "disconnect":
+				c := argClient(t, td, n)
+				c.rejoin.gone = true
+				n.core.Disconnected(n.now, c.id)
+				n.drain()
+			case "rejoin":
+				c := argClient(t, td, n)
+				c.rejoin.gone, c.rejoin.rejoining = false, true
+				if err := n.core.Rejoin(n.now, c.id); err != nil {
+					fmt.Fprintf(&out, "error: %v\n", err)
+				}
+				n.drain()
 			case "state":
 				printState(&out, n, td)
 			case "removals":
@@ -165,6 +178,8 @@ func cmdNew(t *testing.T, td *datadriven.TestData) *simNet {
 	cfg.Strikes.Suspicious = td.HasArg("suspicious-strikes")
 	cfg.FrozenTimeout = argDur(t, td, "frozen", 0)
 	cfg.HeartbeatTimeout = argDur(t, td, "heartbeat", 0)
+	cfg.Rejoin.Enabled = td.HasArg("rejoins")
+	cfg.Rejoin.Timeout = argDur(t, td, "rejoin-timeout", 0)
 	if td.HasArg("debug-level") {
 		td.ScanArgs(t, "debug-level", &cfg.DebugLevel)
 	}

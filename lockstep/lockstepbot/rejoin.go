@@ -1,0 +1,77 @@
+package lockstepbot
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/tickwire/tickwire/lockstep"
+)
+
+// RejoinConfig makes the bots of a process vanish and come back: each
+// bot, after applying tick DropAtTick, has its network cut by Drop (its
+// socket falls silent, as a crash or a lost network would; the bot keeps
+// its state), waits After, and takes its seat again through Rejoin (a new
+// connection, the seat's rejoin secret, a donor's snapshot). The zero
+// value drops nobody.
+type RejoinConfig struct {
+	DropAtTick uint64
+	After      time.Duration
+	// Which picks the bots that drop; nil means all.
+	Which func(i int) bool
+	// Drop cuts bot i's network.
+	Drop func(i int)
+	// Rejoin connects bot i anew and rejoins c's seat.
+	Rejoin func(ctx context.Context, i int, c Client) error
+}
+
+func (rc RejoinConfig) enabled() bool { return rc.DropAtTick > 0 && rc.Drop != nil && rc.Rejoin != nil }
+
+// roomSize is the size of c's room: the configured one, or for an
+// observer the one the server told it.
+func (r *runner) roomSize(c Client) int {
+	if s, ok := c.(interface{ RoomSize() int }); ok && r.cfg.Observer {
+		return s.RoomSize()
+	}
+	return r.cfg.RoomSize
+}
+
+// rejoinWatch is one bot's drops and reconnections.
+type rejoinWatch struct {
+	cfg       *RejoinConfig
+	i         int
+	done      bool      // dropped already
+	droppedAt time.Time // zero once caught up
+	took      []time.Duration
+}
+
+// before runs ahead of each game loop step: it drops the bot once it has
+// applied the drop tick, and notes when it is playing again.
+func (w *rejoinWatch) before(ctx context.Context, c Client, applied uint64) error {
+	if !w.droppedAt.IsZero() && c.Status() == lockstep.StatusPlaying {
+		w.took = append(w.took, time.Since(w.droppedAt))
+		w.droppedAt = time.Time{}
+	}
+	if w.done || !w.cfg.enabled() || applied != w.cfg.DropAtTick+1 || (w.cfg.Which != nil && !w.cfg.Which(w.i)) {
+		return nil
+	}
+	w.done, w.droppedAt = true, time.Now()
+	w.cfg.Drop(w.i)
+	select {
+	case <-time.After(w.cfg.After):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if err := w.cfg.Rejoin(ctx, w.i, c); err != nil {
+		return fmt.Errorf("rejoin: %w", err)
+	}
+	return nil
+}
+
+// report fills the bot's reconnection figures.
+func (w *rejoinWatch) report(p *PlayerReport) {
+	p.Reconnects = len(w.took)
+	for _, d := range w.took {
+		p.ReconnectMS = max(p.ReconnectMS, ms(d))
+	}
+}
