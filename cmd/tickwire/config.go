@@ -63,6 +63,8 @@ type relayFile struct {
 	// receives their desync reports (--debug-level, --desync-dir).
 	DebugLevel *int    `toml:"debug_level"`
 	DesyncDir  *string `toml:"desync_dir"`
+	// ReplayDir records every match there (--replay-dir).
+	ReplayDir *string `toml:"replay_dir"`
 	// A mode's own settings are its table, [relay.KEY] (mode.settings),
 	// decoded into the mode by decodeModeTables.
 }
@@ -196,6 +198,9 @@ func (fc *fileConfig) check(hosted []string) error {
 	}
 	if d := r.WaitingRoomTimeout; d != nil && d.Duration < 0 {
 		return fmt.Errorf("relay.waiting_room_timeout: %v is negative (0s means never)", d.Duration)
+	}
+	if r.ReplayDir != nil && *r.ReplayDir == "" {
+		return errors.New("relay.replay_dir: empty; leave the key out to record no replays")
 	}
 	if r.DefaultNetworkModel != nil {
 		if err := checkModel("relay.default_network_model", *r.DefaultNetworkModel, hosted); err != nil {

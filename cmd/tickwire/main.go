@@ -33,6 +33,7 @@ func commands() map[string]command {
 		"matches": {"read the match database: matches list|show ID|verify FILE [--db FILE] [--json]", runMatches},
 		"tracker": {"serve the tracking server (game browser, join codes): tracker --listen ADDR [--store memory|redis://HOST:PORT/DB]", runTracker},
 		"desync":  {"re-simulate a lockstep order log (debug level 1) and name the first tick that differs: desync replay ORDER_LOG [--json]", runDesync},
+		"replay":  {"read replay files: replay info FILE [--json] | verify FILE [--key HEX] | play FILE [--speed 8]", runReplay},
 		"token":   {"mint a matchmaker connect token: token --key FILE --server-key HEX --room NAME --player-key HEX|FILE", runToken},
 	}
 }

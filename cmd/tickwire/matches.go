@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/ed25519"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -39,18 +37,9 @@ func runMatches(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	limit := fs.Int("limit", 50, "list: the newest N matches")
 	key := fs.String("key", "", "verify: the server's Ed25519 public key (hex) the result must be signed by")
 	// Flags may come before or after the argument.
-	var pos []string
-	for {
-		if err := parseFlags(fs, args); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
+	if err := parseAround(fs, args); err != nil {
+		return err
 	}
-	fs = flagArgs(fs, pos)
 	switch sub {
 	case "list":
 		if fs.NArg() != 0 {
@@ -109,13 +98,9 @@ func runMatches(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if err := json.Unmarshal(b, &c); err != nil {
 			return fmt.Errorf("%s: not a match result: %v", fs.Arg(0), err)
 		}
-		var want ed25519.PublicKey
-		if *key != "" {
-			k, err := hex.DecodeString(*key)
-			if err != nil || len(k) != ed25519.PublicKeySize {
-				return fmt.Errorf("%w: --key must be %d hex-encoded bytes", errUsage, ed25519.PublicKeySize)
-			}
-			want = k
+		want, err := optionalKey("--key", *key)
+		if err != nil {
+			return err
 		}
 		if err := records.Verify(c, want); err != nil {
 			return err

@@ -56,6 +56,8 @@ type hostOptions struct {
 	debugLevel       uint8
 	desyncDir        string
 	matchDebugLevels map[string]uint8
+	// replays records the matches (--replay-dir).
+	replays replayOptions
 }
 
 // modes lists the network models of demo, bot and serve; the first is

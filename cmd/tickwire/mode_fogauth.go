@@ -33,6 +33,7 @@ func (m *fogMode) settings() (string, modeSettings) { return "fogauth", &m.file 
 
 func (m *fogMode) serverModels(h hostOptions) ([]room.Model, error) {
 	c := m.file.config(h.tickRate)
+	c.Replays = fogserver.Replays{Config: h.replays.config(), Game: "rts"}
 	if err := c.Check(); err != nil {
 		return nil, fmt.Errorf("relay.fogauth: %v", err)
 	}

@@ -30,9 +30,9 @@ func (lockstepMode) settings() (string, modeSettings) { return "", nil }
 
 // serverModels is the lockstep room model (lockstep/lockstepserver); its
 // options are serve's own flags: --tps, --max-room-size, --debug-level,
-// --desync-dir.
+// --desync-dir, --replay-dir.
 func (lockstepMode) serverModels(h hostOptions) ([]room.Model, error) {
-	c := lockstepserver.Config{MaxRoomSize: h.maxRoomSize, DesyncDir: h.desyncDir, MatchTypeDebugLevels: h.matchDebugLevels}
+	c := lockstepserver.Config{MaxRoomSize: h.maxRoomSize, DesyncDir: h.desyncDir, MatchTypeDebugLevels: h.matchDebugLevels, Replays: h.replays.lockstep()}
 	c.Relay.DebugLevel = h.debugLevel
 	return []room.Model{lockstepserver.Model(c)}, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/tickwire/tickwire/predict/netlayer"
 	"github.com/tickwire/tickwire/predict/predictbot"
 	"github.com/tickwire/tickwire/predict/predictserver"
+	"github.com/tickwire/tickwire/replay"
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/room"
 )
@@ -31,8 +32,8 @@ func (*predictMode) modelName() string { return room.Prediction }
 
 func (m *predictMode) settings() (string, modeSettings) { return "prediction", &m.file }
 
-func (m *predictMode) serverModels(hostOptions) ([]room.Model, error) {
-	return []room.Model{m.file.model()}, nil
+func (m *predictMode) serverModels(h hostOptions) ([]room.Model, error) {
+	return []room.Model{m.file.recorded(h.replays.config())}, nil
 }
 
 // predictionGame is the game of prediction rooms and clients
@@ -90,8 +91,11 @@ func (p *predictionFile) check() error {
 }
 
 // model is the prediction network model these settings describe.
-func (p predictionFile) model() room.Model {
-	cfg := predictserver.Config{MaxRoomSize: p.MaxRoomSize, Server: predict.ServerConfig{
+func (p predictionFile) model() room.Model { return p.recorded(replay.Config{}) }
+
+// recorded is model, its matches recorded as rc says.
+func (p predictionFile) recorded(rc replay.Config) room.Model {
+	cfg := predictserver.Config{MaxRoomSize: p.MaxRoomSize, Replays: rc, Server: predict.ServerConfig{
 		TickRate: p.TickRate, SnapshotEvery: p.SnapshotEvery, FullEvery: p.FullEvery,
 		MaxAhead: p.MaxAhead, MaxInputRate: p.MaxInputRate, Interest: predict.InterestConfig{Radius: p.InterestRadius}}}
 	if p.LateInputs == "reject" {

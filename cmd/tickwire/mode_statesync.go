@@ -25,8 +25,8 @@ func (statesyncMode) name() string                     { return "statesync" }
 func (statesyncMode) modelName() string                { return room.StateSync }
 func (statesyncMode) settings() (string, modeSettings) { return "", nil }
 
-func (statesyncMode) serverModels(hostOptions) ([]room.Model, error) {
-	return []room.Model{host.Model(host.Config{})}, nil
+func (statesyncMode) serverModels(h hostOptions) ([]room.Model, error) {
+	return []room.Model{host.Model(host.Config{Replays: h.replays.config()})}, nil
 }
 
 // ssDemoFlags are the options of "tickwire demo --mode statesync".

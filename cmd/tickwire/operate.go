@@ -47,6 +47,7 @@ type operator struct {
 	maxGames int
 	log      *slog.Logger
 	db       *records.DB
+	replays  *replayLog // the finished replays, for the records
 	mu       sync.Mutex
 	ids      map[uint64]int64 // match Seq → database id
 }
@@ -87,7 +88,11 @@ func (op *operator) onMatch(ev server.MatchEvent) {
 	if !ok {
 		return
 	}
-	err := op.db.End(ctx, records.Record{ID: id, EndedAt: ev.EndedAt, Ticks: ev.Tick, Outcome: ev.Outcome})
+	r := records.Record{ID: id, EndedAt: ev.EndedAt, Ticks: ev.Tick, Outcome: ev.Outcome}
+	if op.replays != nil {
+		r.ReplayFile, r.ReplayHash = op.replays.take(ev.Room)
+	}
+	err := op.db.End(ctx, r)
 	if err != nil {
 		op.log.Error("match record not ended", "room", ev.Room, "err", err)
 	}

@@ -21,12 +21,13 @@ import (
 // unless --insecure is given; both ends must agree.
 type securityFlags struct {
 	insecure       bool
-	keyFile        string // relay: its identity
-	matchmakerKey  string // relay: the matchmaker's public key, hex or a file holding it
-	exemptLoopback bool   // relay: no per-address limits for loopback peers
-	serverKey      string // bot: the relay key to pin, hex
-	identity       string // bot: its identity file (the key a token names)
-	token          string // bot: a connect token, hex or a file holding it
+	keyFile        string             // relay: its identity
+	matchmakerKey  string             // relay: the matchmaker's public key, hex or a file holding it
+	exemptLoopback bool               // relay: no per-address limits for loopback peers
+	key            ed25519.PrivateKey // relay: its identity once loaded (identityKey)
+	serverKey      string             // bot: the relay key to pin, hex
+	identity       string             // bot: its identity file (the key a token names)
+	token          string             // bot: a connect token, hex or a file holding it
 }
 
 func (s *securityFlags) addInsecure(fs *flag.FlagSet) {
@@ -66,13 +67,7 @@ func (s securityFlags) serverConfig(maxConns int) (*transport.SecurityConfig, er
 		}
 		mm = b
 	}
-	var id ed25519.PrivateKey
-	var err error
-	if s.keyFile == "" {
-		_, id, err = ed25519.GenerateKey(rand.Reader)
-	} else {
-		id, err = loadOrCreateKey(s.keyFile)
-	}
+	id, err := s.identityKey()
 	if err != nil {
 		return nil, err
 	}

@@ -45,6 +45,7 @@ type serveFlags struct {
 	desyncDir      string
 	sec            securityFlags
 	op             operatorFlags
+	rep            replayOptions
 	// from the configuration file only
 	matchTypes     map[string]string
 	matchDebug     map[string]uint8
@@ -77,6 +78,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 	fs.StringVar(&f.desyncDir, "desync-dir", ".", "directory of lockstep rooms' desync reports, desync_report_{seed}_{tick}.json (empty: none written)")
 	fs.BoolVar(&f.checkConfig, "check-config", false, "check the configuration (file and flags), print what the server would run and exit")
 	f.op.register(fs)
+	f.rep.register(fs)
 	f.sec.addServer(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return f, err
@@ -113,9 +115,12 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 	if err := checkModel("--default-network-model", f.defaultModel, hostedModels()); err != nil {
 		return f, fmt.Errorf("%w: %v", errUsage, err)
 	}
+	if err := f.rep.setUp(&f.sec); err != nil {
+		return f, err
+	}
 	for _, m := range f.modes {
 		models, err := m.serverModels(hostOptions{tickRate: f.tps, maxRoomSize: f.maxRoomSize,
-			debugLevel: uint8(f.debugLevel), desyncDir: f.desyncDir, matchDebugLevels: f.matchDebug})
+			debugLevel: uint8(f.debugLevel), desyncDir: f.desyncDir, matchDebugLevels: f.matchDebug, replays: f.rep})
 		if err != nil {
 			return f, fmt.Errorf("%w: %v", errUsage, err)
 		}
@@ -172,6 +177,7 @@ func (f *serveFlags) merge(fc *fileConfig, set map[string]bool) {
 	takeString("db", &f.op.db, r.DB)
 	takeString("public-addr", &f.op.publicAddr, r.PublicAddr)
 	takeString("region", &f.op.region, r.Region)
+	takeString("replay-dir", &f.rep.dir, r.ReplayDir)
 	if len(r.Trackers) > 0 && !set["tracker"] {
 		f.op.trackers = r.Trackers
 	}
@@ -218,6 +224,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	op.maxGames = f.maxGames
+	op.replays = f.rep.done.keeping(op.db != nil)
 	defer op.close()
 	tcfg, err := scfg.Transport()
 	if err != nil {

@@ -73,10 +73,13 @@ type Config struct {
 	// MatchEnds, with the room's 99th percentile tick time and cost
 	// excluding the simulation (which only spectators' MatchEnds carry).
 	OnEnd func(room string, tickP99, costP99 time.Duration)
+	// Replays, with a directory, records every match (replay.go).
+	Replays Replays
 }
 
 func (c Config) withDefaults() Config {
 	c.Room = c.Room.WithDefaults()
+	c.Replays.Config = c.Replays.WithKey()
 	if c.MaxRoomSize == 0 {
 		c.MaxRoomSize = 8
 	}

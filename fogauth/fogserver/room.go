@@ -8,6 +8,7 @@ import (
 
 	"github.com/tickwire/tickwire/fogauth"
 	twmetrics "github.com/tickwire/tickwire/metrics"
+	"github.com/tickwire/tickwire/replay"
 	"github.com/tickwire/tickwire/server/room"
 )
 
@@ -29,7 +30,8 @@ type fogRoom struct {
 	gone      []bool
 	goneAt    []time.Duration // when a player's seat went; its rejoin window runs from there
 	core      *fogauth.Room
-	simSeed   uint64 // secret; logged at the end so the operator can replay the match
+	simSeed   uint64            // secret; logged at the end so the operator can replay the match
+	rec       *replay.Recording // the match's replay, if recorded (replay.go)
 	start     fogauth.MatchStart
 	published atomic.Pointer[status]
 	sat       saturation // the dashboard's series (room.Reporter)
@@ -63,13 +65,15 @@ func newRoom(cfg Config, m *metrics, p room.Params) (*fogRoom, error) {
 	}
 	rc := cfg.Room
 	rc.TickRate = p.TickRate
-	core, err := fogauth.New(rc, game, p.Clock())
+	r := &fogRoom{cfg: cfg, name: p.Name, m: m, log: p.Logger, clock: p.Clock, seats: slices.Clone(p.Seats),
+		players: len(p.Seats), gone: make([]bool, len(p.Seats)), goneAt: make([]time.Duration, len(p.Seats)), simSeed: simSeed,
+		tickTimes: twmetrics.Samples[time.Duration]{Keep: timingsKept}, costTimes: twmetrics.Samples[time.Duration]{Keep: timingsKept}}
+	core, err := fogauth.New(rc, r.record(game, p, seed), p.Clock())
 	if err != nil {
+		r.finishReplay()
 		return nil, err
 	}
-	r := &fogRoom{cfg: cfg, name: p.Name, m: m, log: p.Logger, clock: p.Clock, seats: slices.Clone(p.Seats),
-		players: len(p.Seats), core: core, gone: make([]bool, len(p.Seats)), goneAt: make([]time.Duration, len(p.Seats)), simSeed: simSeed,
-		tickTimes: twmetrics.Samples[time.Duration]{Keep: timingsKept}, costTimes: twmetrics.Samples[time.Duration]{Keep: timingsKept}}
+	r.core = core
 	r.start = fogauth.MatchStart{TickRate: uint16(p.TickRate), Players: uint8(len(p.Seats)),
 		UnitsPerPlayer: uint16(cfg.UnitsPerPlayer), MapSize: uint16(mapSize), MapSeed: seed}
 	for i, st := range p.Seats {
@@ -114,7 +118,10 @@ func (r *fogRoom) Done() bool { return r.done }
 func (r *fogRoom) Next() (time.Duration, bool) { return r.core.NextDeadline(), true }
 
 // End implements room.Core.
-func (r *fogRoom) End(time.Duration) { r.m.remove(r) }
+func (r *fogRoom) End(time.Duration) {
+	r.m.remove(r)
+	r.finishReplay()
+}
 
 // Handle implements room.Core.
 func (r *fogRoom) Handle(_ time.Duration, in *room.Inbound) {

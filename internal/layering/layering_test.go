@@ -290,6 +290,17 @@ func rules() []rule {
 			}
 			return false, "the echo core may import only protocol, wire and the standard library"
 		}},
+		// The replay file is shared by every model: it knows none of
+		// them, and no socket.
+		{pkg: "replay", exact: true, allowed: func(d dep) (bool, string) {
+			switch {
+			case d.standard && networking(d.path):
+				return false, "the replay file format is pure: no networking code"
+			case d.standard, under(d.path, "protocol", "wire"):
+				return true, ""
+			}
+			return false, "the replay package may import only protocol, wire and the standard library"
+		}},
 	}
 }
 
@@ -523,6 +534,7 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"statesync/actiongame":  {{path: module + "/transport"}, {path: module + "/server/lanes"}, {path: "net", standard: true}},
 		"statesync/host":        {{path: module + "/sim/action"}},
 		"cmd/tickwire":          {{path: "testing", standard: true}, {path: "testing/synctest", standard: true}},
+		"replay":                {{path: module + "/lockstep/relay"}, {path: module + "/transport"}, {path: "net", standard: true}},
 		"examples/ctf":          {{path: module + "/sim"}, {path: module + "/sim/action"}, {path: module + "/predict/actiongame"}, {path: module + "/fogauth/rtsgame"}},
 	}
 	allowed := map[string][]dep{

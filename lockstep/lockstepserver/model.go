@@ -33,6 +33,8 @@ type Config struct {
 	// replays, audit trails). It is called from the room's goroutine and
 	// must not block for long.
 	OnEvent func(room string, ev relay.Event)
+	// Replays, with a directory, records every match (replay.go).
+	Replays Replays
 }
 
 // Check reports the first bad setting.
@@ -55,6 +57,7 @@ func New(cfg Config) *Lockstep {
 	if cfg.MaxRoomSize <= 0 || cfg.MaxRoomSize > relay.MaxPlayers {
 		cfg.MaxRoomSize = relay.MaxPlayers
 	}
+	cfg.Replays.Config = cfg.Replays.WithKey()
 	l := &Lockstep{cfg: cfg}
 	l.c.lateness = metrics.NewBounded(latenessBounds...)
 	l.c.malformed = metrics.NewByKind(malformedKinds)
@@ -108,5 +111,6 @@ func (l *Lockstep) newRoom(p room.Params) (*lockstepRoom, error) {
 	r.core = core
 	r.notices, r.late = make([]msg.LateNotice, r.size), make([]bool, r.size)
 	r.rep = newReport(r.size)
+	r.replay = newMatchReplay(&l.cfg.Replays, p, profileOf(cfg), r.log)
 	return r, nil
 }

@@ -31,6 +31,7 @@ type lockstepRoom struct {
 	closing  []room.Closing   // this Ready's removed players
 	encoding bool             // an encode failure was logged
 	rep      report           // the dashboard's figures (room.Reporter)
+	replay   *matchReplay     // nil: not recorded
 }
 
 // member is a seat of a lockstep room.
@@ -100,6 +101,7 @@ func (r *lockstepRoom) Ready() room.Ready {
 	for _, e := range rd.Messages {
 		if f, ok := e.Msg.(*msg.TickFrame); ok {
 			r.l.c.lateness.Observe(max(now-r.due(f.Tick), 0).Seconds())
+			r.replay.frame(f)
 		}
 		r.sent(e.Msg)
 		if e.Broadcast {
@@ -170,6 +172,7 @@ func (r *lockstepRoom) due(k uint64) time.Duration {
 func (r *lockstepRoom) event(ev relay.Event) {
 	r.l.c.count(ev)
 	r.recordEvent(ev)
+	r.replay.event(ev)
 	switch e := ev.(type) {
 	case relay.LateSubmission:
 		if i := int(e.Player) - 1; i >= 0 && i < r.size {
@@ -207,4 +210,4 @@ func (r *lockstepRoom) Status(time.Duration) room.Status {
 }
 
 // End implements room.Core.
-func (r *lockstepRoom) End(time.Duration) {}
+func (r *lockstepRoom) End(time.Duration) { r.replay.finish(r.core.NextTick()) }

@@ -401,6 +401,9 @@ func (n *simNet) drainReady() {
 		if n.onEvent != nil {
 			n.onEvent(ev)
 		}
+		if _, agreed := ev.(SyncAgreed); agreed {
+			continue // transcripts show disagreements, not every agreement
+		}
 		if _, late := ev.(LateSubmission); late && n.quiet {
 			n.lateQuiet++
 			continue

@@ -119,6 +119,7 @@ func (c *Core) compare(e *syncEntry) {
 	}
 	e.open = false
 	if agree {
+		c.emit(SyncAgreed{Tick: e.tick, Hash: first})
 		return
 	}
 	ev := Desync{Tick: e.tick}

@@ -7,11 +7,13 @@ package predictserver
 
 import (
 	"fmt"
+	"log/slog"
 	"sync/atomic"
 	"time"
 
 	"github.com/tickwire/tickwire/predict"
 	"github.com/tickwire/tickwire/predict/lanes"
+	"github.com/tickwire/tickwire/replay"
 	"github.com/tickwire/tickwire/server/admin"
 	"github.com/tickwire/tickwire/server/room"
 )
@@ -26,6 +28,8 @@ type Config struct {
 	// NewGame returns a fresh game for a room at the room's tick rate (the
 	// rules every client must share).
 	NewGame func(room string, tickRate int) predict.Game
+	// Replays, with a directory, records every match (replay.go).
+	Replays replay.Config
 }
 
 // counters are the model's figures, cumulative over all its rooms.
@@ -37,6 +41,7 @@ type counters struct {
 // Model returns the prediction network model.
 func Model(cfg Config) room.Model {
 	cs := &counters{}
+	cfg.Replays = cfg.Replays.WithKey()
 	maxRoom := cfg.MaxRoomSize
 	if maxRoom <= 0 {
 		maxRoom = 32
@@ -53,7 +58,13 @@ func Model(cfg Config) room.Model {
 			sc := cfg.Server
 			sc.TickRate = p.TickRate
 			sc.MaxPlayers = max(sc.MaxPlayers, len(p.Seats))
-			core, err := newRoom(p, sc, cfg.NewGame(p.Name, p.TickRate), cs)
+			game, rec := record(&cfg.Replays, p, cfg.NewGame(p.Name, p.TickRate))
+			core, err := newRoom(p, sc, game, cs)
+			if core != nil {
+				core.game, core.rec, core.log = game, rec, p.Logger
+			} else {
+				finishReplay(rec, game, p.Logger)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -119,6 +130,9 @@ type predictionRoom struct {
 	live   int
 	prev   predict.ServerStats
 	out    []room.Envelope
+	game   predict.Game
+	rec    *replay.Recording // the match's replay, if recorded (replay.go)
+	log    *slog.Logger
 	shown  corrections // what the dashboard showed of the clients' corrections
 }
 
@@ -197,6 +211,6 @@ func (r *predictionRoom) Status(time.Duration) room.Status {
 }
 
 // End implements room.Core.
-func (r *predictionRoom) End(time.Duration) {}
+func (r *predictionRoom) End(time.Duration) { finishReplay(r.rec, r.game, r.log) }
 
 func (cs *counters) addTime(start time.Time) { cs.tickNanos.Add(uint64(time.Since(start))) }

@@ -4,10 +4,12 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
+	"log/slog"
 	"slices"
 	"sync/atomic"
 	"time"
 
+	"github.com/tickwire/tickwire/replay"
 	"github.com/tickwire/tickwire/server/admin"
 	"github.com/tickwire/tickwire/server/lanes"
 	"github.com/tickwire/tickwire/server/room"
@@ -29,6 +31,9 @@ type Config struct {
 	MaxRoomSize int
 	// OnReport, if set, receives each room's report when it ends.
 	OnReport func(Report)
+	// Replays, with a directory, records every room's agreed hashes
+	// (replay.go).
+	Replays replay.Config
 }
 
 // Lane is the channel a client sends m on.
@@ -64,6 +69,7 @@ func Model(cfg Config) room.Model {
 		hz = 20
 	}
 	totals := &totals{}
+	cfg.Replays = cfg.Replays.WithKey()
 	return room.Model{
 		Name: room.StateSync, MaxRoomSize: cfg.MaxRoomSize, TickRate: hz,
 		// A client sends per frame a hash, an input and sometimes a
@@ -76,7 +82,9 @@ func Model(cfg Config) room.Model {
 		New: func(p room.Params) (room.Room, error) {
 			c := cfg.Core
 			c.TickHz = hz
-			return room.NewDriver(p, newRoom(p, c, cfg.OnReport, totals)), nil
+			r := newRoom(p, c, cfg.OnReport, totals)
+			r.startReplay(&cfg.Replays, p, hz)
+			return room.NewDriver(p, r), nil
 		},
 		Metrics: totals.metrics,
 	}
@@ -111,8 +119,10 @@ type ssRoom struct {
 	onEnd   func(Report)
 	totals  *totals
 	started time.Duration
-	frame   uint32        // the core's frame when the CPU time was last settled
-	cpu     time.Duration // decoding, core and encoding since then
+	frame   uint32            // the core's frame when the CPU time was last settled
+	cpu     time.Duration     // decoding, core and encoding since then
+	rec     *replay.Recording // the match's replay, if recorded (replay.go)
+	log     *slog.Logger
 }
 
 func newRoom(p room.Params, cfg statesync.Config, onEnd func(Report), t *totals) *ssRoom {
@@ -282,4 +292,5 @@ func (r *ssRoom) End(now time.Duration) {
 	if r.onEnd != nil {
 		r.onEnd(r.report)
 	}
+	r.finishReplay()
 }

@@ -72,5 +72,6 @@ func (r *ssRoom) record(e statesync.Event) {
 		r.totals.offences.Add(1)
 	case statesync.EventVerdict:
 		rep.LastVerdict, rep.LastVerdictHash = e.Frame, e.Hash
+		r.recordVerdict(e.Frame, e.Hash)
 	}
 }
