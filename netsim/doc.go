@@ -80,6 +80,17 @@
 // durably. Stats reports packets and bytes offered and delivered, drops by
 // cause, duplicates, reordered and corrupted packets.
 //
+// # NAT
+//
+// MemNetwork.AddNAT puts a NAT in the in-memory network: endpoints made by
+// NAT.ListenPacket have private addresses and reach the rest of the
+// network through the NAT's public address with a mapped port. Mapping
+// and filtering follow NATConfig.Kind (port-restricted cone, full cone,
+// symmetric); a mapping expires BindingTimeout after its last outgoing
+// packet and the next one gets a new port; Delay is added between the
+// NAT and the rest of the network. A packet sent with a TTL of 2 or less
+// (MemConn.SetTTL) opens its mapping and dies past the NAT.
+//
 // # Proxy
 //
 // Proxy relays between clients and one upstream server, with one upstream

@@ -7,6 +7,8 @@ import (
 	"net/netip"
 	"os"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // MemQueue is the number of unread packets a MemConn holds; further
@@ -26,6 +28,7 @@ type MemNetwork struct {
 	mu       sync.Mutex
 	conns    map[netip.AddrPort]*MemConn
 	nextPort uint16
+	nats     map[netip.Addr]*NAT // by public address
 }
 
 // NewMemNetwork returns an empty network.
@@ -76,6 +79,57 @@ func (n *MemNetwork) lookup(ap netip.AddrPort) *MemConn {
 	return n.conns[ap]
 }
 
+func (n *MemNetwork) natAt(a netip.Addr) *NAT {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.nats[a]
+}
+
+// send carries b from c to dst through the NATs on its way: c's own (the
+// mapping, the TTL, the delay) and one at dst's address (the filtering,
+// the delay), deciding the filtering when the packet arrives.
+func (n *MemNetwork) send(c *MemConn, dst netip.AddrPort, b []byte) {
+	src := c.addr
+	var delay time.Duration
+	target := n.lookup(dst)
+	sameLAN := c.nat != nil && target != nil && target.nat == c.nat
+	if !sameLAN && target != nil && target.nat != nil {
+		return // a private address behind a NAT: not routable from here
+	}
+	if c.nat != nil && !sameLAN { // leaving through the NAT
+		src = c.nat.outbound(time.Now(), c.addr, dst)
+		if ttl := c.ttl.Load(); ttl > 0 && ttl <= lowTTL {
+			return
+		}
+		delay += c.nat.cfg.Delay
+	}
+	far := n.natAt(dst.Addr())
+	if far != nil {
+		delay += far.cfg.Delay
+	}
+	d := datagram{data: append([]byte(nil), b...), addr: net.UDPAddrFromAddrPort(src)}
+	arrive := func() {
+		to := dst
+		if far != nil {
+			var ok bool
+			if to, ok = far.inbound(time.Now(), src, dst.Port()); !ok {
+				return
+			}
+		}
+		if r := n.lookup(to); r != nil {
+			select {
+			case r.queue <- d:
+			default: // receiver's queue full: dropped
+			}
+		}
+	}
+	if delay > 0 {
+		time.AfterFunc(delay, arrive)
+		return
+	}
+	arrive()
+}
+
 func (n *MemNetwork) remove(c *MemConn) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -90,6 +144,8 @@ type MemConn struct {
 	network *MemNetwork
 	addr    netip.AddrPort
 	queue   chan datagram
+	nat     *NAT         // the NAT this endpoint is behind, or nil
+	ttl     atomic.Int32 // SetTTL's; 0: the default
 
 	deadlines
 
@@ -129,14 +185,15 @@ func (c *MemConn) WriteTo(b []byte, addr net.Addr) (int, error) {
 	if err != nil {
 		return 0, c.opError("write", addr, err)
 	}
-	if dst := c.network.lookup(ap); dst != nil {
-		d := datagram{data: append([]byte(nil), b...), addr: net.UDPAddrFromAddrPort(c.addr)}
-		select {
-		case dst.queue <- d:
-		default: // receiver's queue full: dropped
-		}
-	}
+	c.network.send(c, ap, b)
 	return len(b), nil
+}
+
+// SetTTL sets the IP time-to-live of the packets c sends from now on (0:
+// the default). It matters only behind a NAT: see NAT.
+func (c *MemConn) SetTTL(ttl int) error {
+	c.ttl.Store(int32(ttl))
+	return nil
 }
 
 func addrPort(addr net.Addr) (netip.AddrPort, error) {

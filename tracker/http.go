@@ -39,8 +39,8 @@ type Handler struct {
 	dir        *Directory
 	cfg        HandlerConfig
 	mux        *http.ServeMux
-	limit      *limiter
-	heartbeats *limiter
+	limit      *Limiter
+	heartbeats *Limiter
 	now        func() time.Time
 
 	lastLog atomic.Int64 // unix nanoseconds of the last internal error logged
@@ -62,8 +62,8 @@ func NewHandler(dir *Directory, cfg HandlerConfig) *Handler {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	h := &Handler{dir: dir, cfg: cfg, mux: http.NewServeMux(), now: dir.cfg.Now,
-		limit:      newLimiter(cfg.Rate, cfg.MaxClients),
-		heartbeats: newLimiter(Rate{N: cfg.Rate.N * 10, Per: cfg.Rate.Per}, cfg.MaxClients),
+		limit:      NewLimiter(cfg.Rate, cfg.MaxClients),
+		heartbeats: NewLimiter(Rate{N: cfg.Rate.N * 10, Per: cfg.Rate.Per}, cfg.MaxClients),
 	}
 	reg := prometheus.NewRegistry()
 	h.requests = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tickwire_tracker_requests_total",
@@ -118,11 +118,11 @@ func (s *statusWriter) WriteHeader(code int) {
 	s.ResponseWriter.WriteHeader(code)
 }
 
-func (h *Handler) route(pattern, name string, lim *limiter, fn func(http.ResponseWriter, *http.Request) error) {
+func (h *Handler) route(pattern, name string, lim *Limiter, fn func(http.ResponseWriter, *http.Request) error) {
 	h.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		sw := &statusWriter{ResponseWriter: w, code: http.StatusOK}
 		defer func() { h.requests.WithLabelValues(name, strconv.Itoa(sw.code)).Inc() }()
-		if ok, wait := lim.allow(clientAddr(r), h.now()); !ok {
+		if ok, wait := lim.Allow(clientAddr(r), h.now()); !ok {
 			h.rateLimited.Inc()
 			sw.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
 			writeError(sw, http.StatusTooManyRequests, "rate limited: at most "+lim.rate.String()+" per address")

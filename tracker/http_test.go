@@ -120,11 +120,11 @@ func TestHTTPRateLimit(t *testing.T) {
 // TestRateLimiterBounded: a flood from many addresses never grows the
 // limiter past its bound.
 func TestRateLimiterBounded(t *testing.T) {
-	l := newLimiter(Rate{N: 2, Per: time.Minute}, 100)
+	l := NewLimiter(Rate{N: 2, Per: time.Minute}, 100)
 	now := time.Unix(0, 0)
 	for i := range 10_000 {
-		l.allow(string(rune(i)), now)
-		l.allow(string(rune(i)), now)
+		l.Allow(string(rune(i)), now)
+		l.Allow(string(rune(i)), now)
 	}
 	if len(l.buckets) > 100 {
 		t.Fatalf("%d buckets", len(l.buckets))

@@ -38,15 +38,19 @@ func (r Rate) String() string {
 	return strconv.Itoa(r.N) + "/min"
 }
 
-// limiter is a token bucket per client address, holding at most maxKeys
+// Limiter is a token bucket per client address, holding at most maxKeys
 // addresses: when full, buckets that have refilled are forgotten first,
 // and an address that still finds no room is refused (a flood of
-// addresses cannot grow it).
-type limiter struct {
+// addresses cannot grow it). The tracker's HTTP API and the rendezvous
+// server share it.
+type Limiter struct {
 	rate    Rate
 	maxKeys int
 	mu      sync.Mutex
 	buckets map[string]*bucket
+	// noneFullBefore: when full, no bucket refills before this time, so
+	// a flood of new addresses does not rescan them all each time.
+	noneFullBefore time.Time
 }
 
 type bucket struct {
@@ -54,23 +58,24 @@ type bucket struct {
 	last   time.Time
 }
 
-func newLimiter(r Rate, maxKeys int) *limiter {
-	return &limiter{rate: r, maxKeys: maxKeys, buckets: make(map[string]*bucket)}
+// NewLimiter allows each key r, remembering at most maxKeys keys.
+func NewLimiter(r Rate, maxKeys int) *Limiter {
+	return &Limiter{rate: r, maxKeys: maxKeys, buckets: make(map[string]*bucket)}
 }
 
-// allow takes a token for key at now, or reports how long until one.
-func (l *limiter) allow(key string, now time.Time) (bool, time.Duration) {
+// Allow takes a token for key at now, or reports how long until one.
+func (l *Limiter) Allow(key string, now time.Time) (bool, time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	perToken := l.rate.Per / time.Duration(l.rate.N)
 	burst := float64(l.rate.N)
 	b, ok := l.buckets[key]
 	if !ok {
-		if len(l.buckets) >= l.maxKeys {
+		if len(l.buckets) >= l.maxKeys && !now.Before(l.noneFullBefore) {
 			l.forgetFull(now, burst, perToken)
-			if len(l.buckets) >= l.maxKeys {
-				return false, perToken
-			}
+		}
+		if len(l.buckets) >= l.maxKeys {
+			return false, perToken
 		}
 		b = &bucket{tokens: burst, last: now}
 		l.buckets[key] = b
@@ -86,10 +91,24 @@ func (l *limiter) allow(key string, now time.Time) (bool, time.Duration) {
 	return true, 0
 }
 
-func (l *limiter) forgetFull(now time.Time, burst float64, perToken time.Duration) {
+// Len is the number of keys remembered, at most maxKeys.
+func (l *Limiter) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.buckets)
+}
+
+// forgetFull forgets the buckets that have refilled, and notes when the
+// next of the others will have.
+func (l *Limiter) forgetFull(now time.Time, burst float64, perToken time.Duration) {
+	next := now.Add(time.Duration(burst * float64(perToken)))
 	for k, b := range l.buckets {
-		if b.tokens+float64(now.Sub(b.last))/float64(perToken) >= burst {
+		full := b.last.Add(time.Duration((burst - b.tokens) * float64(perToken)))
+		if !full.After(now) {
 			delete(l.buckets, k)
+		} else if full.Before(next) {
+			next = full
 		}
 	}
+	l.noneFullBefore = next
 }

@@ -17,7 +17,8 @@ type batchConn interface {
 	WriteBatch(ms []ipv4.Message, flags int) (int, error)
 }
 
-const readBatchSize = 16
+// readBatchSize is the most datagrams one recvmmsg reads.
+const readBatchSize = 64
 
 func newBatchConn(pc net.PacketConn) batchConn {
 	uc, ok := pc.(*net.UDPConn)
@@ -38,6 +39,7 @@ func (ep *endpoint) readBatches() {
 	for i := range ms {
 		ms[i].Buffers = [][]byte{make([]byte, size)}
 	}
+	var rb readBatch
 	for {
 		n, err := ep.batch.ReadBatch(ms, 0)
 		if err != nil {
@@ -48,9 +50,10 @@ func (ep *endpoint) readBatches() {
 		}
 		for i := range n {
 			if ms[i].N < size {
-				ep.route(ms[i].Buffers[0][:ms[i].N], ms[i].Addr)
+				ep.route(ms[i].Buffers[0][:ms[i].N], ms[i].Addr, &rb)
 			}
 		}
+		rb.answer()
 	}
 }
 

@@ -52,10 +52,13 @@ func signal(ch chan struct{}) {
 
 // handle processes a datagram from the peer, opening it first on an
 // encrypted connection; datagrams that do not open are counted and dropped.
-func (c *Conn) handle(b []byte) {
+//
+// With a batch (the read goroutine's batch of datagrams) the answer waits
+// for the batch's one write; without, it leaves at once.
+func (c *Conn) handle(b []byte, rb *readBatch) {
 	now := time.Now()
 	if c.sec == nil {
-		c.handlePlain(b, now)
+		c.handlePlain(b, now, rb)
 		return
 	}
 	c.mu.Lock()
@@ -67,18 +70,22 @@ func (c *Conn) handle(b []byte) {
 	}
 	c.sec.plain = plain
 	c.mu.Unlock()
-	c.handlePlain(plain, now)
+	c.handlePlain(plain, now, rb)
 }
 
 // handlePlain processes a plaintext (or opened) datagram. On encrypted
 // connections only the endpoint's read goroutine calls handle, so the
 // opened buffer is not overwritten meanwhile.
-func (c *Conn) handlePlain(b []byte, now time.Time) {
+func (c *Conn) handlePlain(b []byte, now time.Time, rb *readBatch) {
 	c.mu.Lock()
 	c.sess.HandleDatagram(b, now)
 	c.mu.Unlock()
-	// Answer at once (acknowledgements must keep up with bursts) and move
-	// the timer if the datagram moved the deadline.
+	// Answer at once, or with the batch (acknowledgements must keep up
+	// with bursts), and move the timer if the datagram moved the deadline.
+	if rb != nil {
+		rb.add(c)
+		return
+	}
 	c.pumpOutside()
 }
 
@@ -110,8 +117,10 @@ func (c *Conn) pump(timers bool, g *FlushGroup) (time.Time, State, bool) {
 	now := time.Now()
 	c.mu.Lock()
 	s := c.sess
-	if d := s.Deadline(now); timers && !d.IsZero() && !d.After(now) {
-		s.HandleTimeout(now)
+	if timers {
+		if d := s.Deadline(now); !d.IsZero() && !d.After(now) {
+			s.HandleTimeout(now)
+		}
 	}
 	arena, out := c.arena[:0], c.out[:0]
 	for {

@@ -97,7 +97,7 @@ func (ep *endpoint) readLoop() {
 			}
 			continue
 		}
-		ep.route(buf[:n], addr)
+		ep.route(buf[:n], addr, nil)
 	}
 }
 
@@ -139,10 +139,11 @@ func (ep *endpoint) isClosed() bool {
 }
 
 // route hands a datagram to its connection, creating a server connection
-// for a valid hello when listening.
-func (ep *endpoint) route(b []byte, addr net.Addr) {
+// for a valid hello when listening. With rb, the connection's answer
+// waits for the batch's write.
+func (ep *endpoint) route(b []byte, addr net.Addr, rb *readBatch) {
 	if ep.set.security != nil {
-		ep.routeSecure(b, addr)
+		ep.routeSecure(b, addr, rb)
 		return
 	}
 	id, ok := peekConnID(b)
@@ -162,7 +163,7 @@ func (ep *endpoint) route(b []byte, addr net.Addr) {
 	}
 	ep.mu.Unlock()
 	if c != nil {
-		c.handle(b)
+		c.handle(b, rb)
 	}
 }
 

@@ -34,12 +34,18 @@ type groupDatagram struct {
 // Flush sends the messages queued on conns now, as Conn.Flush does for
 // each. A datagram another goroutine of a connection sends meanwhile may
 // overtake the group's, which the peer handles as any reordering.
-func (g *FlushGroup) Flush(conns ...*Conn) {
+func (g *FlushGroup) Flush(conns ...*Conn) { g.send(conns, true) }
+
+// send pumps conns into one batch write; with flush, their queued
+// messages go now instead of at the next FlushInterval tick.
+func (g *FlushGroup) send(conns []*Conn, flush bool) {
 	g.arena, g.dgs, g.wake = g.arena[:0], g.dgs[:0], g.wake[:0]
 	for _, c := range conns {
-		c.mu.Lock()
-		c.sess.Flush()
-		c.mu.Unlock()
+		if flush {
+			c.mu.Lock()
+			c.sess.Flush()
+			c.mu.Unlock()
+		}
 		if c.ep.batch == nil {
 			signal(c.wake)
 			continue

@@ -270,7 +270,7 @@ func (p *pendingConn) close() {
 
 // routeSecure is route for an encrypted endpoint. Connections are keyed by
 // address alone: handshake packets carry no connection id.
-func (ep *endpoint) routeSecure(b []byte, addr net.Addr) {
+func (ep *endpoint) routeSecure(b []byte, addr net.Addr, rb *readBatch) {
 	key := keyOf(addr, 0)
 	kind := secure.Classify(b)
 	ep.mu.Lock()
@@ -278,7 +278,7 @@ func (ep *endpoint) routeSecure(b []byte, addr net.Addr) {
 	ep.mu.Unlock()
 	switch {
 	case c != nil && kind == secure.KindNone:
-		c.handle(b)
+		c.handle(b, rb)
 	case c != nil:
 		ep.sec.stray.Add(1)
 	case ep.listener == nil:
@@ -384,7 +384,7 @@ func (ep *endpoint) promote(b []byte, addr net.Addr, key connKey, p *pendingConn
 	c.sec = sec
 	ep.mu.Unlock()
 	go c.run()
-	c.handlePlain(plain, now)
+	c.handlePlain(plain, now, nil)
 }
 
 func (ep *endpoint) dropPending(key connKey, p *pendingConn) {

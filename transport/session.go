@@ -226,6 +226,14 @@ func (s *Session) Send(ch ChannelID, data []byte, now time.Time) error {
 	if err := c.admit(len(data)); err != nil {
 		return err
 	}
+	if len(data) <= smallPayload && !c.cfg.wantsCompression(len(data)) {
+		// The usual game message: record and payload in one allocation.
+		sm := new(smallMsg)
+		m := s.initMsg(&sm.m, c, len(data))
+		m.setPayload(append(sm.buf[:0:len(data)], data...), false, s.set)
+		s.enqueue(c, m, now)
+		return nil
+	}
 	m := s.newMsg(c, len(data))
 	payload := append(make([]byte, 0, len(data)), data...)
 	if c.cfg.wantsCompression(len(data)) {
@@ -245,11 +253,25 @@ func (s *Session) Send(ch ChannelID, data []byte, now time.Time) error {
 	} else {
 		m.setPayload(payload, false, s.set)
 	}
+	s.enqueue(c, m, now)
+	return nil
+}
+
+// enqueue queues a message whose payload is set on its channel.
+func (s *Session) enqueue(c *sendChannel, m *outMsg, now time.Time) {
 	c.enqueue(m)
 	if s.set.flushInterval > 0 && !s.nextTick.After(now) {
 		s.nextTick = nextGrid(s.nextTick, now, s.set.flushInterval)
 	}
-	return nil
+}
+
+// smallPayload is the largest payload a smallMsg holds.
+const smallPayload = 128
+
+// smallMsg is a small message's record and payload in one allocation.
+type smallMsg struct {
+	m   outMsg
+	buf [smallPayload]byte
 }
 
 // nextGrid returns the first time after now on the grid t + k·step.
@@ -258,7 +280,12 @@ func nextGrid(t, now time.Time, step time.Duration) time.Time {
 }
 
 func (s *Session) newMsg(c *sendChannel, size int) *outMsg {
-	m := &outMsg{seq: c.nextSeq, size: size}
+	return s.initMsg(new(outMsg), c, size)
+}
+
+// initMsg makes m the channel's next message, of size bytes.
+func (s *Session) initMsg(m *outMsg, c *sendChannel, size int) *outMsg {
+	m.seq, m.size = c.nextSeq, size
 	c.nextSeq++
 	if c.cfg.Reliability.reliable() {
 		m.flags |= frameReliable

@@ -17,6 +17,7 @@ func benchmarks() map[string]benchmark {
 		"sim":       benchSim,
 		"transport": benchTransport,
 		"relay":     benchRelay,
+		"serve":     benchServe,
 		"fogauth":   benchFogAuth,
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/internal/relaybench"
+	"github.com/tickwire/tickwire/internal/udpfloor"
 	"github.com/tickwire/tickwire/lockstep/lockstepbot"
 	"github.com/tickwire/tickwire/lockstep/lockstepserver"
 	"github.com/tickwire/tickwire/lockstep/relay"
@@ -49,6 +50,19 @@ type relayBenchReport struct {
 	CPUs            int        `json:"cpus"`            // logical CPUs of the machine
 	LoadAverage     string     `json:"load_average"`    // /proc/loadavg before the ramp, if any
 
+	// The datapath against the floor (plaintext): the figures of the
+	// reference step, the largest under the lateness limit (else the
+	// first), with the floor measured after the ramp at the datagram sizes
+	// of the ramp's largest step; Encrypted the same figures of an
+	// encrypted relay loaded by EncryptedGames games of light bots.
+	datapathFigures
+	ReferenceGames int              `json:"reference_games"`
+	FloorRecv      udpfloor.Floor   `json:"floor_recv"` // the receive floor, at the size of datagrams in
+	FloorSend      udpfloor.Floor   `json:"floor_send"` // the send floor, at the size of datagrams out
+	Readers        int              `json:"readers"`    // the ramp relay's sockets (--readers)
+	EncryptedGames int              `json:"encrypted_games"`
+	Encrypted      *datapathFigures `json:"encrypted"` // null when --encrypted-games 0
+
 	// (c) the demo's default match on the wire.
 	MatchTicks             int     `json:"match_ticks"`
 	BytesPerPlayerPerS     float64 `json:"bytes_per_player_per_s"` // up + down
@@ -76,11 +90,11 @@ type rampStep struct {
 	CPUCores    float64 `json:"cpu_cores"`   // CPUSeconds per second of measurement
 	LateOrders  uint64  `json:"late_orders"` // during the measurement
 	// DatagramsPerGameS is the relay's datagrams (in + out) per game per
-	// second, and CPUUsPerDatagram its CPU time (the probe's clients
-	// included) per datagram, during the measurement.
+	// second during the measurement; the datapath figures are its CPU
+	// (the probe's clients included) against the floor.
 	DatagramsPerGameS float64 `json:"datagrams_per_game_s"`
-	CPUUsPerDatagram  float64 `json:"cpu_us_per_datagram"`
-	PlayingAfter      int     `json:"playing_after"` // games in play at the end of the measurement
+	datapathFigures
+	PlayingAfter int `json:"playing_after"` // games in play at the end of the measurement
 	// Removals counts the players the relay removed since the previous
 	// step, by reason (timeout, lag-switch, frozen, left, …).
 	Removals map[string]int `json:"removals,omitempty"`
@@ -104,11 +118,16 @@ func benchRelay(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	matchTicks := fs.Int("match-ticks", 900, "ticks of the demo match measured for bytes (0 skips it)")
 	tps := fs.Int("tps", 30, "ticks per second of the capacity run")
 	stopMS := fs.Float64("stop-ms", 20, "end the ramp after a step whose p99 lateness reaches this many ms")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of this process (the server) over the capacity run to this file")
+	encGames := fs.Int("encrypted-games", 25, "games of light bots loading an encrypted relay for the encrypted figures (0 skips them)")
+	floorN := fs.Int("floor-datagrams", 100_000, "datagrams per side of the UDP floor measurement")
+	readers := fs.Int("readers", 1, "the ramp's relay reads with this many sockets on its port (SO_REUSEPORT), one goroutine each")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 || *games < 0 || *duration <= 0 || *coreTicks < 1 || *matchTicks < 0 || *tps < 1 || *tps > 1000 || *stopMS < ms(latenessLimit) {
-		return fmt.Errorf("%w: bench relay [--json] [--games N] [--duration D] [--core-ticks N] [--match-ticks N] [--tps N] [--stop-ms X]", errUsage)
+	if fs.NArg() > 0 || *games < 0 || *duration <= 0 || *coreTicks < 1 || *matchTicks < 0 || *tps < 1 || *tps > 1000 || *stopMS < ms(latenessLimit) ||
+		*encGames < 0 || *floorN < 1 || *readers < 1 {
+		return fmt.Errorf("%w: bench relay [--json] [--games N] [--duration D] [--core-ticks N] [--match-ticks N] [--tps N] [--stop-ms X] [--encrypted-games N] [--floor-datagrams N] [--readers N] [--cpuprofile FILE]", errUsage)
 	}
 	progress := stderr
 	if *asJSON {
@@ -122,7 +141,20 @@ func benchRelay(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	fmt.Fprintf(progress, "core: %.0f ns per game tick\n", r.CoreNsPerTick)
 	if *games > 0 {
-		if err := rampCapacity(ctx, &r, *games, *duration, *stopMS, progress); err != nil {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		r.Readers = *readers
+		err = rampCapacity(ctx, &r, *games, *duration, *stopMS, progress)
+		stop()
+		if err != nil {
+			return err
+		}
+		if err := r.encrypted(ctx, *encGames, *duration, progress); err != nil {
+			return err
+		}
+		if err := r.floor(*floorN); err != nil {
 			return err
 		}
 	}
@@ -161,6 +193,13 @@ func printRelayBench(w io.Writer, r *relayBenchReport) {
 				s.JitterP50MS, s.JitterP99MS, s.CPUCores, s.LateOrders, s.DatagramsPerGameS, s.CPUUsPerDatagram)
 		}
 		fmt.Fprintf(w, "  games max %d; relay cpu %.1f s, bots cpu %.1f s; ramp ended: %s\n", r.GamesMax, r.CPUSeconds, r.BotCPUSeconds, r.StoppedBecause)
+		fmt.Fprintf(w, "datapath at %d games: %.2f µs of server CPU per datagram, floor %.2f µs (receive %.2f at %d bytes, send %.2f at %d bytes), ratio %.2f; %.0f games per core; server %.1f CPU-s, load generator %.1f CPU-s\n",
+			r.ReferenceGames, r.CPUUsPerDatagram, r.FloorUsPerDatagram, r.FloorRecv.RecvUs, r.FloorRecv.Size, r.FloorSend.SendUs, r.FloorSend.Size,
+			r.RatioToFloor, r.GamesPerCore, r.ServerCPUSeconds, r.LoadgenCPUSeconds)
+		if e := r.Encrypted; e != nil {
+			fmt.Fprintf(w, "encrypted at %d games: %.2f µs per datagram, ratio %.2f; %.0f games per core; server %.1f CPU-s, light bots %.1f CPU-s\n",
+				r.EncryptedGames, e.CPUUsPerDatagram, e.RatioToFloor, e.GamesPerCore, e.ServerCPUSeconds, e.LoadgenCPUSeconds)
+		}
 	}
 	if r.MatchTicks > 0 {
 		fmt.Fprintf(w, "demo match (%d ticks): %.0f bytes per player per second (%.0f up, %.0f down), in sync %v\n",
@@ -262,9 +301,11 @@ func startRamp(ctx context.Context, r *relayBenchReport, most int, progress io.W
 	// the game and per-address waiting room limits are lifted.
 	rp.lockstep = lockstepserver.New(lockstepserver.Config{OnEvent: rp.removals.event})
 	cfg := server.Config{TickRate: r.TickRate, Models: []room.Model{rp.lockstep.Model()}, MaxGames: -1, MaxWaitingPerAddr: -1}
-	if rp.lr, err = startLocalRelay(ctx, tcfg, cfg); err != nil {
+	ln, err := transport.ListenUDPReaders(ctx, "127.0.0.1:0", r.Readers, tcfg)
+	if err != nil {
 		return nil, err
 	}
+	rp.lr = serveLocalRelay(ctx, ln, cfg)
 	r.CPUs = runtime.NumCPU()
 	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
 		r.LoadAverage = strings.TrimSpace(string(b))
@@ -298,10 +339,12 @@ func (rp *ramp) addGames(k, target int) error {
 	if add <= 0 {
 		return nil
 	}
-	// Plaintext, like this relay: the ramp measures the game path; what
-	// security costs is measured by "bench transport".
-	c := exec.Command(rp.exe, "bot", "--light", "--insecure", "--server", rp.lr.addr.String(), "--room", fmt.Sprintf("load%d", k),
-		"--players", "4", "--games", strconv.Itoa(add), "--ticks", strconv.Itoa(math.MaxInt32))
+	// The light load generator: plaintext, like this relay (its players
+	// share sockets, which only plaintext connections can); the encrypted
+	// figures come from a run of their own.
+	c := exec.Command(rp.exe, "loadgen", "--server", rp.lr.addr.String(), "--room", fmt.Sprintf("load%d", k),
+		"--players", "4", "--games", strconv.Itoa(add))
+	c.Stdout = io.Discard
 	c.Stderr = rp.progress
 	if err := c.Start(); err != nil {
 		return err
@@ -329,21 +372,18 @@ func (rp *ramp) step(ctx context.Context, target int, measure time.Duration) (ra
 		return step, err
 	}
 	rp.probe.take()
-	st0, ls0, cpu0, t0 := srv.Stats(), rp.lockstep.Stats(), cpuTime(), time.Now()
+	ls0, m := rp.lockstep.Stats(), startMeter(srv, rp.loads)
 	if err := sleepCtx(ctx, measure); err != nil {
 		return step, err
 	}
 	samples := rp.probe.take()
-	step.CPUSeconds = (cpuTime() - cpu0).Seconds()
-	elapsed := time.Since(t0).Seconds()
+	step.datapathFigures = m.stop(target)
+	step.CPUSeconds = step.ServerCPUSeconds
 	st, ls := srv.Stats(), rp.lockstep.Stats()
-	step.CPUCores = step.CPUSeconds / elapsed
+	step.CPUCores = step.CPUSeconds / step.Seconds
 	step.Removals = rp.removals.take()
 	step.LateOrders = ls.LateOrders - ls0.LateOrders
-	if dgs := float64(st.DatagramsIn + st.DatagramsOut - st0.DatagramsIn - st0.DatagramsOut); dgs > 0 {
-		step.DatagramsPerGameS = dgs / elapsed / float64(target)
-		step.CPUUsPerDatagram = step.CPUSeconds * 1e6 / dgs
-	}
+	step.DatagramsPerGameS = float64(step.DatagramsIn+step.DatagramsOut) / step.Seconds / float64(target)
 	step.PlayingAfter = st.ActiveGames
 	if d := ls.BroadcastLateness.Sub(ls0.BroadcastLateness); d.Count > 0 {
 		step.Frames = d.Count
@@ -355,8 +395,8 @@ func (rp *ramp) step(ctx context.Context, target int, measure time.Duration) (ra
 		step.JitterP50MS = ms(metrics.Quantile(samples, 0.50))
 		step.JitterP99MS = ms(metrics.Quantile(samples, 0.99))
 	}
-	fmt.Fprintf(rp.progress, "step %d games: p99 lateness %.2f ms, p99 jitter %.2f ms, relay %.2f cores, %.0f datagrams per game-second, %.1f µs per datagram, removals %v\n",
-		target, step.LatenessP99MS, step.JitterP99MS, step.CPUCores, step.DatagramsPerGameS, step.CPUUsPerDatagram, step.Removals)
+	fmt.Fprintf(rp.progress, "step %d games: p99 lateness %.2f ms, p99 jitter %.2f ms, relay %.2f cores, load generator %.2f cores, %.0f datagrams per game-second, %.1f µs per datagram, removals %v\n",
+		target, step.LatenessP99MS, step.JitterP99MS, step.CPUCores, step.LoadgenCPUSeconds/step.Seconds, step.DatagramsPerGameS, step.CPUUsPerDatagram, step.Removals)
 	return step, nil
 }
 
@@ -391,10 +431,8 @@ func (rp *ramp) stop() {
 	}
 	for _, c := range rp.loads {
 		c.Wait()
-		if c.ProcessState != nil {
-			rp.r.BotCPUSeconds += (c.ProcessState.UserTime() + c.ProcessState.SystemTime()).Seconds()
-		}
 	}
+	rp.r.BotCPUSeconds = loadCPU(rp.loads).Seconds()
 	rp.r.CPUSeconds = (cpuTime() - rp.cpuStart).Seconds()
 	rp.lr.stop()
 }
@@ -525,4 +563,62 @@ func (p *probe) take() []time.Duration {
 	s := p.samples
 	p.samples = nil
 	return s
+}
+
+// encrypted measures the encrypted figures: a relay with the secure
+// handshake loaded by games games of light bots (each with its own
+// socket: an encrypted connection is known by its peer's address).
+func (r *relayBenchReport) encrypted(ctx context.Context, games int, measure time.Duration, progress io.Writer) error {
+	if games == 0 {
+		return nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	run := steadyRun{models: []room.Model{lockstepserver.New(lockstepserver.Config{}).Model()}, tickRate: r.TickRate, secure: true,
+		games: games, clients: 4 * games, settle: 2 * time.Second, measure: measure, progress: progress,
+		load: func(addr, key string) []*exec.Cmd {
+			return []*exec.Cmd{exec.Command(exe, "bot", "--light", "--server", addr, "--server-key", key, "--room", "enc",
+				"--players", "4", "--games", strconv.Itoa(games), "--ticks", strconv.Itoa(math.MaxInt32))}
+		}}
+	f, err := run.run(ctx)
+	if err != nil {
+		return fmt.Errorf("encrypted run: %w", err)
+	}
+	r.EncryptedGames, r.Encrypted = games, &f
+	fmt.Fprintf(progress, "encrypted, %d games: %.1f µs per datagram\n", games, f.CPUUsPerDatagram)
+	return nil
+}
+
+// floor measures the UDP floor at the datagram sizes of the ramp's
+// largest step and sets every step's ratio, the reference figures and
+// the encrypted ones' (whose datagrams are larger by the AEAD tag: the
+// floor hardly depends on size).
+func (r *relayBenchReport) floor(count int) error {
+	if len(r.Steps) == 0 {
+		return nil
+	}
+	big := r.Steps[0].datapathFigures
+	for _, s := range r.Steps {
+		if s.DatagramsIn+s.DatagramsOut > big.DatagramsIn+big.DatagramsOut {
+			big = s.datapathFigures
+		}
+	}
+	var err error
+	if r.FloorRecv, r.FloorSend, err = floorPair(big.BytesPerDatagramIn, big.BytesPerDatagramOut, count); err != nil {
+		return err
+	}
+	ref := 0
+	for i := range r.Steps {
+		r.Steps[i].withFloor(r.FloorRecv, r.FloorSend)
+		if r.Steps[i].Games == r.GamesMax {
+			ref = i
+		}
+	}
+	r.datapathFigures, r.ReferenceGames = r.Steps[ref].datapathFigures, r.Steps[ref].Games
+	if r.Encrypted != nil {
+		r.Encrypted.withFloor(r.FloorRecv, r.FloorSend)
+	}
+	return nil
 }

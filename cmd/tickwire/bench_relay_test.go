@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -22,7 +23,8 @@ func TestBenchRelayJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("output is not one JSON object: %v\n%s", err, out)
 	}
-	for _, k := range []string{"core_ns_per_tick", "games_max", "lateness_p99_ms", "jitter_p99_ms", "cpu_seconds", "bytes_per_player_per_s", "steps"} {
+	for _, k := range []string{"core_ns_per_tick", "games_max", "lateness_p99_ms", "jitter_p99_ms", "cpu_seconds", "bytes_per_player_per_s", "steps",
+		"cpu_us_per_datagram", "floor_us_per_datagram", "ratio_to_floor", "games_per_core", "loadgen_cpu_seconds", "server_cpu_seconds", "encrypted"} {
 		if _, ok := r[k]; !ok {
 			t.Errorf("missing field %q", k)
 		}
@@ -103,5 +105,19 @@ func TestLatenessIsAbsolute(t *testing.T) {
 	}
 	if j := metrics.Quantile(slices.Sorted(slices.Values(p.take())), 0.99); j != 0 {
 		t.Fatalf("jitter %v of a constant delay, want 0", j)
+	}
+}
+
+// TestBenchServeUsage: bench serve names every mode and refuses an
+// unknown one.
+func TestBenchServeUsage(t *testing.T) {
+	code, _, errOut := runCmd(t, "bench", "serve", "--mode", "nosuch")
+	if code != 2 {
+		t.Fatalf("exit %d, want 2: %s", code, errOut)
+	}
+	for _, m := range modes() {
+		if !strings.Contains(errOut, m.name()) {
+			t.Errorf("usage does not name mode %q: %s", m.name(), errOut)
+		}
 	}
 }

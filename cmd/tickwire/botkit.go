@@ -37,6 +37,11 @@ type botCommon struct {
 	joinCode, trackerURL string
 	// certOut is the file to save the match's certified result in.
 	certOut string
+	// joinURI: the room comes from a join URI resolved at its rendezvous
+	// (lockstep bots only: "bot --join"); joined is the socket and route
+	// it found.
+	joinURI string
+	joined  *joinedRoute
 }
 
 // botSpec is what a mode sets of the shared bot flags.
@@ -74,6 +79,9 @@ func (f *botCommon) parse(fs *flag.FlagSet, args []string, maxRoomSize int, chec
 	if err := f.resolveJoinCode(); err != nil {
 		return err
 	}
+	if err := f.resolveJoinURI(); err != nil {
+		return err
+	}
 	switch {
 	case fs.NArg() > 0:
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
@@ -105,6 +113,9 @@ func (f *botCommon) dialer(tcfg transport.Config) (dialer, error) {
 	var err error
 	if tcfg.Security, err = f.sec.clientConfig(); err != nil {
 		return nil, err
+	}
+	if f.joined != nil {
+		return f.joined.dial(tcfg), nil
 	}
 	return func(ctx context.Context, _ int) (*transport.Conn, error) {
 		return transport.DialUDP(ctx, f.server, tcfg)

@@ -197,10 +197,15 @@ func startLocalRelay(ctx context.Context, tcfg transport.Config, cfg server.Conf
 	if err != nil {
 		return nil, err
 	}
+	return serveLocalRelay(ctx, ln, cfg), nil
+}
+
+// serveLocalRelay serves a relay server on ln until stop.
+func serveLocalRelay(ctx context.Context, ln *transport.Listener, cfg server.Config) *localRelay {
 	ctx, cancel := context.WithCancel(ctx)
 	d := &localRelay{srv: server.New(cfg), ln: ln, addr: ln.Addr(), ctx: ctx, cancel: cancel}
 	d.wg.Go(func() { d.srv.Serve(ctx, ln) })
-	return d, nil
+	return d
 }
 
 // serveDashboard serves the admin endpoints and the dashboard on addr

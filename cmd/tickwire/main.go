@@ -24,17 +24,20 @@ type command struct {
 func commands() map[string]command {
 	modeList := strings.ReplaceAll(modeNames(modes()), ", ", "|")
 	return map[string]command{
-		"demo":    {"play a whole match of bots over loopback UDP through netsim, in one process: demo [--mode " + modeList + "]", runDemo},
-		"bot":     {"play bot clients against a server: bot [--mode M] --server ADDR --room NAME --players N --ticks T", runBot},
-		"bench":   {"measure the library: bench codec|sim|transport|relay [--json]", runBench},
-		"serve":   {"host games of every network model (" + modeList + "): serve --listen ADDR --admin ADDR [--tps N] [--config FILE]", runServe},
-		"relay":   {"the old name of serve (an alias: same flags, same server)", runServe},
-		"netsim":  {"impair UDP traffic: a proxy with latency, jitter, loss, duplication, reordering", runNetsim},
-		"matches": {"read the match database: matches list|show ID|verify FILE [--db FILE] [--json]", runMatches},
-		"tracker": {"serve the tracking server (game browser, join codes): tracker --listen ADDR [--store memory|redis://HOST:PORT/DB]", runTracker},
-		"desync":  {"re-simulate a lockstep order log (debug level 1) and name the first tick that differs: desync replay ORDER_LOG [--json]", runDesync},
-		"replay":  {"read replay files: replay info FILE [--json] | verify FILE [--key HEX] | play FILE [--speed 8]", runReplay},
-		"token":   {"mint a matchmaker connect token: token --key FILE --server-key HEX --room NAME --player-key HEX|FILE", runToken},
+		"demo":       {"play a whole match of bots over loopback UDP through netsim, in one process: demo [--mode " + modeList + "]", runDemo},
+		"bot":        {"play bot clients against a server: bot [--mode M] --server ADDR --room NAME --players N --ticks T", runBot},
+		"bench":      {"measure the library: bench codec|sim|transport|relay [--json]", runBench},
+		"serve":      {"host games of every network model (" + modeList + "): serve --listen ADDR --admin ADDR [--tps N] [--config FILE]", runServe},
+		"relay":      {"the old name of serve (an alias: same flags, same server)", runServe},
+		"netsim":     {"impair UDP traffic: a proxy with latency, jitter, loss, duplication, reordering", runNetsim},
+		"matches":    {"read the match database: matches list|show ID|verify FILE [--db FILE] [--json]", runMatches},
+		"tracker":    {"serve the tracking server (game browser, join codes): tracker --listen ADDR [--store memory|redis://HOST:PORT/DB]", runTracker},
+		"rendezvous": {"serve join codes for hosts behind home routers (hole punching, relay fallback): rendezvous --listen ADDR [--public IP]", runRendezvous},
+		"host":       {"host a lockstep match from this machine, joinable by code through NATs: host --rendezvous ADDR [--players N] [--ticks T] [--qr] [--json]", runHost},
+		"desync":     {"re-simulate a lockstep order log (debug level 1) and name the first tick that differs: desync replay ORDER_LOG [--json]", runDesync},
+		"replay":     {"read replay files: replay info FILE [--json] | verify FILE [--key HEX] | play FILE [--speed 8]", runReplay},
+		"loadgen":    {"light relay players over shared sockets, the load of bench relay: loadgen --server ADDR --games N", runLoadgen},
+		"token":      {"mint a matchmaker connect token: token --key FILE --server-key HEX --room NAME --player-key HEX|FILE", runToken},
 	}
 }
 

@@ -63,6 +63,7 @@ func parseBotFlags(args []string, stderr io.Writer) (botFlags, error) {
 	fs := f.flagSet(botSpec{name: "bot", server: "relay address, host:port (required)", ticks: "ticks each bot plays (required)"}, stderr)
 	fs.BoolVar(&f.light, "light", false, "load generator: no simulation, one Move order per tick, a constant hash")
 	fs.IntVar(&f.games, "games", 1, "with --light: fill this many rooms, ROOM-0, ROOM-1, …, of --players bots each")
+	fs.StringVar(&f.joinURI, "join", "", "join the match a host shares, tickwire://join/CODE@RENDEZVOUS (see tickwire host): sets --server, --room and --server-key; --players 1")
 	f.desync.addBot(fs)
 	err := f.parse(fs, args, 255, func() error {
 		if f.games < 1 || (f.games > 1 && !f.light) {
@@ -102,11 +103,24 @@ func runLockstepBot(ctx context.Context, args []string, stdout, stderr io.Writer
 	if f.games > 1 {
 		cfg.MaxJoining = 16 // stagger thousands of handshakes
 	}
+	var firstTick time.Time // with --join: when the first tick was applied
+	if f.joined != nil {
+		cfg.OnTick = func(_ int, tick uint64, at time.Time) {
+			if firstTick.IsZero() {
+				firstTick = at
+			}
+		}
+	}
 	r, err := lockstepbot.Run(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	return f.report(stdout, lockstepReport{Report: &r}, func(w io.Writer) {
+	var report summary = lockstepReport{Report: &r}
+	if f.joined != nil {
+		report = pathReport{lockstepReport{Report: &r}, f.joined.route.Path, f.joined.found.Seconds() * 1000,
+			firstTick.Sub(f.joined.start).Seconds() * 1000}
+	}
+	return f.report(stdout, report, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire bot: %d bots in room %q of %d, %d ticks, relay %s\n", f.players, f.room, f.roomSize, f.ticks, f.server)
 	})
 }

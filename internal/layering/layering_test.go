@@ -137,6 +137,14 @@ func rules() []rule {
 			}
 			return false, "merkle may import only the standard library and xxHash"
 		}},
+		// NAT traversal sits beside the transport: it hands the transport a
+		// socket and knows no game, model or server.
+		{pkg: "rendezvous", allowed: func(d dep) (bool, string) {
+			if under(d.path, append([]string{"transport", "examples"}, gamePackages...)...) {
+				return false, "rendezvous imports no transport, server, network model or game"
+			}
+			return true, ""
+		}},
 		{pkg: "transport", allowed: func(d dep) (bool, string) {
 			if under(d.path, gamePackages...) {
 				return false, "the transport imports no game package"
@@ -510,6 +518,7 @@ func TestRulesCatchForbiddenImports(t *testing.T) {
 		"wire":                  {{path: "github.com/klauspost/compress/zstd"}, {path: "net", standard: true}},
 		"protocol":              {{path: module + "/wire"}, {path: "net/netip", standard: true}},
 		"netsim":                {{path: module + "/transport"}},
+		"rendezvous":            {{path: module + "/transport"}, {path: module + "/server"}, {path: module + "/lockstep"}, {path: module + "/sim"}},
 		"sim":                   {{path: module + "/transport"}, {path: module + "/netsim"}, {path: "net", standard: true}, {path: "github.com/some/lib"}},
 		"transport":             {{path: module + "/protocol"}, {path: module + "/sim"}, {path: module + "/lockstep/relay"}, {path: module + "/server/lanes"}},
 		"server":                {{path: module + "/lockstep"}, {path: module + "/lockstep/msg"}, {path: module + "/lockstep/relay"}, {path: module + "/fogauth"}, {path: module + "/predict/netlayer"}, {path: module + "/statesync/msg"}, {path: module + "/sim"}},

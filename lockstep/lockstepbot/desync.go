@@ -197,7 +197,7 @@ const DefaultReportWait = 10 * time.Second
 // reference game with this bot's fault, under its debug level.
 func (r *runner) newSim(c Client, seed uint64) (lockstep.Simulation, lockstep.OrderSource, *refGame, error) {
 	if r.cfg.Light {
-		return lightSim{}, newLightInput(c.PlayerID()), nil, nil
+		return lockstep.LightSim{}, lockstep.NewLightInput(c.PlayerID()), nil, nil
 	}
 	var fault *Fault
 	for i := range r.cfg.Desync.Faults {

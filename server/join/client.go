@@ -58,16 +58,7 @@ type Seat struct {
 // on another lane that overtakes the answer (a lost and resent
 // JoinAccepted) is dropped, as an unreliable lane may drop it anyway.
 func Join(ctx context.Context, conn *transport.Conn, req Request) (Seat, error) {
-	size := req.RoomSize
-	if req.As != AsPlayer {
-		size = min(max(size, 1), 255)
-	}
-	if size < 1 || size > 255 {
-		return Seat{}, fmt.Errorf("join: room size %d outside 1..255", req.RoomSize)
-	}
-	j := &JoinRoom{Room: req.Room, RoomSize: uint8(size), NetworkModel: req.NetworkModel, MatchType: req.MatchType,
-		As: req.As, Player: req.Player, Secret: req.Secret}
-	b, err := j.Append(nil)
+	j, b, err := req.Encode()
 	if err != nil {
 		return Seat{}, err
 	}
@@ -83,18 +74,41 @@ func Join(ctx context.Context, conn *transport.Conn, req Request) (Seat, error) 
 		if tm.Channel != lanes.Orders {
 			continue
 		}
-		m, err := Parse(tm.Data)
-		if err != nil {
-			return Seat{}, fmt.Errorf("%w: %w", ErrProtocol, err)
-		}
-		switch m := m.(type) {
-		case *JoinRefused:
-			return Seat{}, &JoinError{Reason: m.Reason, Detail: m.Detail}
-		case *JoinAccepted:
-			return seated(j, m)
-		default:
-			return Seat{}, fmt.Errorf("%w: %T instead of an answer", ErrProtocol, m)
-		}
+		return Answer(j, tm.Data)
+	}
+}
+
+// Encode returns the JoinRoom message req asks for and its bytes, which
+// go on the orders lane: the first half of Join, for a client that drives
+// its connection itself (a load generator's transport.Session).
+func (req Request) Encode() (*JoinRoom, []byte, error) {
+	size := req.RoomSize
+	if req.As != AsPlayer {
+		size = min(max(size, 1), 255)
+	}
+	if size < 1 || size > 255 {
+		return nil, nil, fmt.Errorf("join: room size %d outside 1..255", req.RoomSize)
+	}
+	j := &JoinRoom{Room: req.Room, RoomSize: uint8(size), NetworkModel: req.NetworkModel, MatchType: req.MatchType,
+		As: req.As, Player: req.Player, Secret: req.Secret}
+	b, err := j.Append(nil)
+	return j, b, err
+}
+
+// Answer reads the server's answer to j, the first message on the orders
+// lane after it: the seat, a *JoinError for a refusal, or ErrProtocol.
+func Answer(j *JoinRoom, data []byte) (Seat, error) {
+	m, err := Parse(data)
+	if err != nil {
+		return Seat{}, fmt.Errorf("%w: %w", ErrProtocol, err)
+	}
+	switch m := m.(type) {
+	case *JoinRefused:
+		return Seat{}, &JoinError{Reason: m.Reason, Detail: m.Detail}
+	case *JoinAccepted:
+		return seated(j, m)
+	default:
+		return Seat{}, fmt.Errorf("%w: %T instead of an answer", ErrProtocol, m)
 	}
 }
 

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"image/png"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// freeUDPPort is a loopback UDP address nobody listens on right now.
+func freeUDPPort(t *testing.T) string {
+	t.Helper()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	return pc.LocalAddr().String()
+}
+
+type joinedSummary struct {
+	Players []struct {
+		Ticks     uint64 `json:"ticks"`
+		FinalHash string `json:"final_hash"`
+	} `json:"players"`
+	AllInSync bool   `json:"all_in_sync"`
+	Path      string `json:"path"`
+}
+
+// TestHostAndJoinByURI: rendezvous, host and bot --join over loopback
+// sockets. The host's first line is {"join": URI}; the joiner plays the
+// match through it in sync with the host, and both report the path
+// (punched: loopback has no NAT, and the probes prove it); --qr writes a
+// PNG.
+func TestHostAndJoinByURI(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rv := freeUDPPort(t)
+	go runRendezvous(ctx, []string{"--listen", rv}, io.Discard, io.Discard)
+	pngFile := filepath.Join(t.TempDir(), "join.png")
+	pr, pw := io.Pipe()
+	hostDone := make(chan error, 1)
+	go func() {
+		err := runHost(ctx, []string{"--rendezvous", rv, "--ticks", "40", "--json", "--qr", "--qr-png", pngFile}, pw, io.Discard)
+		pw.CloseWithError(err)
+		hostDone <- err
+	}()
+	lines := bufio.NewScanner(pr)
+	if !lines.Scan() {
+		t.Fatalf("no join line: %v", <-hostDone)
+	}
+	var first map[string]string
+	if err := json.Unmarshal(lines.Bytes(), &first); err != nil || !strings.HasPrefix(first["join"], "tickwire://join/TICK-") || !strings.HasSuffix(first["join"], "@"+rv) {
+		t.Fatalf("first line %q: %v", lines.Text(), err)
+	}
+	var botOut bytes.Buffer
+	if err := run(ctx, []string{"bot", "--join", first["join"], "--players", "1", "--ticks", "40", "--json"}, &botOut, io.Discard); err != 0 {
+		t.Fatalf("bot exited %d: %s", err, botOut.String())
+	}
+	var joiner, host joinedSummary
+	if err := json.Unmarshal(botOut.Bytes(), &joiner); err != nil {
+		t.Fatal(err)
+	}
+	if !lines.Scan() {
+		t.Fatalf("no host summary: %v", <-hostDone)
+	}
+	if err := json.Unmarshal(lines.Bytes(), &host); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-hostDone; err != nil {
+		t.Fatal(err)
+	}
+	if !joiner.AllInSync || !host.AllInSync || joiner.Path != "punched" || host.Path != "punched" ||
+		joiner.Players[0].FinalHash != host.Players[0].FinalHash || joiner.Players[0].Ticks != 40 {
+		t.Fatalf("joiner %+v, host %+v", joiner, host)
+	}
+	f, err := os.Open(pngFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil || img.Bounds().Dx() != 256 {
+		t.Fatalf("the QR PNG: %v, %v", img.Bounds(), err)
+	}
+}
