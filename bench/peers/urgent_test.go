@@ -32,8 +32,9 @@ func TestUrgentBesideQUIC(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := r.Series[0]
-			t.Logf("%s: p50 %.1f ms, p99 %.1f ms (%.2f× the floor %v), %.1f B/msg, %d of %d delivered",
-				name, s.P50Ms, s.P99Ms, s.P99Ms/(floor.Seconds()*1000), floor, r.WireBytesPerMsg, s.Delivered, s.Sent)
+			t.Logf("%s: p50 %.1f ms, p99 %.1f ms (%.2f× the floor %v), %.1f B/msg (parity %.1f), %d of %d delivered",
+				name, s.P50Ms, s.P99Ms, s.P99Ms/(floor.Seconds()*1000), floor, r.WireBytesPerMsg,
+				float64(r.RedundancyBytes)/float64(s.Delivered), s.Delivered, s.Sent)
 			if s.Delivered != s.Sent {
 				t.Errorf("%s: %d of %d delivered", name, s.Delivered, s.Sent)
 			}
