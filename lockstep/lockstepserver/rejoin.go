@@ -17,11 +17,11 @@ import (
 func (r *lockstepRoom) rejoins() bool { return r.l.cfg.Relay.Rejoin.Enabled }
 
 // lost handles the end of a player's connection: a player that closed it
-// gracefully left the match; one whose connection was lost (a timeout, a
-// rejoin from another connection) is away and may come back, when the
-// room takes rejoins.
+// gracefully or said it is done (join.Leave: room.ErrLeft) left the
+// match; one whose connection was lost (a timeout, a rejoin from another
+// connection) is away and may come back, when the room takes rejoins.
 func (r *lockstepRoom) lost(now time.Duration, m *member, err error) {
-	if r.rejoins() && !errors.Is(err, transport.ErrPeerClosed) {
+	if r.rejoins() && !errors.Is(err, transport.ErrPeerClosed) && !errors.Is(err, room.ErrLeft) {
 		r.core.Disconnected(now, m.id)
 		return
 	}
