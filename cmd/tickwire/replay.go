@@ -69,12 +69,12 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err != nil {
 			return err
 		}
-		return verifyReplay(ctx, stdout, r, damage, want)
+		return verifyReplay(ctx, stdout, newProgressLine(stderr, false), r, damage, want)
 	}
 	if *speed < 0 {
 		return fmt.Errorf("%w: --speed must not be negative", errUsage)
 	}
-	return playReplay(ctx, stdout, r, damage, *speed)
+	return playReplay(ctx, stdout, newProgressLine(stderr, false), r, damage, *speed)
 }
 
 // optionalKey parses flag's value, an Ed25519 public key in hex; "" is
@@ -110,8 +110,9 @@ func parseAround(fs *flag.FlagSet, args []string) error {
 // verifyReplay checks r's signature chain and, for the reference game,
 // re-simulates it against every recorded hash. It fails naming the first
 // bad tick, and fails a file that is truncated, unfinished or
-// incomplete.
-func verifyReplay(ctx context.Context, w io.Writer, r *replay.Replay, damage error, key ed25519.PublicKey) error {
+// incomplete. The re-simulation's progress shows on line (when standard
+// error is a terminal).
+func verifyReplay(ctx context.Context, w io.Writer, line *progressLine, r *replay.Replay, damage error, key ed25519.PublicKey) error {
 	var errs []error
 	if damage != nil {
 		fmt.Fprintf(w, "file: %v (%d of %d bytes read)\n", damage, r.Whole, r.Size)
@@ -137,7 +138,8 @@ func verifyReplay(ctx context.Context, w io.Writer, r *replay.Replay, damage err
 	default:
 		fmt.Fprintf(w, "footer: %d ticks, final hash %016x after tick %d\n", f.Ticks, f.FinalHash, f.FinalTick)
 	}
-	res, err := resimulate(ctx, r, 0, nil)
+	res, err := resimulate(ctx, r, 0, progressOn(line, "verifying"))
+	line.clear()
 	if err != nil {
 		fmt.Fprintf(w, "re-simulation: %v\n", err)
 		errs = append(errs, err)
@@ -157,8 +159,8 @@ func verifyReplay(ctx context.Context, w io.Writer, r *replay.Replay, damage err
 }
 
 // playReplay re-simulates r at speed times its tick rate, with a
-// progress bar on a terminal.
-func playReplay(ctx context.Context, w io.Writer, r *replay.Replay, damage error, speed float64) error {
+// progress bar on line (when standard error is a terminal).
+func playReplay(ctx context.Context, w io.Writer, line *progressLine, r *replay.Replay, damage error, speed float64) error {
 	if damage != nil {
 		fmt.Fprintf(w, "file: %v: playing the %d ticks before it\n", damage, len(r.Frames))
 	}
@@ -166,14 +168,8 @@ func playReplay(ctx context.Context, w io.Writer, r *replay.Replay, damage error
 	if speed > 0 && r.Header.TickRate > 0 {
 		pace = time.Duration(float64(time.Second) / (float64(r.Header.TickRate) * speed))
 	}
-	var progress func(done, total int)
-	if isTerminal(w) {
-		progress = func(done, total int) { fmt.Fprintf(w, "\r%s", progressBar(done, total, 40)) }
-	}
-	res, err := resimulate(ctx, r, pace, progress)
-	if progress != nil {
-		fmt.Fprintln(w)
-	}
+	res, err := resimulate(ctx, r, pace, progressOn(line, "playing"))
+	line.clear()
 	if err != nil {
 		return err
 	}
@@ -182,6 +178,19 @@ func playReplay(ctx context.Context, w io.Writer, r *replay.Replay, damage error
 	}
 	fmt.Fprintf(w, "played: %s\n", res)
 	return res.err()
+}
+
+// progressOn returns the progress callback that draws a bar on line
+// every 30 ticks and at the end, or nil when line shows nothing.
+func progressOn(line *progressLine, what string) func(done, total int) {
+	if line.w == nil {
+		return nil
+	}
+	return func(done, total int) {
+		if done%30 == 0 || done == total {
+			line.printf("%s %s", what, progressBar(done, total, 40))
+		}
+	}
 }
 
 // progressBar draws done of total in width cells.
