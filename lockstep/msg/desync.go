@@ -262,7 +262,7 @@ func (m *LeafEntities) parseFields(r *wire.Reader) error {
 	if !r.Valid() {
 		return nil
 	}
-	if n*(1+nf) > uint64(r.Remaining()) {
+	if rem := uint64(r.Remaining()); n > rem || n*(1+nf) > rem { // n ≤ rem first: the product cannot wrap
 		return fmt.Errorf("%w: %d entities of %d fields in %d bytes", wire.ErrTooLarge, n, nf, r.Remaining())
 	}
 	if n > 0 {

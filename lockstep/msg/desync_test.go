@@ -1,6 +1,7 @@
 package msg_test
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"testing"
@@ -81,5 +82,22 @@ func TestDesyncRejects(t *testing.T) {
 		if m, err := (msg.Codec{}).Decode(b); err == nil {
 			t.Errorf("%s decoded to %+v", in, m)
 		}
+	}
+}
+
+// TestLeafEntitiesCountCannotWrap: an entity count whose product with the
+// field count wraps around 2^64 is refused, not allocated.
+func TestLeafEntitiesCountCannotWrap(t *testing.T) {
+	b, err := msg.Codec{}.Append(nil, &msg.LeafEntities{Tick: 1, Leaf: 2, Label: "w", Fields: []string{"hp"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b[len(b)-1] != 0 {
+		t.Fatalf("the message does not end with its entity count 0: % x", b)
+	}
+	b = binary.AppendUvarint(b[:len(b)-1], 1<<63) // (1 + 1 field) · 2^63 wraps to 0
+	b = append(b, 0, 0, 0, 0)
+	if m, err := (msg.Codec{}).Decode(b); err == nil {
+		t.Fatalf("decoded %+v", m)
 	}
 }
