@@ -12,7 +12,9 @@
 // [1000p+1, 1000p+300] and keeps four control groups of 1–12 of them;
 // a Move or Attack commands the player's current selection, which is
 // switched to a random control group with probability 35% per order (players
-// re-issue orders to the same selection most of the time). Move and ground
+// re-issue orders to the same selection most of the time). An Attack targets
+// another player's unit 60% of the time and the ground otherwise (always the
+// ground when the model has one player). Move and ground
 // targets land within ±8 cells of the player's previous target 75% of the
 // time and anywhere on a 128×128-cell map otherwise, at cell centres. Sub-tick
 // times are uniform over the tick window; a tick's orders are sorted

@@ -125,7 +125,7 @@ func (p *player) order(rng *rand.Rand, players int) protocol.PlayerOrder {
 		return protocol.Move{Units: p.selection, Target: p.target(rng)}
 	case r < 85:
 		t := protocol.Target{Kind: protocol.TargetGround, Pos: p.target(rng)}
-		if rng.IntN(100) < 60 {
+		if rng.IntN(100) < 60 && players > 1 { // alone, a player has no enemy: ground
 			enemy := (int(p.id) + 1 + rng.IntN(players-1)) % players
 			t = protocol.Target{Kind: protocol.TargetEntity, Entity: protocol.EntityID(1000*enemy + 1 + rng.IntN(unitsPerPlayer))}
 		}
