@@ -4,23 +4,12 @@ import (
 	"context"
 	"crypto/ed25519"
 	"errors"
-	"net"
 	"syscall"
 	"testing"
 	"time"
-)
 
-// closedUDPPort returns a loopback UDP address nothing listens on.
-func closedUDPPort(t *testing.T) string {
-	t.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := pc.LocalAddr().String()
-	pc.Close()
-	return addr
-}
+	"github.com/tickwire/tickwire/internal/loopback"
+)
 
 // TestDialUDPClosedPortIsUnreachable: DialUDP to a port nothing listens
 // on fails with ErrUnreachable wrapping ECONNREFUSED, the kernel's
@@ -36,7 +25,7 @@ func TestDialUDPClosedPortIsUnreachable(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 			defer cancel()
-			addr := closedUDPPort(t)
+			addr := loopback.ClosedUDP(t)
 			_, err := DialUDP(ctx, addr, Config{HandshakeTimeout: time.Hour, Security: sec})
 			if !errors.Is(err, ErrUnreachable) || !errors.Is(err, syscall.ECONNREFUSED) {
 				t.Fatalf("dial %s: %v, want ErrUnreachable and ECONNREFUSED", addr, err)

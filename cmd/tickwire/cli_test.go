@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/fogauth/fogserver"
+	"github.com/tickwire/tickwire/internal/loopback"
 	"github.com/tickwire/tickwire/lockstep/lockstepbot"
 	"github.com/tickwire/tickwire/lockstep/lockstepserver"
 	"github.com/tickwire/tickwire/secure"
@@ -170,18 +171,6 @@ func otherVersionServer(t *testing.T) string {
 	return pc.LocalAddr().String()
 }
 
-// closedPort is a loopback UDP address nothing listens on.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := pc.LocalAddr().String()
-	pc.Close()
-	return addr
-}
-
 // TestFailuresNameTheirCause runs the binary for each way a new user
 // fails (no server on the port, a host name that does not resolve, a
 // wrong --server-key, a full room, the wrong network model, a token the
@@ -225,7 +214,7 @@ func TestFailuresNameTheirCause(t *testing.T) {
 	if err := os.WriteFile(badConfig, []byte("[relay]\ntick_rate = 30\nmax_gamez = 4\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	closed, oldAddr := closedPort(t), otherVersionServer(t)
+	closed, oldAddr := loopback.ClosedUDP(t), otherVersionServer(t)
 	otherKey := strings.Repeat("ab", ed25519.PublicKeySize)
 	bot := func(addr string, more ...string) []string {
 		return append([]string{"bot", "--server", addr, "--players", "1", "--ticks", "10"}, more...)

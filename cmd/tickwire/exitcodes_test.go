@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tickwire/tickwire/internal/loopback"
 )
 
 // TestExitCodes: the documented exit statuses (docs/exit-codes.md) for
@@ -30,7 +32,7 @@ func TestExitCodes(t *testing.T) {
 			}
 		}
 	}
-	closed := closedPort(t)
+	closed := loopback.ClosedUDP(t)
 	for _, m := range modes() {
 		code, out, _ := runCmd(t, "bot", "--mode", m.name(), "--server", closed, "--room", "x", "--players", "1", "--ticks", "1", "--json")
 		if code != exitConnect || !strings.Contains(out, `"kind":"unreachable"`) {

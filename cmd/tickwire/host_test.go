@@ -7,23 +7,13 @@ import (
 	"encoding/json"
 	"image/png"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// freeUDPPort is a loopback UDP address nobody listens on right now.
-func freeUDPPort(t *testing.T) string {
-	t.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pc.Close()
-	return pc.LocalAddr().String()
-}
+	"github.com/tickwire/tickwire/internal/loopback"
+)
 
 type joinedSummary struct {
 	Players []struct {
@@ -42,7 +32,7 @@ type joinedSummary struct {
 func TestHostAndJoinByURI(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	rv := freeUDPPort(t)
+	rv := loopback.ClosedUDP(t)
 	go runRendezvous(ctx, []string{"--listen", rv}, io.Discard, io.Discard)
 	pngFile := filepath.Join(t.TempDir(), "join.png")
 	pr, pw := io.Pipe()

@@ -5,11 +5,12 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tickwire/tickwire/internal/loopback"
 )
 
 func TestRelayFlags(t *testing.T) {
@@ -107,19 +108,9 @@ func httpGet(t *testing.T, url string) (int, string) {
 func freeAddr(t *testing.T, network string) string {
 	t.Helper()
 	if network == "udp" {
-		pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer pc.Close()
-		return pc.LocalAddr().String()
+		return loopback.ClosedUDP(t)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
+	return loopback.FreeTCP(t)
 }
 
 // waitReady polls url until it answers 200; the loop waits for a server
