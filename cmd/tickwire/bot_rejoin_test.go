@@ -23,13 +23,13 @@ func TestBotRejoinAndObserver(t *testing.T) {
 	defer stop()
 	const ticks = "240"
 	outs := make([]string, 5)
-	var wg sync.WaitGroup
+	var players, all sync.WaitGroup
 	for i := range 4 {
 		args := []string{"bot", "--server", udp, "--room", "r", "--players", "1", "--room-size", "4", "--ticks", ticks, "--json"}
 		if i == 1 {
 			args = append(args, "--drop-at-tick", "60", "--rejoin-after", "1s")
 		}
-		wg.Go(func() {
+		players.Go(func() {
 			code, out, errOut := runCmd(t, args...)
 			if code != 0 {
 				t.Errorf("bot %d exits %d: %s%s", i, code, out, errOut)
@@ -37,21 +37,32 @@ func TestBotRejoinAndObserver(t *testing.T) {
 			outs[i] = out
 		})
 	}
-	wg.Go(func() {
-		for try := 0; ; try++ {
+	playersDone := make(chan struct{})
+	all.Go(func() { players.Wait(); close(playersDone) })
+	// The observer asks until the room plays: it retries while the room
+	// is not playing yet, for as long as the players play, however slow
+	// the machine.
+	all.Go(func() {
+		for {
 			code, out, errOut := runCmd(t, "bot", "--server", udp, "--room", "r", "--observer", "--delay-ticks", "90", "--ticks", ticks, "--json")
 			if code == 0 {
 				outs[4] = out
 				return
 			}
-			if !strings.Contains(out+errOut, "not playing") || try == 40 {
+			select {
+			case <-playersDone:
+				t.Errorf("observer exits %d after the players ended: %s%s", code, out, errOut)
+				return
+			default:
+			}
+			if !strings.Contains(out+errOut, "not playing") {
 				t.Errorf("observer exits %d: %s%s", code, out, errOut)
 				return
 			}
-			time.Sleep(250 * time.Millisecond) // the room has not started yet
+			time.Sleep(50 * time.Millisecond) // the room has not started yet
 		}
 	})
-	wg.Wait()
+	all.Wait()
 	if t.Failed() {
 		return
 	}

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/tickwire/tickwire/records"
 	"github.com/tickwire/tickwire/server"
@@ -44,23 +43,12 @@ func TestServeDrainsAndRecords(t *testing.T) {
 		match <- code
 	}()
 	// Wait until the match plays, then signal shutdown.
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if _, body := httpGet(t, "http://"+adm+"/metrics"); strings.Contains(body, "tickwire_relay_active_games 1") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the match never started")
-		}
-	}
+	waitMatchPlays(t, adm)
 	cancel()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if code, _ := httpGet(t, "http://"+adm+"/readyz"); code == 503 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("/readyz stayed ready while draining")
-		}
-	}
+	waitFor(t, "/readyz answers 503 while draining", func() bool {
+		code, _ := httpGet(t, "http://"+adm+"/readyz")
+		return code == 503
+	})
 	code, refusedOut, refusedErr := runCmd(t, "bot", "--server", udp, "--room", "late", "--players", "1", "--ticks", "10", "--json")
 	if code == 0 || !strings.Contains(refusedOut+refusedErr, "draining") {
 		t.Errorf("a new room during the drain: exit %d: %s", code, refusedOut)
@@ -146,14 +134,7 @@ func TestKill9KeepsMatchRecords(t *testing.T) {
 	}
 	srv := start()
 	go runCmd(t, "bot", "--server", udp, "--room", "doomed", "--players", "2", "--ticks", "3000")
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if _, body := httpGet(t, "http://"+adm+"/metrics"); strings.Contains(body, "tickwire_relay_active_games 1") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the match never started")
-		}
-	}
+	waitMatchPlays(t, adm)
 	srv.Process.Kill()
 	srv.Wait()
 	srv = start() // opens the database again: the running match becomes unfinished
@@ -170,4 +151,14 @@ func TestKill9KeepsMatchRecords(t *testing.T) {
 	if err != nil || len(ms) != 1 || ms[0].Room != "doomed" || ms[0].Outcome != records.OutcomeUnfinished {
 		t.Fatalf("after kill -9 and a restart: %+v, %v", ms, err)
 	}
+}
+
+// waitMatchPlays waits until the server at admin address adm plays one
+// match.
+func waitMatchPlays(t *testing.T, adm string) {
+	t.Helper()
+	waitFor(t, "a match plays", func() bool {
+		_, body := httpGet(t, "http://"+adm+"/metrics")
+		return strings.Contains(body, "tickwire_relay_active_games 1")
+	})
 }

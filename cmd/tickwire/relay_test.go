@@ -79,7 +79,14 @@ func startServer(t *testing.T, sub string, extra ...string) (stop func(), udpAdd
 	var errOut bytes.Buffer
 	args := append([]string{sub, "--listen", udp, "--admin", adm}, extra...)
 	go func() { done <- run(ctx, args, io.Discard, &errOut) }()
-	waitReady(t, "http://"+adm+"/readyz")
+	waitFor(t, sub+" is ready", func() bool {
+		select {
+		case code := <-done:
+			t.Fatalf("%s exited %d before it was ready: %s", sub, code, errOut.String())
+		default:
+		}
+		return answers200("http://" + adm + "/readyz")
+	})
 	t.Cleanup(cancel)
 	return func() {
 		t.Helper()
@@ -113,19 +120,17 @@ func freeAddr(t *testing.T, network string) string {
 	return loopback.FreeTCP(t)
 }
 
-// waitReady polls url until it answers 200; the loop waits for a server
-// to start and decides no verdict.
+// waitReady waits until url answers 200: a server has started.
 func waitReady(t *testing.T, url string) {
 	t.Helper()
-	for range 500 {
-		resp, err := http.Get(url)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
-		}
-		time.Sleep(10 * time.Millisecond)
+	waitFor(t, url+" answers 200", func() bool { return answers200(url) })
+}
+
+func answers200(url string) bool {
+	resp, err := http.Get(url)
+	if err != nil {
+		return false
 	}
-	t.Fatalf("%s never became ready", url)
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
 }

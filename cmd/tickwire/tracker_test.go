@@ -59,19 +59,14 @@ func startTracker(t *testing.T, base string, hc *http.Client, args ...string) {
 			t.Errorf("tracker: %v", err)
 		}
 	})
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	waitFor(t, "the tracker at "+base+" is ready", func() bool {
 		resp, err := hc.Get(base + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return
-			}
+		if err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("tracker at %s never ready: %v", base, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	})
 }
 
 func TestTrackerHTTPS(t *testing.T) {

@@ -45,14 +45,13 @@ type rejoinWatch struct {
 	took      []time.Duration
 }
 
-// before runs ahead of each game loop step: it drops the bot once it has
-// applied the drop tick, and notes when it is playing again.
+// before runs ahead of each game loop step: it drops the bot at the first
+// step after it applied the drop tick (a step may apply several ticks, so
+// the tick after the drop tick may never be the applied count), and notes
+// when it is playing again.
 func (w *rejoinWatch) before(ctx context.Context, c Client, applied uint64) error {
-	if !w.droppedAt.IsZero() && c.Status() == lockstep.StatusPlaying {
-		w.took = append(w.took, time.Since(w.droppedAt))
-		w.droppedAt = time.Time{}
-	}
-	if w.done || !w.cfg.enabled() || applied != w.cfg.DropAtTick+1 || (w.cfg.Which != nil && !w.cfg.Which(w.i)) {
+	w.settle(c)
+	if w.done || !w.cfg.enabled() || applied <= w.cfg.DropAtTick || (w.cfg.Which != nil && !w.cfg.Which(w.i)) {
 		return nil
 	}
 	w.done, w.droppedAt = true, time.Now()
@@ -66,6 +65,16 @@ func (w *rejoinWatch) before(ctx context.Context, c Client, applied uint64) erro
 		return fmt.Errorf("rejoin: %w", err)
 	}
 	return nil
+}
+
+// settle notes a reconnection once the bot plays again; the run calls it
+// once more after its last step, which may be the one that brought the
+// bot back.
+func (w *rejoinWatch) settle(c Client) {
+	if !w.droppedAt.IsZero() && c.Status() == lockstep.StatusPlaying {
+		w.took = append(w.took, time.Since(w.droppedAt))
+		w.droppedAt = time.Time{}
+	}
 }
 
 // report fills the bot's reconnection figures.

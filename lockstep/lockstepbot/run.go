@@ -309,6 +309,7 @@ func (r *runner) play(ctx context.Context, c Client) error {
 	r.report.ClockCorrectionMS = ms(d.ClockCorrection)
 	r.report.ClockDriftPPM = math.Round(d.ClockDriftPPM)
 	r.report.ClockSteps = d.ClockSteps
+	rw.settle(c)
 	rw.report(&r.report)
 	return err
 }

@@ -1,0 +1,58 @@
+package lockstepbot
+
+import (
+	"context"
+	"testing"
+
+	"github.com/tickwire/tickwire/lockstep"
+)
+
+// statusClient is a Client whose status the test sets; the watch asks it
+// nothing else.
+type statusClient struct {
+	Client
+	status lockstep.Status
+}
+
+func (c *statusClient) Status() lockstep.Status { return c.status }
+
+// TestRejoinWatchDropsOnce: a bot drops once, at the first step past the
+// drop tick, even when one step applies several ticks and jumps over the
+// tick after it (as a loaded machine's bot catches up); its reconnection
+// counts once it plays again, also when the match's last tick comes in
+// the step that brought it back.
+func TestRejoinWatchDropsOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		applied []uint64 // Applied before each step
+		settle  bool     // the run ends right after the rejoin
+	}{
+		{"every tick", []uint64{59, 60, 61, 62, 63}, false},
+		{"a step jumps over the tick after", []uint64{58, 63, 70, 71}, false},
+		{"the match ends in the step back", []uint64{40, 90}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &statusClient{status: lockstep.StatusPlaying}
+			drops, rejoins := 0, 0
+			cfg := RejoinConfig{DropAtTick: 60, Drop: func(int) { drops++ },
+				Rejoin: func(context.Context, int, Client) error { rejoins++; c.status = lockstep.StatusDownloading; return nil }}
+			w := rejoinWatch{cfg: &cfg}
+			for _, a := range tc.applied {
+				if err := w.before(t.Context(), c, a); err != nil {
+					t.Fatal(err)
+				}
+				if rejoins > 0 {
+					c.status = lockstep.StatusPlaying // caught up by the next step
+				}
+			}
+			if tc.settle {
+				w.settle(c)
+			}
+			var p PlayerReport
+			w.report(&p)
+			if drops != 1 || rejoins != 1 || p.Reconnects != 1 {
+				t.Fatalf("applied %v: %d drops, %d rejoins, %d reconnects; want one each", tc.applied, drops, rejoins, p.Reconnects)
+			}
+		})
+	}
+}
