@@ -320,7 +320,16 @@
 // # Versions and unreachable servers
 //
 // Every datagram starts with [DatagramVersion] and the plaintext hello
-// carries [HelloVersion]; a datagram of another version is dropped. The
+// carries [HelloVersion]. A plaintext listener answers a datagram of
+// another version (at least a header long, not a secure handshake packet)
+// with a version refusal, which every version keeps as it is:
+//
+//	version(1) | FF | connection id(4) | hello version(2)      8 bytes
+//
+// (the server's versions and the refused datagram's connection id; flags
+// FF is no datagram's, whose unknown flag bits are refused). A dialing
+// client that gets a refusal of its connection fails at once with
+// secure.ErrVersion and ErrHandshake naming both sides' versions. The
 // secure handshake names a mismatch instead of timing out: its Hello and
 // Refuse keep their head and size in every version, and a server answers
 // a Hello of another version with a 19-byte Refuse of its own version for

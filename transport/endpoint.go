@@ -166,6 +166,7 @@ func (ep *endpoint) route(b []byte, addr net.Addr, rb *readBatch) {
 	}
 	id, ok := peekConnID(b)
 	if !ok {
+		ep.refuseVersion(b, addr)
 		return
 	}
 	key := keyOf(addr, id)

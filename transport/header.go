@@ -112,8 +112,12 @@ func encodeDelay(d time.Duration) uint16 {
 	return uint16(u)
 }
 
-// peekConnID returns the connection id of a datagram without parsing it.
+// peekConnID returns the connection id of a datagram, or of a version
+// refusal, without parsing it.
 func peekConnID(b []byte) (uint32, bool) {
+	if _, _, id, ok := parseVersionRefusal(b); ok {
+		return id, true
+	}
 	if len(b) < headerMinLen || b[0] != protocolVersion {
 		return 0, false
 	}

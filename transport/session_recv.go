@@ -16,6 +16,7 @@ func (s *Session) HandleDatagram(b []byte, now time.Time) {
 	h, rest, err := parseHeader(b)
 	if err != nil || h.connID != s.connID {
 		s.stats.malformed++
+		s.checkRefusal(b)
 		return
 	}
 	// Parse and check every frame before acting on any.
@@ -72,6 +73,17 @@ func (s *Session) HandleDatagram(b []byte, now time.Time) {
 		s.handleFrame(&frames[i], now)
 	}
 	s.progressClose()
+}
+
+// checkRefusal ends a client's handshake on a version refusal of its
+// connection: the server speaks another version and says which, so Dial
+// fails at once naming both instead of waiting out the handshake timeout.
+func (s *Session) checkRefusal(b []byte) {
+	v, hello, id, ok := parseVersionRefusal(b)
+	if !ok || !s.client || s.state != StateConnecting || id != s.connID || (v == protocolVersion && hello == handshakeVersion) {
+		return
+	}
+	s.end(versionError(v, hello))
 }
 
 // elicits reports whether a datagram asks for a prompt acknowledgement:

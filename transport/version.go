@@ -1,8 +1,10 @@
 package transport
 
 // The versions of the transport's wire formats, for a binary to report
-// ("tickwire version"). A peer of another datagram version is dropped; a
-// hello of another version is rejected with "unsupported version".
+// ("tickwire version"). A plaintext listener answers a datagram of another
+// datagram version with a version refusal (versionrefusal.go), and a
+// dialing client that gets one fails with secure.ErrVersion naming both;
+// a hello of another version is rejected with "unsupported version".
 const (
 	// DatagramVersion is the first byte of every datagram.
 	DatagramVersion = protocolVersion

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -147,28 +146,20 @@ func fillRoom(t *testing.T, addr, key, roomName string) {
 }
 
 // otherVersionServer answers every secure Hello as a server of
-// handshake version 2 would: a Refuse of its version for RefuseVersion.
+// handshake version 2 would (a Refuse of its version for RefuseVersion),
+// and every plaintext datagram as a server of datagram version 3 would
+// (a version refusal: 3, FF, the connection id, its hello version 1).
 func otherVersionServer(t *testing.T) string {
-	t.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pc.Close() })
-	go func() {
-		buf := make([]byte, 2048)
-		for {
-			n, from, err := pc.ReadFrom(buf)
-			if err != nil {
-				return
-			}
-			if n == secure.HelloSize && buf[0] == 0xE1 {
-				refuse := append([]byte{0xE6, 2}, buf[2:2+secure.NonceSize]...)
-				pc.WriteTo(append(refuse, byte(secure.RefuseVersion)), from)
-			}
+	return loopback.Responder(t, func(b []byte) []byte {
+		switch {
+		case len(b) == secure.HelloSize && b[0] == 0xE1:
+			refuse := append([]byte{0xE6, 2}, b[2:2+secure.NonceSize]...)
+			return append(refuse, byte(secure.RefuseVersion))
+		case len(b) >= 10 && b[0] == transport.DatagramVersion:
+			return append([]byte{3, 0xFF}, append(b[2:6:6], 0, 1)...)
 		}
-	}()
-	return pc.LocalAddr().String()
+		return nil
+	})
 }
 
 // TestFailuresNameTheirCause runs the binary for each way a new user
@@ -242,6 +233,8 @@ func TestFailuresNameTheirCause(t *testing.T) {
 			exitConnect, "refused", "tickwire bot: the server refused the connection: connect token signature invalid", 0, false},
 		{"other version", bot(oldAddr, "--room", "x"), exitConnect, "version",
 			"tickwire bot: " + oldAddr + " speaks another protocol version: the server speaks handshake version 2, this client 1", 0, false},
+		{"other version, --insecure", bot(oldAddr, "--room", "x", "--insecure"), exitConnect, "version",
+			"tickwire bot: " + oldAddr + " speaks another protocol version: the server speaks datagram version 3 (hello 1), this client 2 (hello 1)", 2 * time.Second, false},
 		{"unknown flag", []string{"bot", "--server", mainAddr, "--room", "x", "--player", "2", "--ticks", "10"}, exitUsage, "usage",
 			"tickwire bot: unknown flag --player; did you mean --players?", 0, false},
 		{"bad config", []string{"serve", "--config", badConfig, "--check-config"}, exitUsage, "config",

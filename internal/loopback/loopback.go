@@ -31,3 +31,29 @@ func FreeTCP(t testing.TB) string {
 	defer l.Close()
 	return l.Addr().String()
 }
+
+// Responder listens on a loopback UDP port until the test ends and
+// answers each datagram with what answer returns for it (nothing for
+// nil): a fake server that speaks only the first packets of a protocol.
+// answer must not keep b.
+func Responder(t testing.TB, answer func(b []byte) []byte) string {
+	t.Helper()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.Close() })
+	go func() {
+		buf := make([]byte, 2048)
+		for {
+			n, from, err := pc.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			if reply := answer(buf[:n]); reply != nil {
+				pc.WriteTo(reply, from)
+			}
+		}
+	}()
+	return pc.LocalAddr().String()
+}
