@@ -91,8 +91,9 @@ type Config struct {
 	OnMatch func(MatchEvent)
 	// Certify, if set, makes the certified result of an ended match
 	// (after OnMatch saw its end): the server sends the bytes it returns
-	// in a join.MatchResult to each of the match's players still
-	// connected, or that left with join.Leave, before it closes their
+	// in a join.MatchResult to each of the match's players and
+	// spectators (observers) still connected, or that left with
+	// join.Leave, before it closes their
 	// connections. The binary signs the match record with the server's
 	// key (records.Certify). Nil bytes send nothing; an error is logged.
 	// It is called from the room's goroutine.

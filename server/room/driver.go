@@ -291,8 +291,9 @@ func (d *Driver) flush() {
 }
 
 // sendResult sends the message Params.Result makes of the final status
-// to every player seat still open or left with Leave, and flushes: the
-// server closes the connections after Run returns, delivering it first.
+// to every seat still open or left with Leave, players and spectators
+// alike, and flushes: the server closes the connections after Run
+// returns, delivering it first.
 func (d *Driver) sendResult() {
 	if d.p.Result == nil {
 		return
@@ -301,7 +302,7 @@ func (d *Driver) sendResult() {
 	if data == nil {
 		return
 	}
-	for i := range min(len(d.p.Seats), len(d.seats)) {
+	for i := range d.seats {
 		s := &d.seats[i]
 		if !s.open && !s.left {
 			continue

@@ -105,7 +105,8 @@ type Params struct {
 	Counters *Counters
 	// Result, if set, is called once by the Driver when it stops, with
 	// the room's final Status; the message it returns (nil: none) goes to
-	// every player seat still connected or left with Leave (ErrLeft) on
+	// every seat, player or spectator, still connected or left with Leave
+	// (ErrLeft) on
 	// the orders lane before Run returns. A Room that is not a Driver
 	// calls it itself as its match ends. The server sets it: it records
 	// the match's end and sends the certified result (join.MatchResult).

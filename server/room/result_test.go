@@ -44,15 +44,16 @@ func (q *quitter) Status(time.Duration) room.Status {
 func (q *quitter) End(time.Duration) {}
 
 // TestDriverSendsResult: when the match ends the driver sends
-// Params.Result's message, made of the final status, to the player seats
-// still open and to those that left (ErrLeft), not to a seat whose
-// connection ended; what a player sends after leaving never reaches the
-// Core.
+// Params.Result's message, made of the final status, to the seats still
+// open and to those that left (ErrLeft), players and spectators alike
+// (seats 3 and 4 joined during the match: one watches to the end, one
+// leaves), not to a seat whose connection ended; what a player sends
+// after leaving never reaches the Core.
 func TestDriverSendsResult(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var peers []*transport.Conn
 		var seats []room.Seat
-		for i := range 3 {
+		for i := range 5 {
 			peer, conn, err := transport.Pipe(t.Context(), lanes.TransportConfig())
 			if err != nil {
 				t.Fatal(err)
@@ -62,6 +63,8 @@ func TestDriverSendsResult(t *testing.T) {
 			peers = append(peers, peer)
 			seats = append(seats, room.Seat{Player: protocol.PlayerID(i + 1), Conn: conn})
 		}
+		spectators := seats[3:]
+		seats = seats[:3]
 		in := room.NewInbox()
 		var final room.Status
 		calls := 0
@@ -72,6 +75,10 @@ func TestDriverSendsResult(t *testing.T) {
 		done := make(chan error, 1)
 		go func() { done <- d.Run(context.Background()) }()
 
+		for i := range spectators {
+			in.Post(room.Inbound{Seat: 3 + i, Joined: &room.Seat{Conn: spectators[i].Conn}})
+		}
+		in.Post(room.Inbound{Seat: 4, Err: room.ErrLeft})
 		in.Post(room.Inbound{Seat: 0, Err: room.ErrLeft})
 		in.Post(room.Inbound{Seat: 0, Msg: transport.Message{Channel: lanes.Orders, Data: []byte("late")}})
 		in.Post(room.Inbound{Seat: 2, Err: errors.New("connection lost")})
@@ -86,7 +93,7 @@ func TestDriverSendsResult(t *testing.T) {
 		if q.msgs[0] != 0 || !errors.Is(q.ended[0], room.ErrLeft) {
 			t.Fatalf("seat 0 left, yet the core saw %d messages from it (ended: %v)", q.msgs[0], q.ended[0])
 		}
-		for i := range 2 {
+		for _, i := range []int{0, 1, 3, 4} {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 			m, err := peers[i].Receive(ctx)
 			cancel()
