@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -14,7 +16,8 @@ import (
 // rejoins 1 s later (--drop-at-tick, --rejoin-after), and one "tickwire
 // bot --observer --delay-ticks 90" run. Every final hash, the rejoined
 // bot's and the observer's included, is the same; the rejoined bot
-// reports one reconnection.
+// reports one reconnection. Every run, the observer's too, receives the
+// certified match result and verifies it.
 func TestBotRejoinAndObserver(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays 8 s of real time")
@@ -39,35 +42,28 @@ func TestBotRejoinAndObserver(t *testing.T) {
 	}
 	playersDone := make(chan struct{})
 	all.Go(func() { players.Wait(); close(playersDone) })
-	// The observer asks until the room plays: it retries while the room
-	// is not playing yet, for as long as the players play, however slow
-	// the machine.
 	all.Go(func() {
-		for {
-			code, out, errOut := runCmd(t, "bot", "--server", udp, "--room", "r", "--observer", "--delay-ticks", "90", "--ticks", ticks, "--json")
-			if code == 0 {
-				outs[4] = out
-				return
-			}
-			select {
-			case <-playersDone:
-				t.Errorf("observer exits %d after the players ended: %s%s", code, out, errOut)
-				return
-			default:
-			}
-			if !strings.Contains(out+errOut, "not playing") {
-				t.Errorf("observer exits %d: %s%s", code, out, errOut)
-				return
-			}
-			time.Sleep(50 * time.Millisecond) // the room has not started yet
-		}
+		outs[4] = watchWhilePlaying(t, playersDone, "bot", "--server", udp, "--room", "r", "--observer", "--delay-ticks", "90", "--ticks", ticks, "--json")
 	})
 	all.Wait()
 	if t.Failed() {
 		return
 	}
-	var hash any
+	var hash, cert any
 	for i, out := range outs {
+		// Every run, the observer's too, receives the match's certified
+		// result and checks it against the key the server proved.
+		var top map[string]any
+		if err := json.Unmarshal([]byte(out), &top); err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		if i == 0 {
+			cert = top["certificate"]
+		}
+		if check, _ := top["certificate_check"].(map[string]any); cert == nil || !reflect.DeepEqual(top["certificate"], cert) ||
+			check["valid"] != true || check["against"] != againstHandshake {
+			t.Errorf("run %d: certificate %v, check %v; want the players' result, valid against the handshake's key", i, top["certificate"], top["certificate_check"])
+		}
 		ps := checkBotJSON(t, out, 1)
 		p := ps[0]
 		if i == 0 {
@@ -108,7 +104,8 @@ func TestBotRejoinFlags(t *testing.T) {
 
 // TestDemoReconnect: "demo --reconnect" drops the second bot a third into
 // the match and brings it back; everyone ends in sync and that bot
-// reports one reconnection.
+// reports one reconnection. Every run, the observer's too, receives the
+// certified match result and verifies it.
 func TestDemoReconnect(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays 7 s of real time")
@@ -123,5 +120,29 @@ func TestDemoReconnect(t *testing.T) {
 	}
 	if reconnects != 1 {
 		t.Errorf("%v reconnections, want 1", reconnects)
+	}
+}
+
+// watchWhilePlaying runs a spectator or observer bot (args) until it
+// joins and plays: it retries while the room is not playing yet, for as
+// long as the players play (until playersDone), however slow the machine.
+// It returns the bot's output, or "" after reporting a failure.
+func watchWhilePlaying(t *testing.T, playersDone <-chan struct{}, args ...string) string {
+	for {
+		code, out, errOut := runCmd(t, args...)
+		if code == 0 {
+			return out
+		}
+		select {
+		case <-playersDone:
+			t.Errorf("%v exits %d after the players ended: %s%s", args, code, out, errOut)
+			return ""
+		default:
+		}
+		if !strings.Contains(out+errOut, "not playing") {
+			t.Errorf("%v exits %d: %s%s", args, code, out, errOut)
+			return ""
+		}
+		time.Sleep(50 * time.Millisecond) // the room has not started yet
 	}
 }

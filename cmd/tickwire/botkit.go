@@ -43,6 +43,9 @@ type botCommon struct {
 	// it found.
 	joinURI string
 	joined  *joinedRoute
+	// keys are the keys the server proved on the run's connections: what
+	// the match result is checked against without --server-key.
+	keys *serverKeys
 }
 
 // botSpec is what a mode sets of the shared bot flags.
@@ -109,18 +112,19 @@ func (f *botCommon) parse(fs *flag.FlagSet, args []string, maxRoomSize int, chec
 }
 
 // dialer dials --server over UDP with tcfg (the channels of the server's
-// models) and the security of the flags.
+// models) and the security of the flags, noting the key the server
+// proves on each connection.
 func (f *botCommon) dialer(tcfg transport.Config) (dialer, error) {
 	var err error
 	if tcfg.Security, err = f.sec.clientConfig(); err != nil {
 		return nil, err
 	}
 	if f.joined != nil {
-		return f.joined.dial(tcfg), nil
+		return f.proven().wrap(f.joined.dial(tcfg)), nil
 	}
-	return func(ctx context.Context, _ int) (*transport.Conn, error) {
+	return f.proven().wrap(func(ctx context.Context, _ int) (*transport.Conn, error) {
 		return transport.DialUDP(ctx, f.server, tcfg)
-	}, nil
+	}), nil
 }
 
 // summary is a mode's report of its bots.
@@ -134,10 +138,12 @@ type summary interface {
 	certificates() []json.RawMessage
 }
 
-// report is printReport for "tickwire bot", then, with
-// --certificate-out, saves the match's certified result.
+// report is printReport for "tickwire bot", with the check of the match
+// results the bots received (a result that does not verify fails the
+// run), then, with --certificate-out, saves the match's certified result.
 func (f *botCommon) report(w io.Writer, r summary, header func(io.Writer)) error {
-	err := printReport(w, r, f.json, header)
+	check := checkCertificates(r.certificates(), f.sec.pinnedKey(), f.proven().list())
+	err := errors.Join(printChecked(w, r, f.json, header, check), check.err())
 	if f.certOut != "" {
 		err = errors.Join(err, saveCertificate(f.certOut, r.certificates()))
 	}
@@ -148,12 +154,18 @@ func (f *botCommon) report(w io.Writer, r summary, header func(io.Writer)) error
 // "certificate" and how many bots were "certified", when one came), else
 // header (if not nil) and r's table, and returns r's verdict.
 func printReport(w io.Writer, r summary, asJSON bool, header func(io.Writer)) error {
+	return printChecked(w, r, asJSON, header, nil)
+}
+
+// printChecked is printReport with the check of the run's match results,
+// if not nil: "certificate_check" in the JSON, a line under the table.
+func printChecked(w io.Writer, r summary, asJSON bool, header func(io.Writer), check *certificateCheck) error {
 	if asJSON {
 		b, err := json.Marshal(r)
 		if err != nil {
 			return err
 		}
-		if _, err := w.Write(append(withCertificate(b, r.certificates()), '\n')); err != nil {
+		if _, err := w.Write(append(withCertificate(b, r.certificates(), check), '\n')); err != nil {
 			return err
 		}
 	} else {
@@ -161,6 +173,7 @@ func printReport(w io.Writer, r summary, asJSON bool, header func(io.Writer)) er
 			header(w)
 		}
 		r.table(w)
+		check.print(w)
 	}
 	return r.verdict()
 }

@@ -88,14 +88,22 @@ func firstCertificate(certs []json.RawMessage) (json.RawMessage, int) {
 	return first, n
 }
 
-// withCertificate adds "certificate" (the run's) and "certified" (bots
-// that received one) to the JSON object obj, first.
-func withCertificate(obj []byte, certs []json.RawMessage) []byte {
+// withCertificate adds "certificate" (the run's), "certified" (bots that
+// received one) and, if check is not nil, "certificate_check" to the JSON
+// object obj, first.
+func withCertificate(obj []byte, certs []json.RawMessage, check *certificateCheck) []byte {
 	first, n := firstCertificate(certs)
 	if first == nil || len(obj) < 2 || obj[0] != '{' {
 		return obj
 	}
 	head := fmt.Appendf(nil, `{"certificate":%s,"certified":%d`, first, n)
+	if check != nil {
+		c, err := json.Marshal(check)
+		if err != nil {
+			return obj
+		}
+		head = fmt.Appendf(head, `,"certificate_check":%s`, c)
+	}
 	if rest := bytes.TrimSpace(obj[1:]); !bytes.Equal(rest, []byte("}")) {
 		head = append(head, ',')
 	}

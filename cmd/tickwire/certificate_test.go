@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tickwire/tickwire/records"
@@ -20,7 +21,8 @@ import (
 // and a match database, and one match of two bots of every network model
 // into it: every bot receives the certified result when its match ends
 // (certified: 2, and each player's copy is the run's), bot --json prints
-// it and --certificate-out saves it, it is the database's row, signed by
+// it with the bots' own check of it against --server-key
+// (certificate_check) and --certificate-out saves it, it is the database's row, signed by
 // the server's key, and "matches verify --key" accepts it; the same file
 // tampered with, re-signed by another key, or checked against another
 // server's key is refused.
@@ -61,6 +63,7 @@ func TestBotsReceiveCertifiedResults(t *testing.T) {
 				var rep struct {
 					Certificate records.Certificate `json:"certificate"`
 					Certified   int                 `json:"certified"`
+					Check       certificateCheck    `json:"certificate_check"`
 					Players     json.RawMessage     `json:"players"` // a list, or (statesync) a count
 				}
 				var players []struct {
@@ -76,6 +79,9 @@ func TestBotsReceiveCertifiedResults(t *testing.T) {
 				}
 				if rep.Certified != 2 {
 					t.Fatalf("%d of 2 bots received the result: %s", rep.Certified, out)
+				}
+				if !rep.Check.Valid || rep.Check.Against != againstServerKey {
+					t.Errorf("the bots' own check of the result: %+v, want valid against --server-key", rep.Check)
 				}
 				for i, p := range players { // the modes that list their players
 					if p.Certificate == nil || !reflect.DeepEqual(*p.Certificate, rep.Certificate) {
@@ -157,5 +163,53 @@ func refuseForgedResults(t *testing.T, file string, key ed25519.PrivateKey) {
 	}
 	if err := records.Verify(resigned, nil); err != nil {
 		t.Fatalf("the forger's own certificate should verify without a pinned key (it is well formed): %v", err)
+	}
+}
+
+// TestSpectatorReceivesCertifiedResult: a fog-authoritative spectator
+// ("bot --mode fogauth --spectate") watching a match of two bots to its
+// end receives the match's certified result, the players' own, and
+// verifies it against the key the server proved.
+func TestSpectatorReceivesCertifiedResult(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays 5 s of real time")
+	}
+	cfg := writeConfig(t, "[relay.fogauth]\nmax_spectators = 1\n")
+	stop, udp, _ := startRelay(t, "--default-network-model", "fog_authoritative", "--exempt-loopback", "--config", cfg)
+	defer stop()
+	var players, spectator string
+	playersDone := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer close(playersDone)
+		code, out, errOut := runCmd(t, "bot", "--mode", "fogauth", "--server", udp, "--room", "watched", "--players", "2", "--ticks", "150", "--json")
+		if code != 0 {
+			t.Errorf("players exit %d: %s%s", code, out, errOut)
+		}
+		players = out
+	})
+	wg.Go(func() {
+		spectator = watchWhilePlaying(t, playersDone, "bot", "--mode", "fogauth", "--server", udp, "--room", "watched", "--spectate", "--json")
+	})
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	var p, s struct {
+		Certificate json.RawMessage  `json:"certificate"`
+		Certified   int              `json:"certified"`
+		Check       certificateCheck `json:"certificate_check"`
+	}
+	if err := json.Unmarshal([]byte(players), &p); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(spectator), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Certified != 1 || p.Certificate == nil || string(s.Certificate) != string(p.Certificate) {
+		t.Fatalf("the spectator's result (%d) %s, the players' %s", s.Certified, s.Certificate, p.Certificate)
+	}
+	if !s.Check.Valid || s.Check.Against != againstHandshake {
+		t.Fatalf("the spectator's check %+v, want valid against the handshake's key", s.Check)
 	}
 }

@@ -202,9 +202,9 @@ func (f *botFlags) rejoinBots(cfg *lockstepbot.Config) error {
 		return err
 	}
 	cn := &cutNet{}
-	dial := func(ctx context.Context, i int) (*transport.Conn, error) {
+	dial := f.proven().wrap(func(ctx context.Context, i int) (*transport.Conn, error) {
 		return dialCuttable(ctx, cn, i, f.server, tcfg)
-	}
+	})
 	if f.rejoin.observer {
 		cfg.Observer = true
 		cfg.Join = func(ctx context.Context, i int) (lockstepbot.Client, error) {

@@ -249,6 +249,9 @@ func watch(ctx context.Context, r BotRun, conn *transport.Conn, cfg Config) (p P
 	began := time.Now()
 	Watch(ctx, c)
 	p, tickP99, costP99 = summary(p, c, began)
+	if p.Error == "" {
+		p.Certificate = botpool.Leave(ctx, c.Leave) // spectators receive the certified result too
+	}
 	return p, c.NetworkModel(), tickP99, costP99
 }
 
