@@ -234,7 +234,12 @@ func (r *Room) client(id ClientID) *viewer {
 	return nil
 }
 
-// Step feeds one message from a client: Orders, an Ack or Done.
+// Step feeds one message from a client: Orders, an Ack or Done. It takes
+// no now because nothing it does depends on time: orders wait for the
+// next tick, an acknowledgement is counted in ticks (the room's tick) and
+// Done is a flag. Time enters the room only where it matters, as an
+// explicit now: New, Due, RunDue and EndTick (the core never reads the
+// clock: internal/layering TestCoresReadNoClock).
 func (r *Room) Step(from ClientID, data []byte) error {
 	c := r.client(from)
 	if c == nil {

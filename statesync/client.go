@@ -135,7 +135,12 @@ func (c *Client) Input(data []byte) {
 }
 
 // Step feeds one decoded message from the server. Messages are copied
-// where kept, so the caller may reuse its buffer.
+// where kept, so the caller may reuse its buffer. It takes no now because
+// the client has no clock of its own: the server's frames pace it, and
+// everything it waits for is counted in frames (a Tick is simulated when
+// the frame before it was; it asks for the roster at most once every ten
+// frames). Timeouts are the server's, which takes now (the core never
+// reads the clock: internal/layering TestCoresReadNoClock).
 func (c *Client) Step(m msg.Message) error {
 	switch m := m.(type) {
 	case *msg.Welcome:
