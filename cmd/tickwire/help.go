@@ -40,7 +40,8 @@ func helpEntries() map[string]helpEntry {
 			"creates it with the network model the client (or the room's match type) asks for. Connections are encrypted and " +
 			"the server's public key is logged at start for clients to pin (--server-key), unless --insecure. --admin serves " +
 			"/healthz, /readyz, /metrics, the admin API and the dashboard; --config reads server_config.toml (flags override " +
-			"it) and --check-config checks it and exits. SIGTERM drains: running matches may finish for --drain-timeout.",
+			"it) and --check-config checks it and exits. --json prints the startup line (bound addresses, public key) as one " +
+			"JSON object on standard output. SIGTERM drains: running matches may finish for --drain-timeout.",
 		examples: []string{
 			"tickwire serve --listen 127.0.0.1:7777 --admin 127.0.0.1:7778",
 			"tickwire serve --config server_config.toml --check-config",

@@ -41,6 +41,7 @@ type serveFlags struct {
 	defaultModel   string
 	play           string
 	checkConfig    bool
+	json           bool
 	debugLevel     int
 	desyncDir      string
 	sec            securityFlags
@@ -77,6 +78,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 	fs.IntVar(&f.debugLevel, "debug-level", 0, "desync debug level of lockstep rooms, told to their clients: 1 order log, 2 + cache validation, 3 + snapshots")
 	fs.StringVar(&f.desyncDir, "desync-dir", ".", "directory of lockstep rooms' desync reports, desync_report_{seed}_{tick}.json (empty: none written)")
 	fs.BoolVar(&f.checkConfig, "check-config", false, "check the configuration (file and flags), print what the server would run and exit")
+	fs.BoolVar(&f.json, "json", false, "print the startup line (or --check-config's) on standard output as one JSON object, and a failure as {\"error\": {\"kind\", \"message\"}}")
 	f.op.register(fs)
 	f.rep.register(fs)
 	f.sec.addServer(fs)
@@ -215,9 +217,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if f.checkConfig {
-		fmt.Fprintf(stdout, "configuration ok: listen %s, admin %q, %d ticks/s, max games %d, models %s, default %s\n",
-			f.listen, f.admin, f.tps, f.maxGames, strings.Join(hostedModels(), ", "), f.defaultModel)
-		return nil
+		return f.printConfigOK(stdout)
 	}
 	op, err := newOperator(ctx, f.op, &scfg, log)
 	if err != nil {
@@ -252,6 +252,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var wg sync.WaitGroup
 	var adminErr error
 	notReady := func() {}
+	up := f.startup()
 	if f.admin != "" {
 		hl, err := net.Listen("tcp", f.admin)
 		if err != nil {
@@ -265,6 +266,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		notReady = func() { adm.SetReady(false) }
 		wg.Go(func() { adminErr = serveAdminWith(life, hl, adm, srv) })
 		log.Info("admin listening", "addr", hl.Addr().String(), "dashboard", dashboardURL(hl))
+		up.Admin, up.Dashboard = hl.Addr().String(), dashboardURL(hl)
 	}
 	if f.play != "" {
 		ps, err := startPlay(ctx, f.play, ln, publicKey(tcfg.Security), joinFromQuery(f.predictArena()))
@@ -274,11 +276,18 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		defer ps.stop()
 		log.Info("play page", "url", ps.url)
+		up.Play = ps.url
 	}
 	log.Info("server listening", "addr", ln.Addr().String(), "tps", f.tps, "max_games", f.maxGames, "default_network_model", f.defaultModel,
 		"encrypted", tcfg.Security != nil, "public_key", publicKeyHex(tcfg.Security),
 		"match_result_key", hex.EncodeToString(resultKey.Public().(ed25519.PublicKey)),
 		"tokens_required", scfg.RequireToken)
+	up.Listen, up.Encrypted, up.PublicKey = ln.Addr().String(), tcfg.Security != nil, publicKeyHex(tcfg.Security)
+	up.MatchResultKey, up.TokensRequired = hex.EncodeToString(resultKey.Public().(ed25519.PublicKey)), scfg.RequireToken
+	if err := f.printStartup(stdout, up); err != nil {
+		ln.Close()
+		return err
+	}
 	wg.Go(func() { op.run(life, srv, ln.Addr().String(), publicKeyHex(tcfg.Security)) })
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(life, ln) }()
