@@ -67,11 +67,27 @@ func (w *rejoinWatch) before(ctx context.Context, c Client, applied uint64) erro
 	return nil
 }
 
-// settle notes a reconnection once the bot plays again; the run calls it
-// once more after its last step, which may be the one that brought the
-// bot back.
+// settle notes a reconnection once the bot plays again.
 func (w *rejoinWatch) settle(c Client) {
-	if !w.droppedAt.IsZero() && c.Status() == lockstep.StatusPlaying {
+	if c.Status() == lockstep.StatusPlaying {
+		w.back()
+	}
+}
+
+// finish is settle after the run's last step, which may be the one that
+// brought the bot back; a bot that applied all its ticks is back even if
+// it was still catching up (it rejoined so late that it caught up to the
+// end of its match).
+func (w *rejoinWatch) finish(c Client, applied, ticks uint64) {
+	w.settle(c)
+	if applied >= ticks {
+		w.back()
+	}
+}
+
+// back counts the reconnection under way, if any.
+func (w *rejoinWatch) back() {
+	if !w.droppedAt.IsZero() {
 		w.took = append(w.took, time.Since(w.droppedAt))
 		w.droppedAt = time.Time{}
 	}

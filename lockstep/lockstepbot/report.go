@@ -39,7 +39,9 @@ type PlayerReport struct {
 	ClockDriftPPM     float64 `json:"clock_drift_ppm"`
 	ClockSteps        int     `json:"clock_steps"`
 	// Reconnects counts the bot's reconnections (RejoinConfig), and
-	// ReconnectMS is the longest, from the drop to caught up and playing.
+	// ReconnectMS is the longest, from the drop to caught up and playing
+	// (or to the bot's last tick, when it caught up to the end of its
+	// match).
 	Reconnects  int     `json:"reconnects"`
 	ReconnectMS float64 `json:"reconnect_ms"`
 	// Observer marks an observer: it watched without a seat (ID 0).

@@ -309,7 +309,7 @@ func (r *runner) play(ctx context.Context, c Client) error {
 	r.report.ClockCorrectionMS = ms(d.ClockCorrection)
 	r.report.ClockDriftPPM = math.Round(d.ClockDriftPPM)
 	r.report.ClockSteps = d.ClockSteps
-	rw.settle(c)
+	rw.finish(c, loop.Applied(), r.cfg.Ticks)
 	rw.report(&r.report)
 	return err
 }
