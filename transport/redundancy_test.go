@@ -180,7 +180,7 @@ func TestRedundancyBunched(t *testing.T) {
 			}
 			n.runFor(30 * time.Second)
 			p99[i] = percentileOf(lat, 0.99)
-			t.Logf("%d per datagram, %v: p99 %v, %.1f B/msg", burst, red, p99[i], float64(f.wire[0]+f.wire[1])/float64(sent*burst))
+			t.Logf("%d per datagram, %v: p99 %v, %.1f B/msg, %d recovered, %d retransmitted, redundancy %d", burst, red, p99[i], float64(f.wire[0]+f.wire[1])/float64(sent*burst), f.s[1].Stats().Recovered, f.s[0].Stats().Channels[0].Retransmits, f.s[0].Stats().RedundancyBytes)
 		}
 		if float64(p99[0]) > 0.8*float64(p99[1]) {
 			t.Errorf("%d per datagram: p99 %v with parity, %v without", burst, p99[0], p99[1])
