@@ -23,6 +23,9 @@ type parityRecv struct {
 	bytes   int  // payload and repair bytes held
 	reports int  // datagrams that should still carry a report
 	busy    bool // delivering what a rebuild gave
+	// repairAt is when the latest repair arrived: acknowledgements are
+	// thinned only while repairs come.
+	repairAt time.Time
 }
 
 type cachedMsg struct {
@@ -82,6 +85,37 @@ func (p *parityRecv) covers(seq uint16) bool {
 	return false
 }
 
+// Acknowledgements of datagrams that carry only messages of protected
+// channels receiving repairs (within repairedRecently) are thinner:
+// repairs, not retransmissions, make up for their losses, and a rebuild
+// is reported at once, so an acknowledgement waits repairedAckDelay ack
+// delays or repairedAckEvery such datagrams (a gap or a reordering still
+// hurries it, for the losses that repairs do not rebuild). A clean path
+// gets no repairs and so the usual acknowledgements.
+const (
+	repairedAckDelay = 4
+	repairedAckEvery = 16
+	repairedRecently = time.Second
+)
+
+// repaired reports whether every reliable frame of a datagram, one at
+// least, is of a protected channel that received a repair recently.
+func (s *Session) repaired(frames []frame, now time.Time) bool {
+	any := false
+	for i := range frames {
+		f := &frames[i]
+		if f.flags&(frameReliable|frameParity) == 0 {
+			continue
+		}
+		p := s.recv[s.set.byID[f.channel]].par
+		if p == nil || p.repairAt.IsZero() || now.Sub(p.repairAt) > repairedRecently {
+			return false
+		}
+		any = true
+	}
+	return any
+}
+
 // onParity takes a repair or report frame (checked by validFrame).
 func (s *Session) onParity(rc *recvChannel, f *frame, now time.Time) {
 	rf, report, _ := parseRepair(f.payload, rc.cfg.maxSize)
@@ -93,6 +127,7 @@ func (s *Session) onParity(rc *recvChannel, f *frame, now time.Time) {
 		return // this side does not protect the channel
 	}
 	rc.par.addRepair(f.seq, rf)
+	rc.par.repairAt = now
 	s.rebuild(rc, now)
 }
 

@@ -94,6 +94,18 @@ func (r urgentRun) bytesSplit() string {
 // it again beside tickwire: see BENCHMARKS.md).
 const quicBytesPerMsg = 192
 
+// urgentBytesPerMsg bounds what tickwire spends on the same workload, as
+// measured with the sliding-window repairs and thinner acknowledgements
+// (171–175 B/msg over seeds 1–4): a guard against regressions, above
+// quic-go's 166 B/msg measured beside it in bench/peers (the issue's (e)
+// asks for at most that; see ARCHITECTURE.md for why it is not met).
+// The receiver's acknowledgements and reports stay within
+// urgentAckBytesPerMsg (6.5 before they were thinned).
+const (
+	urgentBytesPerMsg    = 177
+	urgentAckBytesPerMsg = 5
+)
+
 // TestRedundancyUrgent is (e) of the congestion issue: 500 small urgent
 // messages per second over 40 ± 10 ms each way with 3% loss and 1%
 // duplication reach a 99th percentile latency within 1.5× the path's
@@ -117,8 +129,11 @@ func TestRedundancyUrgent(t *testing.T) {
 				if fast := float64(r.p99) <= 1.5*float64(r.floor); fast != tc.fast {
 					t.Errorf("seed %d: p99 %v, floor %v: within 1.5× %v, want %v", seed, r.p99, r.floor, fast, tc.fast)
 				}
-				if tc.fast && r.bytesPerMsg > quicBytesPerMsg {
-					t.Errorf("seed %d: %.1f bytes per message, over quic-go's %d", seed, r.bytesPerMsg, quicBytesPerMsg)
+				if tc.fast && r.bytesPerMsg > min(quicBytesPerMsg, urgentBytesPerMsg) {
+					t.Errorf("seed %d: %.1f bytes per message, over %d", seed, r.bytesPerMsg, min(quicBytesPerMsg, urgentBytesPerMsg))
+				}
+				if ack := float64(r.server.BytesSent) / float64(r.delivered); tc.fast && ack > urgentAckBytesPerMsg {
+					t.Errorf("seed %d: the receiver sends %.1f bytes per message, over %d", seed, ack, urgentAckBytesPerMsg)
 				}
 			}
 		})

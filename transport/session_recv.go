@@ -61,9 +61,12 @@ func (s *Session) HandleDatagram(b []byte, now time.Time) {
 	if !s.reliableLink && elicits(frames, h.flags) {
 		s.ackEliciting++
 		s.elicitedAt = now
+		repaired := s.repaired(frames, now)
 		switch {
-		case !inOrder || s.acks.holeAt(packetThreshold) || s.ackEliciting >= ackEvery:
+		case !inOrder || s.acks.holeAt(packetThreshold) || s.ackEliciting >= ackEvery && !repaired || s.ackEliciting >= repairedAckEvery:
 			s.scheduleAck(now)
+		case repaired:
+			s.scheduleAck(now.Add(repairedAckDelay * s.set.ackDelay))
 		case !s.ackPending:
 			s.scheduleAck(now.Add(s.set.ackDelay))
 		}
