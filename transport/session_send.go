@@ -68,8 +68,10 @@ func (s *Session) AppendDatagram(dst []byte, now time.Time) ([]byte, bool) {
 	// retransmission), except for one every half keepalive interval,
 	// pinged, so that the RTT and loss figures stay current on unreliable
 	// streams and the receiver's acknowledgements stand in for its own
-	// keepalives.
-	probe := !s.reliableLink && nframes > 0 && len(refs) == 0 && !now.Before(s.sent.lastEliciting.Add(s.set.keepAlive/2))
+	// keepalives. Repairs and reports alone are no such stream: a receiver
+	// reporting rebuilt messages would otherwise make its sender carry
+	// acknowledgement sections for an RTT every half interval.
+	probe := !s.reliableLink && nframes > parity && len(refs) == 0 && !now.Before(s.sent.lastEliciting.Add(s.set.keepAlive/2))
 	ping := live && ((nframes == 0 && s.pingDue) || probe)
 	if ping {
 		dst[start+1] |= flagPing
