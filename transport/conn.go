@@ -50,8 +50,9 @@ func signal(ch chan struct{}) {
 	}
 }
 
-// handle processes a datagram from the peer, opening it first on an
-// encrypted connection; datagrams that do not open are counted and dropped.
+// handle processes a datagram from the peer, opening it first (in place:
+// b is the read loop's buffer) on an encrypted connection; datagrams that
+// do not open are counted and dropped.
 //
 // With a batch (the read goroutine's batch of datagrams) the answer waits
 // for the batch's one write; without, it leaves at once.
@@ -62,20 +63,16 @@ func (c *Conn) handle(b []byte, rb *readBatch) {
 		return
 	}
 	c.mu.Lock()
-	plain, err := c.sec.open(c.sec.plain[:0], b, now)
+	plain, err := c.sec.open(b, now)
+	c.mu.Unlock()
 	if err != nil {
-		c.mu.Unlock()
 		c.ep.sec.openFailed(err)
 		return
 	}
-	c.sec.plain = plain
-	c.mu.Unlock()
 	c.handlePlain(plain, now, rb)
 }
 
-// handlePlain processes a plaintext (or opened) datagram. On encrypted
-// connections only the endpoint's read goroutine calls handle, so the
-// opened buffer is not overwritten meanwhile.
+// handlePlain processes a plaintext (or opened) datagram.
 func (c *Conn) handlePlain(b []byte, now time.Time, rb *readBatch) {
 	c.mu.Lock()
 	c.sess.HandleDatagram(b, now)
