@@ -20,21 +20,7 @@ func TestOpenInPlace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs := newSession(set, SessionParams{Client: true, ConnID: 9, InitialSeq: 100}, now)
-	var plain [][]byte
-	for i := range 6 {
-		if i > 0 {
-			now = now.Add(time.Second) // the hello goes again
-			cs.HandleTimeout(now)
-		}
-		for {
-			d, ok := cs.AppendDatagram(nil, now)
-			if !ok {
-				break
-			}
-			plain = append(plain, d)
-		}
-	}
+	plain := clientDatagrams(set, now, 6, time.Second) // the hello goes again
 	var sealed [][]byte
 	for _, d := range client.seal(plain) {
 		sealed = append(sealed, bytes.Clone(d))
