@@ -41,6 +41,7 @@ type Conn struct {
 	done         chan struct{}
 	ownsEP       bool      // dialed: closing the connection closes the socket
 	ownsListener *Listener // Pipe's server side: closing closes the listener
+	handoff      handoff   // the MessageHandler, if one is set
 }
 
 func signal(ch chan struct{}) {
@@ -77,6 +78,7 @@ func (c *Conn) handlePlain(b []byte, now time.Time, rb *readBatch) {
 	c.mu.Lock()
 	c.sess.HandleDatagram(b, now)
 	c.mu.Unlock()
+	c.deliver(rb)
 	// Answer at once, or with the batch (acknowledgements must keep up
 	// with bursts), and move the timer if the datagram moved the deadline.
 	if rb != nil {
@@ -197,7 +199,11 @@ func (c *Conn) run() {
 		}
 		if state == StateDisconnected {
 			c.ep.remove(c)
-			c.ep.set.logger.Debug("transport: connection ended", "peer", c.addr, "err", c.sess.Err())
+			c.mu.Lock()
+			err := c.sess.Err()
+			c.mu.Unlock()
+			c.ep.set.logger.Debug("transport: connection ended", "peer", c.addr, "err", err)
+			c.deliverEnd(err)
 			return
 		}
 		select {
@@ -261,6 +267,8 @@ func (c *Conn) Flush() {
 // Receive returns the next message, waiting until one arrives, the
 // connection ends (the error says why: ErrPeerClosed, ErrTimeout, ErrClosed)
 // or ctx is done. Messages received before the end are still returned.
+// On a connection with a MessageHandler the messages go to the handler:
+// Receive only reports the end.
 func (c *Conn) Receive(ctx context.Context) (Message, error) {
 	for {
 		c.mu.Lock()
