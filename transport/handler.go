@@ -14,8 +14,9 @@ type MessageHandler interface {
 	HandleMessage(c *Conn, m Message) Waker
 	// HandleEnd is called once, after the last HandleMessage, when the
 	// connection ends, with the reason Receive would return. It runs on
-	// the connection's goroutine and may block briefly (take locks); it
-	// must not wait for the connection's other work.
+	// the goroutine that runs the endpoint's timers, and may block
+	// briefly (take locks); it must not wait for connections (Close
+	// waits for this call to return).
 	HandleEnd(c *Conn, err error)
 }
 

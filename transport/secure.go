@@ -391,7 +391,7 @@ func (ep *endpoint) promote(b []byte, addr net.Addr, key connKey, p *pendingConn
 	c := ep.newConn(addr, key, SessionParams{ConnID: id, InitialSeq: random32(), Token: random32()})
 	c.sec = sec
 	ep.mu.Unlock()
-	go c.run()
+	c.start()
 	c.handlePlain(plain, now, nil)
 }
 
