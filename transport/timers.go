@@ -114,9 +114,9 @@ func (t *connTimers) step() {
 	now := time.Now()
 	t.mu.Lock()
 	turn := t.turn[:0]
-	for _, c := range t.ready {
+	for _, c := range t.ready { // woken, maybe before an earlier turn finished it
 		c.slot.ready = false
-		if !c.slot.stepping {
+		if !c.slot.stepping && !c.slot.finished {
 			c.slot.stepping = true
 			turn = append(turn, c)
 		}
