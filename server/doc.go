@@ -80,9 +80,10 @@
 //
 // # Rooms
 //
-// One reader goroutine per connection stamps messages with the server
-// clock on arrival, applies the rate limit and queues them in the room's
-// room.Inbox. One goroutine per room, room.Driver, takes everything
+// A seat's messages are taken on the transport's read goroutine (a
+// transport.MessageHandler, no goroutine per connection): stamped with
+// the server clock on arrival, rate limited, and queued in the room's
+// room.Inbox, which wakes the room once per read batch. One goroutine per room, room.Driver, takes everything
 // queued at once, hands it to the model's core, ticks it, sends what it
 // produced with one flush for the room (a transport.FlushGroup: one
 // sendmmsg on Linux), and applies the one backpressure policy: a seat

@@ -12,7 +12,6 @@ import (
 	"github.com/tickwire/tickwire/server/join"
 	"github.com/tickwire/tickwire/server/room"
 	"github.com/tickwire/tickwire/transport"
-	"github.com/tickwire/tickwire/wire"
 )
 
 // hostedRoom is a room as the server keeps it: its seats while it waits
@@ -34,7 +33,7 @@ type hostedRoom struct {
 	created    time.Duration // server clock
 	timer      *time.Timer   // expiry, while the room waits
 
-	ctx    context.Context // the room's life: readers stop when it ends
+	ctx    context.Context // the room's life: its seats' messages are dropped once it ends
 	cancel context.CancelFunc
 	inbox  atomic.Pointer[room.Inbox] // set when the room starts
 	impl   atomic.Pointer[roomImpl]   // set once the model's room exists
@@ -54,8 +53,6 @@ type seat struct {
 	identity []byte
 	ended    bool // the connection ended (guarded by Server.mu)
 	late     bool // a new player seated in a playing room (room.Model.LateJoin)
-	// Owned by the seat's reader.
-	limit bucket
 }
 
 // newRoomLocked creates a waiting room for j's first joiner, created from
@@ -134,7 +131,8 @@ func (s *Server) expireLocked(h *hostedRoom) {
 	s.endLocked(h)
 }
 
-// endLocked removes h from the server and stops its readers.
+// endLocked removes h from the server; its seats' messages are dropped
+// from now on.
 func (s *Server) endLocked(h *hostedRoom) {
 	if h.ended {
 		return
@@ -160,8 +158,8 @@ func (s *Server) unwaitLocked(h *hostedRoom) {
 	}
 }
 
-// startLocked marks a full room started: its seats are fixed and its
-// readers queue messages from now on.
+// startLocked marks a full room started: its seats are fixed and their
+// messages are queued from now on.
 func (s *Server) startLocked(h *hostedRoom) {
 	h.started = true
 	if h.timer != nil {
@@ -242,42 +240,6 @@ func (s *Server) end(h *hostedRoom) {
 		s.closeConn(st.conn, "game over")
 	}
 	h.log.Info("relay: room closed")
-}
-
-// read is a seat's reader: it stamps each message with the server clock,
-// drops what exceeds the connection's rate limit, and queues the rest for
-// the room once it has started (a message before the start has no match
-// to go to and is dropped). It ends with the connection or the room.
-func (s *Server) read(h *hostedRoom, st *seat) {
-	defer s.wg.Done()
-	rate, burst := s.cfg.MessageRate, s.cfg.MessageBurst
-	if h.model.MessageRate > 0 {
-		rate = h.model.MessageRate
-	}
-	if h.model.MessageBurst > 0 {
-		burst = h.model.MessageBurst
-	}
-	st.limit = newBucket(rate, burst, s.clock())
-	for {
-		tm, err := st.conn.Receive(h.ctx)
-		if err != nil {
-			s.seatEnded(h, st, err)
-			return
-		}
-		at := s.clock()
-		if !st.limit.take(at) {
-			s.counters.rateLimited.Add(1)
-			continue
-		}
-		if in := h.inbox.Load(); in != nil {
-			s.counters.messagesIn.Add(1)
-			if wire.NewReader(tm.Data).Type() == join.TypeLeave {
-				in.Post(room.Inbound{Seat: st.index, At: at, Err: room.ErrLeft})
-				continue
-			}
-			in.Post(room.Inbound{Seat: st.index, At: at, Msg: tm})
-		}
-	}
 }
 
 // seatEnded handles a seat whose connection ended: before the start the

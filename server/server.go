@@ -141,8 +141,7 @@ func (s *Server) ServeConn(ctx context.Context, c *transport.Conn) error {
 	if j.As != join.AsPlayer || st.late {
 		s.postJoined(h, st)
 	}
-	s.wg.Add(1)
-	go s.read(h, st)
+	s.readSeat(h, st)
 	if full {
 		s.start(h)
 	}

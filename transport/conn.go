@@ -22,15 +22,17 @@ type Conn struct {
 	sendMu sync.Mutex // guards arena, out, armed and runState, and orders writes
 	arena  []byte
 	out    [][]byte
-	// timer wakes the run loop at the session's earliest deadline. Every
-	// pump, on whatever goroutine, re-arms it (under sendMu) when the
-	// deadline moved, so a deadline that passed out of date (an
-	// acknowledgement that rode on a datagram meanwhile) costs no
-	// wake-up. armed is the time it is set for (zero: stopped).
-	timer *time.Timer
+	// The session's earliest deadline wakes the connection: its
+	// endpoint's timers (UDP), or its own timer and run loop. Every pump,
+	// on whatever goroutine, re-arms it (under sendMu) when the deadline
+	// moved, so a deadline that passed out of date (an acknowledgement
+	// that rode on a datagram meanwhile) costs no wake-up. armed is the
+	// time it is set for (zero: none).
+	timer *time.Timer // nil with the endpoint's timers
+	slot  timerSlot   // with the endpoint's timers
 	armed time.Time
-	// runState is the state the run loop last saw: a pump elsewhere wakes
-	// it when the state changed.
+	// runState is the state the last step saw: a pump elsewhere wakes
+	// the connection when the state changed.
 	runState State
 
 	wake         chan struct{} // the run loop should re-evaluate
@@ -41,6 +43,7 @@ type Conn struct {
 	done         chan struct{}
 	ownsEP       bool      // dialed: closing the connection closes the socket
 	ownsListener *Listener // Pipe's server side: closing closes the listener
+	handoff      handoff   // the MessageHandler, if one is set
 }
 
 func signal(ch chan struct{}) {
@@ -50,8 +53,9 @@ func signal(ch chan struct{}) {
 	}
 }
 
-// handle processes a datagram from the peer, opening it first on an
-// encrypted connection; datagrams that do not open are counted and dropped.
+// handle processes a datagram from the peer, opening it first (in place:
+// b is the read loop's buffer) on an encrypted connection; datagrams that
+// do not open are counted and dropped.
 //
 // With a batch (the read goroutine's batch of datagrams) the answer waits
 // for the batch's one write; without, it leaves at once.
@@ -62,24 +66,21 @@ func (c *Conn) handle(b []byte, rb *readBatch) {
 		return
 	}
 	c.mu.Lock()
-	plain, err := c.sec.open(c.sec.plain[:0], b, now)
+	plain, err := c.sec.open(b, now)
+	c.mu.Unlock()
 	if err != nil {
-		c.mu.Unlock()
 		c.ep.sec.openFailed(err)
 		return
 	}
-	c.sec.plain = plain
-	c.mu.Unlock()
 	c.handlePlain(plain, now, rb)
 }
 
-// handlePlain processes a plaintext (or opened) datagram. On encrypted
-// connections only the endpoint's read goroutine calls handle, so the
-// opened buffer is not overwritten meanwhile.
+// handlePlain processes a plaintext (or opened) datagram.
 func (c *Conn) handlePlain(b []byte, now time.Time, rb *readBatch) {
 	c.mu.Lock()
 	c.sess.HandleDatagram(b, now)
 	c.mu.Unlock()
+	c.deliver(rb)
 	// Answer at once, or with the batch (acknowledgements must keep up
 	// with bursts), and move the timer if the datagram moved the deadline.
 	if rb != nil {
@@ -93,7 +94,7 @@ func (c *Conn) handlePlain(b []byte, now time.Time, rb *readBatch) {
 // the run loop only when the state changed.
 func (c *Conn) pumpOutside() {
 	if _, _, wake := c.pump(false, nil); wake {
-		signal(c.wake)
+		c.poke()
 	}
 }
 
@@ -102,7 +103,7 @@ func (c *Conn) compressed(j *compressJob) {
 	c.mu.Lock()
 	c.sess.compressed(j)
 	c.mu.Unlock()
-	signal(c.wake)
+	c.poke()
 }
 
 // pump runs due timers if asked (the run loop asks), sends what the
@@ -170,13 +171,9 @@ func (c *Conn) pump(timers bool, g *FlushGroup) (time.Time, State, bool) {
 	if state != StateConnecting {
 		c.estOnce.Do(func() { close(c.established) })
 	}
-	if timers || !deadline.Equal(c.armed) { // the run loop consumed the timer
+	if timers || !deadline.Equal(c.armed) { // a step consumed the timer
 		c.armed = deadline
-		if deadline.IsZero() {
-			c.timer.Stop()
-		} else {
-			c.timer.Reset(deadline.Sub(now))
-		}
+		c.arm(deadline, now)
 	}
 	wake := false
 	if timers {
@@ -187,27 +184,74 @@ func (c *Conn) pump(timers bool, g *FlushGroup) (time.Time, State, bool) {
 	return deadline, state, wake
 }
 
-// run is the connection's goroutine: it runs the session's timers when
-// the timer fires and acts on state changes.
+// arm wakes the connection at deadline (zero: never). sendMu is held.
+func (c *Conn) arm(deadline, now time.Time) {
+	switch {
+	case c.ep.timers != nil:
+		c.ep.timers.arm(c, deadline)
+	case deadline.IsZero():
+		c.timer.Stop()
+	default:
+		c.timer.Reset(deadline.Sub(now))
+	}
+}
+
+// poke has the connection stepped soon: its state changed, or it has
+// something to send.
+func (c *Conn) poke() {
+	if c.ep.timers != nil {
+		c.ep.timers.wake(c)
+		return
+	}
+	signal(c.wake)
+}
+
+// start has the connection stepped for the first time.
+func (c *Conn) start() {
+	if c.ep.timers != nil {
+		c.ep.timers.wake(c)
+		return
+	}
+	go c.run()
+}
+
+// step runs the session's due timers, sends what it has to send (into g,
+// if given) and acts on its state: a server connection that connected
+// is offered to Accept. It reports whether the connection ended (the
+// caller finishes it, after writing g).
+func (c *Conn) step(g *FlushGroup) bool {
+	_, state, _ := c.pump(true, g)
+	if state == StateConnected && c.ep.listener != nil && !c.accepted {
+		c.accepted = true
+		c.ep.listener.offer(c)
+	}
+	return state == StateDisconnected
+}
+
+// finish forgets an ended connection, hands its end to the handler and
+// releases Close.
+func (c *Conn) finish() {
+	c.ep.remove(c)
+	c.mu.Lock()
+	err := c.sess.Err()
+	c.mu.Unlock()
+	c.ep.set.logger.Debug("transport: connection ended", "peer", c.addr, "err", err)
+	c.deliverEnd(err)
+	close(c.done)
+}
+
+// run is the goroutine of a connection whose endpoint's writes may block
+// (no batch writes): it steps the connection when its timer fires or it
+// is woken.
 func (c *Conn) run() {
-	defer close(c.done)
 	defer c.timer.Stop()
-	for {
-		_, state, _ := c.pump(true, nil)
-		if state == StateConnected && c.ep.listener != nil && !c.accepted {
-			c.accepted = true
-			c.ep.listener.offer(c)
-		}
-		if state == StateDisconnected {
-			c.ep.remove(c)
-			c.ep.set.logger.Debug("transport: connection ended", "peer", c.addr, "err", c.sess.Err())
-			return
-		}
+	for !c.step(nil) {
 		select {
 		case <-c.wake:
 		case <-c.timer.C:
 		}
 	}
+	c.finish()
 }
 
 // RemoteAddr returns the peer's address.
@@ -228,7 +272,7 @@ func (c *Conn) Send(ch ChannelID, data []byte) error {
 	}
 	c.mu.Unlock()
 	if err == nil && c.sess.set.flushInterval == 0 {
-		signal(c.wake)
+		c.poke()
 	}
 	return err
 }
@@ -258,12 +302,14 @@ func (c *Conn) Flush() {
 		c.pumpOutside()
 		return
 	}
-	signal(c.wake)
+	c.poke()
 }
 
 // Receive returns the next message, waiting until one arrives, the
 // connection ends (the error says why: ErrPeerClosed, ErrTimeout, ErrClosed)
 // or ctx is done. Messages received before the end are still returned.
+// On a connection with a MessageHandler the messages go to the handler:
+// Receive only reports the end.
 func (c *Conn) Receive(ctx context.Context) (Message, error) {
 	for {
 		c.mu.Lock()
@@ -325,5 +371,5 @@ func (c *Conn) startClose(reason string) {
 	c.mu.Lock()
 	c.sess.Close(reason, time.Now())
 	c.mu.Unlock()
-	signal(c.wake)
+	c.poke()
 }

@@ -13,15 +13,27 @@
 // time and get exactly reproducible runs.
 //
 // [Conn] and [Listener] are the thin driver: they own a [net.PacketConn],
-// one reader goroutine per socket, one goroutine and one timer per
-// connection (armed at the Session's earliest deadline) and the compression
-// worker pool. On Linux, UDP sockets are read and written in batches
-// (recvmmsg/sendmmsg); any other PacketConn is used datagram by datagram.
-// The goroutine that delivers a datagram, or calls Flush on a UDP
-// connection, sends what is due itself and wakes the connection's
-// goroutine only when its timer must fire earlier; a [FlushGroup] flushes
-// several connections of a socket with one batch write (a game server's
-// room after each tick).
+// one reader goroutine per socket, the connections' timers (armed at each
+// Session's earliest deadline) and the compression worker pool. On Linux,
+// UDP sockets are read and written in batches (recvmmsg/sendmmsg), and one
+// goroutine per socket runs the timers of all its connections from a heap
+// of deadlines, writing the datagrams of every connection due at once in
+// one batch; any other PacketConn is used datagram by datagram, with a
+// goroutine and a timer per connection (its writes may block). The
+// goroutine that delivers a datagram, or calls Flush on a UDP connection,
+// sends what is due itself and wakes the timers only when a deadline
+// moved earlier; a [FlushGroup] flushes several connections of a socket
+// with one batch write (a game server's room after each tick). A
+// [MessageHandler] set on a connection ([Conn.SetHandler]) takes its
+// messages on the read goroutine, so no goroutine waits in Receive: a
+// game server queues them in the room's inbox and wakes the room once
+// per read batch ([Waker]).
+//
+//	datagrams in:  recvmmsg ─▶ open in place ─▶ Session ─▶ MessageHandler ─▶ room inbox
+//	                                              │                         (one Wake per batch)
+//	answers:                         read batch ──┴─▶ one sendmmsg
+//	deadlines:     heap of Conns ─▶ timer goroutine ─▶ Session timers ─▶ one sendmmsg
+//
 // [Pipe] connects two Conns over an in-memory network for tests; the
 // netsim package impairs any PacketConn for tests of bad networks. One
 // Listener can serve several PacketConns ([Listener.Serve]): a UDP socket,

@@ -36,6 +36,9 @@ type endpoint struct {
 	codec *codec
 	pool  *compressPool
 	batch batchConn // nil: datagram by datagram
+	// timers runs the connections' timers when batch is set; otherwise
+	// each connection has a goroutine (Conn.run).
+	timers *connTimers
 
 	mu       sync.Mutex
 	conns    map[connKey]*Conn
@@ -60,7 +63,7 @@ func newEndpoint(pc net.PacketConn, set *settings) (*endpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &endpoint{
+	ep := &endpoint{
 		pc:          pc,
 		set:         set,
 		codec:       cdc,
@@ -71,7 +74,11 @@ func newEndpoint(pc net.PacketConn, set *settings) (*endpoint, error) {
 		pending:     make(map[connKey]*pendingConn),
 		handshakes:  make(chan []byte, 16),
 		unreachable: make(chan error, 1),
-	}, nil
+	}
+	if ep.batch != nil {
+		ep.timers = newConnTimers()
+	}
+	return ep, nil
 }
 
 // random returns a random 32-bit value, never zero.
@@ -122,7 +129,7 @@ func (ep *endpoint) peerGone(addr net.Addr) {
 		c.mu.Lock()
 		c.sess.end(fmt.Errorf("%w: stream or socket closed", ErrPeerClosed))
 		c.mu.Unlock()
-		signal(c.wake)
+		c.poke()
 	}
 }
 
@@ -177,7 +184,7 @@ func (ep *endpoint) route(b []byte, addr net.Addr, rb *readBatch) {
 			ep.refused.Add(1)
 		} else {
 			c = ep.newConn(addr, key, SessionParams{ConnID: id, InitialSeq: random32(), Token: random32()})
-			go c.run()
+			c.start()
 		}
 	}
 	ep.mu.Unlock()
@@ -211,9 +218,12 @@ func (ep *endpoint) newConn(addr net.Addr, key connKey, p SessionParams) *Conn {
 		readable:    make(chan struct{}, 1),
 		established: make(chan struct{}),
 		done:        make(chan struct{}),
-		timer:       time.NewTimer(time.Hour),
+		slot:        timerSlot{index: -1},
 	}
-	c.timer.Stop() // the first pump arms it
+	if ep.timers == nil {
+		c.timer = time.NewTimer(time.Hour)
+		c.timer.Stop() // the first pump arms it
+	}
 	c.sess.cdc = ep.codec
 	c.sess.async = func(j *compressJob) bool { return ep.pool.submit(j, c.compressed) }
 	ep.conns[key] = c
@@ -279,6 +289,9 @@ func (ep *endpoint) shutdown() {
 	}
 	_ = ep.pc.Close()
 	<-ep.readDone
+	if ep.timers != nil {
+		ep.timers.stop()
+	}
 	ep.pool.close()
 	ep.codec.close()
 }

@@ -39,7 +39,7 @@ func (g *FlushGroup) Flush(conns ...*Conn) { g.send(conns, true) }
 // send pumps conns into one batch write; with flush, their queued
 // messages go now instead of at the next FlushInterval tick.
 func (g *FlushGroup) send(conns []*Conn, flush bool) {
-	g.arena, g.dgs, g.wake = g.arena[:0], g.dgs[:0], g.wake[:0]
+	g.reset()
 	for _, c := range conns {
 		if flush {
 			c.mu.Lock()
@@ -47,7 +47,7 @@ func (g *FlushGroup) send(conns []*Conn, flush bool) {
 			c.mu.Unlock()
 		}
 		if c.ep.batch == nil {
-			signal(c.wake)
+			c.poke()
 			continue
 		}
 		if _, _, wake := c.pump(false, g); wake {
@@ -56,9 +56,14 @@ func (g *FlushGroup) send(conns []*Conn, flush bool) {
 	}
 	g.write()
 	for _, c := range g.wake {
-		signal(c.wake)
+		c.poke()
 	}
 	clear(g.wake) // drop the references until the next call
+}
+
+// reset empties the group for a new batch.
+func (g *FlushGroup) reset() {
+	g.arena, g.dgs, g.wake = g.arena[:0], g.dgs[:0], g.wake[:0]
 }
 
 // add copies a connection's datagrams into the group.

@@ -210,7 +210,7 @@ func Dial(ctx context.Context, pc net.PacketConn, raddr net.Addr, cfg Config) (*
 	c.sec = sec
 	ep.mu.Unlock()
 	c.ownsEP = true
-	go c.run()
+	c.start()
 	select {
 	case <-c.established:
 	case <-ctx.Done():
@@ -237,7 +237,7 @@ func (c *Conn) abandon(err error) {
 	c.mu.Lock()
 	c.sess.end(err)
 	c.mu.Unlock()
-	signal(c.wake)
+	c.poke()
 	<-c.done
 	c.ep.shutdown()
 }

@@ -132,30 +132,39 @@ type connSecurity struct {
 	// client know the server received it.
 	finish []byte
 
-	plain []byte // opened datagram
 	arena []byte // sealed datagrams
 	out   [][]byte
 }
 
-// open authenticates and decrypts a datagram, appending its plaintext form
-// (clear header, then frames) to dst. Errors are secure's sentinels:
-// ErrMalformed, ErrReplay, ErrAuth.
-func (s *connSecurity) open(dst, b []byte, now time.Time) ([]byte, error) {
+// open authenticates and decrypts a datagram in place and returns its
+// plaintext form (clear header, then frames), a slice of b: the frames
+// are decrypted over the ciphertext, then the header moves up over the
+// flag byte that preceded it. b is left scrambled when the datagram does
+// not open. Errors are secure's sentinels: ErrMalformed, ErrReplay,
+// ErrAuth.
+//
+//	sealed:  | header (n) | flags | ciphertext ... | tag |
+//	opened:          | header (n) | frames ... |
+func (s *connSecurity) open(b []byte, now time.Time) ([]byte, error) {
 	h, rest, err := parseHeader(b)
-	if err != nil {
-		return dst, secure.ErrMalformed
+	if err != nil || len(rest) == 0 {
+		return nil, secure.ErrMalformed
 	}
-	head := b[:len(b)-len(rest)]
-	dst = append(dst, head...)
+	n := len(b) - len(rest)
+	head := b[:n]
+	dst := rest[1:1] // the frames land exactly over the ciphertext
+	var frames []byte
 	if s.sess != nil {
-		dst, err = s.sess.Open(dst, h.seq, head, rest)
+		frames, err = s.sess.Open(dst, h.seq, head, rest)
 	} else {
-		dst, err = s.auth.Open(dst, h.seq, head, rest, now)
+		frames, err = s.auth.Open(dst, h.seq, head, rest, now)
 	}
-	if err == nil {
-		s.finish = nil
+	if err != nil {
+		return nil, err
 	}
-	return dst, err
+	s.finish = nil
+	copy(b[1:], head)
+	return b[1 : 1+n+len(frames)], nil
 }
 
 // seal returns the sealed forms of plaintext datagrams, preceded by the
@@ -368,12 +377,11 @@ func (ep *endpoint) promote(b []byte, addr net.Addr, key connKey, p *pendingConn
 		return
 	}
 	sec := &connSecurity{auth: p.auth, peer: p.auth.Peer().Key}
-	plain, err := sec.open(nil, b, now)
+	plain, err := sec.open(b, now)
 	if err != nil {
 		ep.sec.openFailed(err)
 		return
 	}
-	sec.plain = plain
 	ep.mu.Lock()
 	if ep.closed {
 		ep.mu.Unlock()
@@ -383,7 +391,7 @@ func (ep *endpoint) promote(b []byte, addr net.Addr, key connKey, p *pendingConn
 	c := ep.newConn(addr, key, SessionParams{ConnID: id, InitialSeq: random32(), Token: random32()})
 	c.sec = sec
 	ep.mu.Unlock()
-	go c.run()
+	c.start()
 	c.handlePlain(plain, now, nil)
 }
 

@@ -40,6 +40,30 @@ func TestSwarm(t *testing.T) {
 			}()
 		}
 	}()
+	const n = 50
+	echoEach(t, ctx, swarmTo(t, l, cfg), n)
+	if st := l.Stats(); st.Connections != n {
+		t.Fatalf("server holds %d connections, want %d", st.Connections, n)
+	}
+}
+
+// TestSwarmRefusesSecurity: a swarm's sessions are plaintext.
+func TestSwarmRefusesSecurity(t *testing.T) {
+	pc, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	_, err = NewSwarm(pc, pc.LocalAddr().(*net.UDPAddr), Config{Security: &SecurityConfig{}})
+	if !errors.Is(err, ErrSwarmSecure) {
+		t.Fatalf("err %v, want ErrSwarmSecure", err)
+	}
+}
+
+// swarmTo returns a swarm on a fresh loopback socket talking to l,
+// closed with the test.
+func swarmTo(t *testing.T, l *Listener, cfg Config) *Swarm {
+	t.Helper()
 	pc, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		t.Fatal(err)
@@ -48,8 +72,14 @@ func TestSwarm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	const n = 50
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// echoEach opens n sessions on s; each sends one message once connected
+// and must get it back, its own and once, from a server that echoes.
+func echoEach(t *testing.T, ctx context.Context, s *Swarm, n int) {
+	t.Helper()
 	sessions := make([]*Session, n)
 	index := map[*Session]int{}
 	for i := range sessions {
@@ -59,6 +89,7 @@ func TestSwarm(t *testing.T) {
 	sent, got := make([]bool, n), make([]bool, n)
 	echoed := 0
 	var touched []*Session
+	var err error
 	if err := s.Write(sessions, time.Now()); err != nil {
 		t.Fatal(err)
 	}
@@ -93,21 +124,5 @@ func TestSwarm(t *testing.T) {
 		if err := s.Sweep(now); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if st := l.Stats(); st.Connections != n {
-		t.Fatalf("server holds %d connections, want %d", st.Connections, n)
-	}
-}
-
-// TestSwarmRefusesSecurity: a swarm's sessions are plaintext.
-func TestSwarmRefusesSecurity(t *testing.T) {
-	pc, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pc.Close()
-	_, err = NewSwarm(pc, pc.LocalAddr().(*net.UDPAddr), Config{Security: &SecurityConfig{}})
-	if !errors.Is(err, ErrSwarmSecure) {
-		t.Fatalf("err %v, want ErrSwarmSecure", err)
 	}
 }

@@ -53,9 +53,21 @@ func NewInbox() *Inbox { return &Inbox{wake: make(chan struct{}, 1)} }
 
 // Post queues in and wakes the room.
 func (b *Inbox) Post(in Inbound) {
+	b.Put(in)
+	b.Wake()
+}
+
+// Put queues in without waking the room: a reader that queues a batch
+// of messages wakes it once, after the batch (the inbox is a
+// transport.Waker).
+func (b *Inbox) Put(in Inbound) {
 	b.mu.Lock()
 	b.q = append(b.q, in)
 	b.mu.Unlock()
+}
+
+// Wake wakes the room to take what was put.
+func (b *Inbox) Wake() {
 	select {
 	case b.wake <- struct{}{}:
 	default:

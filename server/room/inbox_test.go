@@ -49,3 +49,28 @@ func TestInbox(t *testing.T) {
 		t.Fatalf("a seat's end: %+v", got)
 	}
 }
+
+// TestInboxPutWakesOnlyOnWake: Put queues without waking the room (a
+// read batch's messages), Wake wakes it once for all of them.
+func TestInboxPutWakesOnlyOnWake(t *testing.T) {
+	in := room.NewInbox()
+	for s := range 3 {
+		in.Put(room.Inbound{Seat: s})
+	}
+	select {
+	case <-in.Ready():
+		t.Fatal("Put woke the room")
+	default:
+	}
+	in.Wake()
+	in.Wake()
+	<-in.Ready()
+	select {
+	case <-in.Ready():
+		t.Fatal("two wakes before a turn woke the room twice")
+	default:
+	}
+	if got := in.Take(nil); len(got) != 3 {
+		t.Fatalf("took %d, want 3", len(got))
+	}
+}
