@@ -299,7 +299,7 @@ func startRamp(ctx context.Context, r *relayBenchReport, most int, progress io.W
 	// the game and per-address waiting room limits are lifted.
 	rp.lockstep = lockstepserver.New(lockstepserver.Config{OnEvent: rp.removals.event})
 	cfg := server.Config{TickRate: r.TickRate, Models: []room.Model{rp.lockstep.Model()}, MaxGames: -1, MaxWaitingPerAddr: -1}
-	ln, err := transport.ListenUDPReaders(ctx, "127.0.0.1:0", r.Readers, tcfg)
+	ln, err := listenRelay(ctx, "127.0.0.1:0", r.Readers, tcfg)
 	if err != nil {
 		return nil, err
 	}
