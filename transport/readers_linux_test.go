@@ -29,24 +29,7 @@ func TestListenUDPReaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept(ctx)
-			if err != nil {
-				return
-			}
-			go func() {
-				for {
-					m, err := c.Receive(ctx)
-					if err != nil {
-						return
-					}
-					_ = c.Send(m.Channel, m.Data)
-					c.Flush()
-				}
-			}()
-		}
-	}()
+	go serveEcho(ctx, l)
 	const n = 16
 	for i := range n {
 		c, err := DialUDP(ctx, l.Addr().String(), cfg)

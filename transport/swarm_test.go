@@ -22,24 +22,7 @@ func TestSwarm(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	go func() { // the server echoes every message
-		for {
-			c, err := l.Accept(ctx)
-			if err != nil {
-				return
-			}
-			go func() {
-				for {
-					m, err := c.Receive(ctx)
-					if err != nil {
-						return
-					}
-					_ = c.Send(m.Channel, m.Data)
-					c.Flush()
-				}
-			}()
-		}
-	}()
+	go serveEcho(ctx, l)
 	pc, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		t.Fatal(err)
@@ -109,5 +92,26 @@ func TestSwarmRefusesSecurity(t *testing.T) {
 	_, err = NewSwarm(pc, pc.LocalAddr().(*net.UDPAddr), Config{Security: &SecurityConfig{}})
 	if !errors.Is(err, ErrSwarmSecure) {
 		t.Fatalf("err %v, want ErrSwarmSecure", err)
+	}
+}
+
+// serveEcho accepts l's connections until ctx ends and echoes every
+// message each receives, on its channel.
+func serveEcho(ctx context.Context, l *Listener) {
+	for {
+		c, err := l.Accept(ctx)
+		if err != nil {
+			return
+		}
+		go func() {
+			for {
+				m, err := c.Receive(ctx)
+				if err != nil {
+					return
+				}
+				_ = c.Send(m.Channel, m.Data)
+				c.Flush()
+			}
+		}()
 	}
 }
