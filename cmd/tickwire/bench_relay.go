@@ -414,8 +414,18 @@ func (rp *ramp) takeDrops() uint64 {
 	return n
 }
 
-// stopReason says why the ramp must end after step, or "".
+// stopReason says why the ramp must end after step, or "": the step's
+// failure, and whether the relay's socket overflowed during it.
 func (rp *ramp) stopReason(step rampStep, stopMS float64) string {
+	why := rp.failure(step, stopMS)
+	if why != "" && step.ReceiveDrops > 0 {
+		why += fmt.Sprintf("; the relay fell behind its socket: the kernel dropped %d datagrams (receive buffer full)", step.ReceiveDrops)
+	}
+	return why
+}
+
+// failure says how step failed, or "".
+func (rp *ramp) failure(step rampStep, stopMS float64) string {
 	switch {
 	case step.Playing < step.Games:
 		return fmt.Sprintf("only %d of %d games started", step.Playing, step.Games)
