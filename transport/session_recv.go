@@ -123,7 +123,9 @@ func (s *Session) validFrame(f *frame) bool {
 	if f.flags&frameFragment != 0 {
 		return cs.AllowFragmentation && int(f.total) <= cs.maxSize && fragLen(f) > 0
 	}
-	return true
+	// A whole message is within the channel's size too (a compressed one
+	// is bounded when it is decompressed).
+	return f.flags&frameCompressed != 0 || len(f.payload) <= cs.maxSize
 }
 
 // reservation returns the reassembly memory the fragments of a datagram
