@@ -10,11 +10,21 @@ import (
 )
 
 // batchConn reads and writes several datagrams per system call
-// (recvmmsg/sendmmsg). ipv6.PacketConn has the same methods, as
-// ipv6.Message is the same type as ipv4.Message.
-type batchConn interface {
-	ReadBatch(ms []ipv4.Message, flags int) (int, error)
-	WriteBatch(ms []ipv4.Message, flags int) (int, error)
+// (recvmmsg/sendmmsg), segmenting runs of datagrams to one peer where the
+// kernel can (segmenter). ipv6.PacketConn has the same methods as
+// ipv4.PacketConn, as ipv6.Message is the same type as ipv4.Message.
+type batchConn = *udpBatch
+
+type udpBatch struct {
+	reader interface {
+		ReadBatch(ms []ipv4.Message, flags int) (int, error)
+	}
+	*segmenter
+}
+
+// ReadBatch reads up to len(ms) datagrams.
+func (u *udpBatch) ReadBatch(ms []ipv4.Message, flags int) (int, error) {
+	return u.reader.ReadBatch(ms, flags)
 }
 
 // readBatchSize is the most datagrams one recvmmsg reads.
@@ -25,10 +35,13 @@ func newBatchConn(pc net.PacketConn) batchConn {
 	if !ok {
 		return nil
 	}
+	gso := segmentSupported(uc)
 	if la, ok := uc.LocalAddr().(*net.UDPAddr); ok && la.IP.To4() != nil {
-		return ipv4.NewPacketConn(uc)
+		c := ipv4.NewPacketConn(uc)
+		return &udpBatch{reader: c, segmenter: newSegmenter(c, gso)}
 	}
-	return ipv6.NewPacketConn(uc)
+	c := ipv6.NewPacketConn(uc)
+	return &udpBatch{reader: c, segmenter: newSegmenter(c, gso)}
 }
 
 func (ep *endpoint) readBatches() {
@@ -66,13 +79,8 @@ func (ep *endpoint) writeBatch(addr net.Addr, dgs [][]byte) {
 }
 
 // writeMessages sends datagrams, each to its own address, in as few
-// system calls as the kernel allows.
+// system calls as the kernel allows; a datagram the kernel refuses ends
+// the write (the sessions recover what was lost).
 func (ep *endpoint) writeMessages(ms []ipv4.Message) {
-	for len(ms) > 0 {
-		n, err := ep.batch.WriteBatch(ms, 0)
-		if err != nil || n == 0 {
-			return
-		}
-		ms = ms[n:]
-	}
+	_ = ep.batch.write(ms)
 }

@@ -19,8 +19,9 @@ const swarmBatch = 64
 // Swarm drives many client sessions to one server over one UDP socket,
 // from its caller's goroutine: no goroutine, timer or channel per session.
 // It is a load generator's transport: thousands of light clients share a
-// few sockets, read and write in batches (recvmmsg and sendmmsg on Linux)
-// and run their timers when the caller sweeps. Sessions are told apart by
+// few sockets, read and write in batches (recvmmsg and sendmmsg on Linux;
+// runs of datagrams of one size leave as one UDP_SEGMENT message where the
+// kernel offers it) and run their timers when the caller sweeps. Sessions are told apart by
 // their connection id, as the server tells them apart.
 //
 // A Swarm's sessions are plaintext (ErrSwarmSecure). It is not safe for
@@ -31,6 +32,7 @@ type Swarm struct {
 		ReadBatch(ms []ipv4.Message, flags int) (int, error)
 		WriteBatch(ms []ipv4.Message, flags int) (int, error)
 	}
+	seg   *segmenter // the batch's writes, segmented where the kernel can
 	raddr *net.UDPAddr
 	set   *settings
 	cdc   *codec
@@ -69,6 +71,7 @@ func NewSwarm(pc *net.UDPConn, raddr *net.UDPAddr, cfg Config) (*Swarm, error) {
 	} else {
 		s.batch = ipv6.NewPacketConn(pc)
 	}
+	s.seg = newSegmenter(s.batch, segmentSupported(pc))
 	size := min(2*set.mtu, 1<<16)
 	s.in = make([]ipv4.Message, swarmBatch)
 	for i := range s.in {
@@ -188,14 +191,9 @@ func (s *Swarm) send() error {
 	for i := range s.bufs {
 		s.out = append(s.out, ipv4.Message{Buffers: s.bufs[i : i+1], Addr: s.raddr})
 	}
-	for ms := s.out; len(ms) > 0; {
-		n, err := s.batch.WriteBatch(ms[:min(len(ms), swarmBatch)], 0)
-		if err != nil {
-			return err
-		}
-		ms = ms[n:]
-	}
-	return nil
+	err := s.seg.write(s.out)
+	clear(s.out) // drop the buffers until the next call
+	return err
 }
 
 // Close closes the socket. The sessions end without telling the server,

@@ -22,24 +22,7 @@ func TestSwarm(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	go func() { // the server echoes every message
-		for {
-			c, err := l.Accept(ctx)
-			if err != nil {
-				return
-			}
-			go func() {
-				for {
-					m, err := c.Receive(ctx)
-					if err != nil {
-						return
-					}
-					_ = c.Send(m.Channel, m.Data)
-					c.Flush()
-				}
-			}()
-		}
-	}()
+	go serveEcho(ctx, l)
 	const n = 50
 	echoEach(t, ctx, swarmTo(t, l, cfg), n)
 	if st := l.Stats(); st.Connections != n {
@@ -124,5 +107,26 @@ func echoEach(t *testing.T, ctx context.Context, s *Swarm, n int) {
 		if err := s.Sweep(now); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// serveEcho accepts l's connections until ctx ends and echoes every
+// message each receives, on its channel.
+func serveEcho(ctx context.Context, l *Listener) {
+	for {
+		c, err := l.Accept(ctx)
+		if err != nil {
+			return
+		}
+		go func() {
+			for {
+				m, err := c.Receive(ctx)
+				if err != nil {
+					return
+				}
+				_ = c.Send(m.Channel, m.Data)
+				c.Flush()
+			}
+		}()
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"os"
 	"os/exec"
 	"runtime"
@@ -98,6 +99,10 @@ type rampStep struct {
 	// Removals counts the players the relay removed since the previous
 	// step, by reason (timeout, lag-switch, frozen, left, …).
 	Removals map[string]int `json:"removals,omitempty"`
+	// ReceiveDrops counts the datagrams the kernel dropped at the relay's
+	// sockets (receive buffer full) since the previous step's end, this
+	// step's joins included: the relay fell behind its socket.
+	ReceiveDrops uint64 `json:"receive_drops"`
 }
 
 // latenessLimit is the p99 broadcast lateness a step must stay under.
@@ -184,11 +189,11 @@ func printRelayBench(w io.Writer, r *relayBenchReport) {
 	if len(r.Steps) > 0 {
 		fmt.Fprintf(w, "relay server at %d tps, p99 broadcast lateness limit %.1f ms (%d CPUs, load average %s):\n",
 			r.TickRate, r.LatenessLimitMS, r.CPUs, r.LoadAverage)
-		fmt.Fprintf(w, "  %6s %8s %9s %9s %10s %10s %9s %10s %12s %9s\n", "games", "playing", "late p50", "late p99", "jitter p50", "jitter p99",
-			"cpu cores", "late orders", "dg/game-s", "µs/dg")
+		fmt.Fprintf(w, "  %6s %8s %9s %9s %10s %10s %9s %10s %12s %9s %9s\n", "games", "playing", "late p50", "late p99", "jitter p50", "jitter p99",
+			"cpu cores", "late orders", "dg/game-s", "µs/dg", "rx drops")
 		for _, s := range r.Steps {
-			fmt.Fprintf(w, "  %6d %8d %9.2f %9.2f %10.2f %10.2f %9.2f %10d %12.0f %9.1f\n", s.Games, s.Playing, s.LatenessP50MS, s.LatenessP99MS,
-				s.JitterP50MS, s.JitterP99MS, s.CPUCores, s.LateOrders, s.DatagramsPerGameS, s.CPUUsPerDatagram)
+			fmt.Fprintf(w, "  %6d %8d %9.2f %9.2f %10.2f %10.2f %9.2f %10d %12.0f %9.1f %9d\n", s.Games, s.Playing, s.LatenessP50MS, s.LatenessP99MS,
+				s.JitterP50MS, s.JitterP99MS, s.CPUCores, s.LateOrders, s.DatagramsPerGameS, s.CPUUsPerDatagram, s.ReceiveDrops)
 		}
 		fmt.Fprintf(w, "  games max %d; relay cpu %.1f s, bots cpu %.1f s; ramp ended: %s\n", r.GamesMax, r.CPUSeconds, r.BotCPUSeconds, r.StoppedBecause)
 		fmt.Fprintf(w, "datapath at %d games: %.2f µs of server CPU per datagram, floor %.2f µs (receive %.2f at %d bytes, send %.2f at %d bytes), ratio %.2f; %.0f games per core; server %.1f CPU-s, load generator %.1f CPU-s\n",
@@ -279,6 +284,7 @@ type ramp struct {
 	loads    []*exec.Cmd
 	running  int // games asked for so far, the probe included
 	cpuStart time.Duration
+	drops    uint64 // the relay's receive drops at the previous step's end
 }
 
 // startRamp starts the relay, sized for most games, and the probe game:
@@ -299,7 +305,7 @@ func startRamp(ctx context.Context, r *relayBenchReport, most int, progress io.W
 	// the game and per-address waiting room limits are lifted.
 	rp.lockstep = lockstepserver.New(lockstepserver.Config{OnEvent: rp.removals.event})
 	cfg := server.Config{TickRate: r.TickRate, Models: []room.Model{rp.lockstep.Model()}, MaxGames: -1, MaxWaitingPerAddr: -1}
-	ln, err := transport.ListenUDPReaders(ctx, "127.0.0.1:0", r.Readers, tcfg)
+	ln, err := listenRelay(ctx, "127.0.0.1:0", r.Readers, tcfg)
 	if err != nil {
 		return nil, err
 	}
@@ -364,6 +370,7 @@ func (rp *ramp) step(ctx context.Context, target int, measure time.Duration) (ra
 	}
 	step := rampStep{Games: target, Playing: playing, LatenessP50MS: -1, LatenessP99MS: -1, JitterP50MS: -1, JitterP99MS: -1}
 	if playing < target {
+		step.ReceiveDrops = rp.takeDrops()
 		return step, nil
 	}
 	if err := settle(ctx, rp.lockstep, 2*time.Second, 30*time.Second); err != nil {
@@ -380,6 +387,7 @@ func (rp *ramp) step(ctx context.Context, target int, measure time.Duration) (ra
 	st, ls := srv.Stats(), rp.lockstep.Stats()
 	step.CPUCores = step.CPUSeconds / step.Seconds
 	step.Removals = rp.removals.take()
+	step.ReceiveDrops = rp.takeDrops()
 	step.LateOrders = ls.LateOrders - ls0.LateOrders
 	step.DatagramsPerGameS = float64(step.DatagramsIn+step.DatagramsOut) / step.Seconds / float64(target)
 	step.PlayingAfter = st.ActiveGames
@@ -393,13 +401,31 @@ func (rp *ramp) step(ctx context.Context, target int, measure time.Duration) (ra
 		step.JitterP50MS = ms(metrics.Quantile(samples, 0.50))
 		step.JitterP99MS = ms(metrics.Quantile(samples, 0.99))
 	}
-	fmt.Fprintf(rp.progress, "step %d games: p99 lateness %.2f ms, p99 jitter %.2f ms, relay %.2f cores, load generator %.2f cores, %.0f datagrams per game-second, %.1f µs per datagram, removals %v\n",
-		target, step.LatenessP99MS, step.JitterP99MS, step.CPUCores, step.LoadgenCPUSeconds/step.Seconds, step.DatagramsPerGameS, step.CPUUsPerDatagram, step.Removals)
+	fmt.Fprintf(rp.progress, "step %d games: p99 lateness %.2f ms, p99 jitter %.2f ms, relay %.2f cores, load generator %.2f cores, %.0f datagrams per game-second, %.1f µs per datagram, removals %v, receive drops %d\n",
+		target, step.LatenessP99MS, step.JitterP99MS, step.CPUCores, step.LoadgenCPUSeconds/step.Seconds, step.DatagramsPerGameS, step.CPUUsPerDatagram, step.Removals, step.ReceiveDrops)
 	return step, nil
 }
 
-// stopReason says why the ramp must end after step, or "".
+// takeDrops returns the relay's receive drops since the previous take.
+func (rp *ramp) takeDrops() uint64 {
+	d := receiveDrops(rp.lr.addr.(*net.UDPAddr).Port)
+	n := d - rp.drops
+	rp.drops = d
+	return n
+}
+
+// stopReason says why the ramp must end after step, or "": the step's
+// failure, and whether the relay's socket overflowed during it.
 func (rp *ramp) stopReason(step rampStep, stopMS float64) string {
+	why := rp.failure(step, stopMS)
+	if why != "" && step.ReceiveDrops > 0 {
+		why += fmt.Sprintf("; the relay fell behind its socket: the kernel dropped %d datagrams (receive buffer full)", step.ReceiveDrops)
+	}
+	return why
+}
+
+// failure says how step failed, or "".
+func (rp *ramp) failure(step rampStep, stopMS float64) string {
 	switch {
 	case step.Playing < step.Games:
 		return fmt.Sprintf("only %d of %d games started", step.Playing, step.Games)

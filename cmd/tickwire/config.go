@@ -36,6 +36,9 @@ type relayFile struct {
 	TickRate   *int    `toml:"tick_rate"`
 	MaxGames   *int    `toml:"max_games"`
 	MaxConns   *int    `toml:"max_conns"`
+	// Readers is the number of sockets on the listen port, each with its
+	// read loop (SO_REUSEPORT); 0 means 1.
+	Readers *int `toml:"readers"`
 	// MaxRoomSize bounds a lockstep room's players.
 	MaxRoomSize *int `toml:"max_room_size"`
 	// WaitingRoomTimeout is a duration string ("2m", "90s"); "0s" never.
@@ -181,6 +184,7 @@ func (fc *fileConfig) check(hosted []string) error {
 		{"relay.tick_rate", r.TickRate, 1, 1000},
 		{"relay.max_games", r.MaxGames, -1, 1 << 30},
 		{"relay.max_conns", r.MaxConns, 1, 1 << 30},
+		{"relay.readers", r.Readers, 0, maxReaders},
 		{"relay.max_room_size", r.MaxRoomSize, 1, 64},
 		{"relay.max_waiting_rooms_per_address", r.MaxWaitingRooms, -1, 1 << 30},
 		{"relay.message_rate", r.MessageRate, 1, 1 << 20},

@@ -98,6 +98,29 @@ func TestConfigFlagsOverride(t *testing.T) {
 	}
 }
 
+// TestConfigReaders: relay.readers sets the sockets on the listen port,
+// its zero value is one, and --readers overrides it.
+func TestConfigReaders(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		args []string
+		want int
+	}{
+		{"[relay]\n", nil, 1},
+		{"[relay]\nreaders = 0\n", nil, 0},
+		{"[relay]\nreaders = 4\n", nil, 4},
+		{"[relay]\nreaders = 4\n", []string{"--readers", "2"}, 2},
+	} {
+		f, err := parseServeFlags(append([]string{"--config", writeConfig(t, tc.text)}, tc.args...), io.Discard)
+		if err != nil || f.readers != tc.want {
+			t.Errorf("%q %v: readers %d, %v; want %d", tc.text, tc.args, f.readers, err, tc.want)
+		}
+	}
+	if _, err := parseServeFlags([]string{"--readers", "-1"}, io.Discard); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "relay.readers") {
+		t.Errorf("--readers -1: %v, want a usage error naming relay.readers", err)
+	}
+}
+
 // TestConfigErrorsNameTheKey: an unknown key, a value of the wrong type
 // or out of range, and an unknown network model each stop
 // startup with an error naming the key.
@@ -122,6 +145,8 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"[relay.prediction]\nsnapshot_every = -1\n", "relay.prediction.snapshot_every: -1 is outside"},
 		{"[capabilities]\nrelay = false\n", "capabilities.relay"},
 		{"[relay]\ndebug_level = 4\n", "relay.debug_level: 4 is outside 0..3"},
+		{"[relay]\nreaders = -1\n", "relay.readers: -1 is outside 0..256"},
+		{"[relay]\nreaders = \"many\"\n", "relay.readers"},
 		{"[relay]\ndebug_level = \"high\"\n", "relay.debug_level"},
 		{"[relay.match_types.x]\nnetwork_model = \"lockstep\"\ndebug_level = -1\n", "relay.match_types.x.debug_level: -1 is outside 0..3"},
 		{"[relay\n", "server_config.toml"},

@@ -225,7 +225,7 @@ type localRelay struct {
 }
 
 func startLocalRelay(ctx context.Context, tcfg transport.Config, cfg server.Config) (*localRelay, error) {
-	ln, err := listenRelay(ctx, "127.0.0.1:0", tcfg)
+	ln, err := listenRelay(ctx, "127.0.0.1:0", 1, tcfg)
 	if err != nil {
 		return nil, err
 	}

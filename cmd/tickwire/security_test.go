@@ -69,7 +69,7 @@ func TestLoopbackLimits(t *testing.T) {
 		}
 		tcfg := lanes.TransportConfig()
 		tcfg.Security = sc
-		ln, err := listenRelay(t.Context(), "127.0.0.1:0", tcfg)
+		ln, err := listenRelay(t.Context(), "127.0.0.1:0", 1, tcfg)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -33,6 +33,7 @@ type serveFlags struct {
 	tps            int
 	maxGames       int
 	maxConns       int
+	readers        int
 	maxRoomSize    int
 	waitingTimeout time.Duration
 	maxWaiting     int
@@ -67,7 +68,8 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 	fs.StringVar(&f.adminToken, "admin-token", "", "bearer token the admin address asks for (all but /healthz, /readyz and the page); use it when --admin is not loopback")
 	fs.IntVar(&f.tps, "tps", 30, "ticks per second")
 	fs.IntVar(&f.maxGames, "max-games", server.DefaultMaxGames, "concurrent games (rooms, waiting or playing), -1 for no limit")
-	fs.IntVar(&f.maxConns, "max-conns", 16384, "concurrent client connections")
+	fs.IntVar(&f.maxConns, "max-conns", 16384, "concurrent client connections (of each socket, with --readers)")
+	fs.IntVar(&f.readers, "readers", 1, fmt.Sprintf("UDP sockets on the --listen port (SO_REUSEPORT), each with its read loop; 0 means 1, at most %d", maxReaders))
 	fs.IntVar(&f.maxRoomSize, "max-room-size", relay.MaxPlayers, "players of a lockstep room at most")
 	fs.DurationVar(&f.waitingTimeout, "waiting-timeout", server.DefaultWaitingTimeout, "a room not full this long after its first join expires (0: never)")
 	fs.IntVar(&f.maxWaiting, "max-waiting-per-addr", server.DefaultMaxWaitingPerAddr, "waiting rooms one IP address may have created, -1 for no limit")
@@ -106,6 +108,8 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 		return f, fmt.Errorf("%w: --max-room-size must be 1..%d", errUsage, relay.MaxPlayers)
 	case f.waitingTimeout < 0 || f.maxWaiting < -1 || f.maxWaiting == 0 || f.messageRate < 0 || f.messageBurst < 0:
 		return f, fmt.Errorf("%w: --waiting-timeout, --message-rate and --message-burst must not be negative, --max-waiting-per-addr positive or -1", errUsage)
+	case f.readers < 0 || f.readers > maxReaders:
+		return f, fmt.Errorf("%w: --readers (relay.readers) must be 0..%d", errUsage, maxReaders)
 	case f.debugLevel < 0 || f.debugLevel > msg.MaxDebugLevel:
 		return f, fmt.Errorf("%w: --debug-level (relay.debug_level) must be 0..%d", errUsage, msg.MaxDebugLevel)
 	case f.op.drainTimeout < 0:
@@ -152,6 +156,7 @@ func (f *serveFlags) merge(fc *fileConfig, set map[string]bool) {
 	take("tps", &f.tps, r.TickRate)
 	take("max-games", &f.maxGames, r.MaxGames)
 	take("max-conns", &f.maxConns, r.MaxConns)
+	take("readers", &f.readers, r.Readers)
 	take("max-room-size", &f.maxRoomSize, r.MaxRoomSize)
 	take("max-waiting-per-addr", &f.maxWaiting, r.MaxWaitingRooms)
 	take("message-rate", &f.messageRate, r.MessageRate)
@@ -240,7 +245,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	op.certify(&scfg, resultKey)
-	ln, err := listenRelay(ctx, f.listen, tcfg)
+	ln, err := listenRelay(ctx, f.listen, f.readers, tcfg)
 	if err != nil {
 		return err
 	}
@@ -321,24 +326,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // kernel caps the request (net.core.rmem_max, wmem_max).
 const socketBuffer = 4 << 20
 
-// listenRelay opens the relay's UDP socket with large kernel buffers and
-// accepts transport connections on it.
-func listenRelay(ctx context.Context, addr string, tcfg transport.Config) (*transport.Listener, error) {
-	var lc net.ListenConfig
-	pc, err := lc.ListenPacket(ctx, "udp", addr)
-	if err != nil {
-		return nil, err
-	}
-	if u, ok := pc.(*net.UDPConn); ok {
-		// Best effort: a smaller buffer still works.
-		u.SetReadBuffer(socketBuffer)
-		u.SetWriteBuffer(socketBuffer)
-	}
-	ln, err := transport.Listen(ctx, pc, tcfg)
-	if err != nil {
-		pc.Close()
-	}
-	return ln, err
+// maxReaders bounds --readers: a read loop per socket, and more sockets
+// than cores only share the cores.
+const maxReaders = 256
+
+// listenRelay opens the relay's UDP sockets, readers of them on addr
+// (SO_REUSEPORT, one read loop each), every one with socketBuffer in
+// each direction, and accepts transport connections on them.
+func listenRelay(ctx context.Context, addr string, readers int, tcfg transport.Config) (*transport.Listener, error) {
+	return transport.ListenUDPReaders(ctx, addr, transport.Sockets{Readers: readers, Buffer: socketBuffer}, tcfg)
 }
 
 // adminSource exposes a relay server's figures (and its listener's

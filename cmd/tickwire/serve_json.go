@@ -11,6 +11,7 @@ import (
 // line, and the start of the startup line.
 type serveSettings struct {
 	Listen              string   `json:"listen"`
+	Readers             int      `json:"readers"`
 	Admin               string   `json:"admin"`
 	TickRate            int      `json:"tick_rate"`
 	MaxGames            int      `json:"max_games"`
@@ -31,7 +32,7 @@ type serveStartup struct {
 }
 
 func (f *serveFlags) settings() serveSettings {
-	return serveSettings{Listen: f.listen, Admin: f.admin, TickRate: f.tps, MaxGames: f.maxGames,
+	return serveSettings{Listen: f.listen, Readers: max(f.readers, 1), Admin: f.admin, TickRate: f.tps, MaxGames: f.maxGames,
 		NetworkModels: hostedModels(), DefaultNetworkModel: f.defaultModel}
 }
 
@@ -49,8 +50,8 @@ func (f *serveFlags) printConfigOK(w io.Writer) error {
 			serveSettings
 		}{"ok", s})
 	}
-	_, err := fmt.Fprintf(w, "configuration ok: listen %s, admin %q, %d ticks/s, max games %d, models %s, default %s\n",
-		s.Listen, s.Admin, s.TickRate, s.MaxGames, strings.Join(s.NetworkModels, ", "), s.DefaultNetworkModel)
+	_, err := fmt.Fprintf(w, "configuration ok: listen %s (%d readers), admin %q, %d ticks/s, max games %d, models %s, default %s\n",
+		s.Listen, s.Readers, s.Admin, s.TickRate, s.MaxGames, strings.Join(s.NetworkModels, ", "), s.DefaultNetworkModel)
 	return err
 }
 

@@ -43,7 +43,9 @@ type Report struct {
 	Errors  map[string]int `json:"errors"`  // why players stopped, by reason
 }
 
-// Run plays the load until ctx is done and reports.
+// Run plays the load until ctx is done or every player has stopped (the
+// server is gone: every session timed out; or removed them all), and
+// reports.
 func Run(ctx context.Context, cfg Config) (Report, error) {
 	if cfg.Players == 0 {
 		cfg.Players = 4
@@ -167,7 +169,9 @@ func (s *socket) run(ctx context.Context) {
 			s.receive(s.bots[sess], at)
 		}
 		if !now.Before(nextScan) {
-			s.scan(at)
+			if s.scan(at) == 0 {
+				return // every player stopped
+			}
 			if err := s.sw.Sweep(now); err != nil {
 				s.err.Store(err)
 				return
@@ -201,12 +205,14 @@ func (s *socket) seat(b *bot, answer []byte) {
 }
 
 // scan runs the players' due deadlines, sends the joins of sessions that
-// connected, and notes the ones that ended.
-func (s *socket) scan(at time.Duration) {
+// connected, and notes the ones that ended; it returns how many players
+// have not stopped.
+func (s *socket) scan(at time.Duration) (live int) {
 	for _, b := range s.all {
-		if b.err != nil {
+		if b.err != nil || (b.player != nil && b.player.Err() != nil) {
 			continue
 		}
+		live++
 		switch st := b.sess.State(); {
 		case st == transport.StateDisconnected:
 			b.err = b.sess.Err()
@@ -232,6 +238,7 @@ func (s *socket) scan(at time.Duration) {
 			s.output(b, at)
 		}
 	}
+	return live
 }
 
 // output queues what a bot's player has to send.

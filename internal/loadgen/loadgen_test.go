@@ -67,3 +67,46 @@ func TestLoadPlaysRealRelay(t *testing.T) {
 		t.Fatalf("relay saw %d desyncs", st.Desyncs)
 	}
 }
+
+// TestLoadEndsWhenServerGoes: a load generator whose relay shut down
+// ends by itself once every player stopped, instead of running on until
+// interrupted (a benchmark that died left its load generators running,
+// holding the machine's benchmark lock), and reports why they stopped.
+func TestLoadEndsWhenServerGoes(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	ln, err := transport.ListenUDP(ctx, "127.0.0.1:0", lanes.TransportConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := server.New(server.Config{TickRate: 30, Models: []room.Model{lockstepserver.New(lockstepserver.Config{}).Model()}})
+	go srv.Serve(ctx, ln)
+
+	tcfg := lanes.TransportConfig()
+	tcfg.IdleTimeout = time.Second
+	done := make(chan Report, 1)
+	go func() {
+		rep, err := Run(ctx, Config{Server: ln.Addr().String(), Room: "gone", Games: 1, Transport: &tcfg})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- rep
+	}()
+	for srv.Stats().ActiveGames == 0 {
+		select {
+		case <-ctx.Done():
+			t.Fatal("the game never started")
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	ln.Close()
+	srv.Close()
+	select {
+	case rep := <-done:
+		if rep.Players != 4 || rep.Seated != 4 || len(rep.Errors) == 0 {
+			t.Fatalf("report %+v", rep)
+		}
+	case <-ctx.Done():
+		t.Fatal("the load generator played on after its relay was gone")
+	}
+}
