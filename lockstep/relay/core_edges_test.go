@@ -1,0 +1,67 @@
+package relay
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/tickwire/tickwire/lockstep/msg"
+	"github.com/tickwire/tickwire/protocol"
+)
+
+// TestNewConfigBounds: New accepts every limit exactly and refuses one
+// step past it (debug level, player count, a tick interval that must
+// exceed the skew budget, a profile whose minimum equals its maximum,
+// the late-rate smoothing at one).
+func TestNewConfigBounds(t *testing.T) {
+	players := func(n int) []protocol.PlayerID {
+		ids := make([]protocol.PlayerID, n)
+		for i := range ids {
+			ids[i] = protocol.PlayerID(i + 1)
+		}
+		return ids
+	}
+	equal := Ranked()
+	equal.DeadlineMin, equal.RunAheadMin, equal.EWMAAlphaQ15 = equal.DeadlineMax, equal.RunAheadMax, 32768
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		n    int
+		ok   bool
+	}{
+		{"debug level at its maximum", Config{DebugLevel: msg.MaxDebugLevel}, 2, true},
+		{"debug level past it", Config{DebugLevel: msg.MaxDebugLevel + 1}, 2, false},
+		{"MaxPlayers players", Config{}, MaxPlayers, true},
+		{"one more", Config{}, MaxPlayers + 1, false},
+		{"tick interval just over the skew budget", Config{TickRate: 199, SkewBudget: 5 * time.Millisecond}, 2, true},
+		{"tick interval equal to the skew budget", Config{TickRate: 200, SkewBudget: 5 * time.Millisecond}, 2, false},
+		{"profile minimums equal to maximums", Config{Profile: equal}, 2, true},
+	} {
+		tc.cfg.Rand = newSeededReader(1)
+		_, err := New(tc.cfg, players(tc.n), 0)
+		if tc.ok && err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+		if !tc.ok && !errors.Is(err, ErrConfig) {
+			t.Errorf("%s: err %v, want ErrConfig", tc.name, err)
+		}
+	}
+	over := Ranked()
+	over.EWMAAlphaQ15 = 32769
+	if _, err := New(Config{Profile: over, Rand: newSeededReader(1)}, players(2), 0); !errors.Is(err, ErrConfig) {
+		t.Errorf("smoothing over one: err %v, want ErrConfig", err)
+	}
+}
+
+// TestHeardKeepsPlayerAlive: a transport keepalive moves the player's
+// LastHeard to now; one from a stranger changes nothing.
+func TestHeardKeepsPlayerAlive(t *testing.T) {
+	c := newPlaying(t, Config{}, 1, 2)
+	c.Heard(10*time.Millisecond, 1)
+	c.Heard(20*time.Millisecond, 9)
+	one, _ := c.Player(1)
+	two, _ := c.Player(2)
+	if one.LastHeard != 10*time.Millisecond || two.LastHeard != 0 {
+		t.Errorf("LastHeard: player 1 %v (want 10ms), player 2 %v (want 0)", one.LastHeard, two.LastHeard)
+	}
+}
