@@ -65,3 +65,24 @@ func TestHeardKeepsPlayerAlive(t *testing.T) {
 		t.Errorf("LastHeard: player 1 %v (want 10ms), player 2 %v (want 0)", one.LastHeard, two.LastHeard)
 	}
 }
+
+// TestPoolReleaseKeepsLaterItems: releasing the first n items handed out
+// keeps the ones handed out after them in use: the pool never hands one
+// of those out again before it too is released.
+func TestPoolReleaseKeepsLaterItems(t *testing.T) {
+	var p pool[int]
+	a, b, c := p.get(), p.get(), p.get()
+	*a, *b, *c = 1, 2, 3
+	p.release(1)
+	d, e := p.get(), p.get()
+	if d == b || d == c || e == b || e == c {
+		t.Fatal("an item still in use handed out again")
+	}
+	if d != a || *b != 2 || *c != 3 {
+		t.Errorf("the released item not reused first, or live items changed: %d %d", *b, *c)
+	}
+	p.release(4)
+	if p.used != 0 {
+		t.Errorf("%d in use after releasing all", p.used)
+	}
+}
