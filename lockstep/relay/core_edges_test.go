@@ -86,3 +86,31 @@ func TestPoolReleaseKeepsLaterItems(t *testing.T) {
 		t.Errorf("%d in use after releasing all", p.used)
 	}
 }
+
+// TestSubmitNewestOpenTick: a submission for the newest open tick is
+// taken; one for the tick after it is refused with ErrTick.
+func TestSubmitNewestOpenTick(t *testing.T) {
+	c := newPlaying(t, Config{}, 1, 2)
+	now := c.Start() + 5*c.TickInterval()/2
+	c.Tick(now)
+	newest := uint64(c.lastOpenTick())
+	if err := c.Step(now, 1, &msg.OrderSubmit{Tick: newest, SentUs: durUs(now)}); err != nil {
+		t.Errorf("submission for the newest open tick %d: %v", newest, err)
+	}
+	if err := c.Step(now, 2, &msg.OrderSubmit{Tick: newest + 1, SentUs: durUs(now)}); !errors.Is(err, ErrTick) {
+		t.Errorf("submission for tick %d past the newest open: %v, want ErrTick", newest+1, err)
+	}
+}
+
+// TestStrikeForgivenAfterDecayAfter: every DecayAfter on-time
+// submissions in a row forgive one strike, not one sooner.
+func TestStrikeForgivenAfterDecayAfter(t *testing.T) {
+	c := newPlaying(t, Config{Strikes: StrikeConfig{DecayAfter: 3}}, 1, 2)
+	c.player(1).state.Strikes = 2
+	for k, want := range []int{2, 2, 1, 1, 1, 0, 0} {
+		submitAt(t, c, 1, uint64(k))
+		if st, _ := c.Player(1); st.Strikes != want {
+			t.Fatalf("after %d on-time submissions: %d strikes, want %d", k+1, st.Strikes, want)
+		}
+	}
+}
