@@ -107,3 +107,26 @@ func TestOverrunByExactlyOneInterval(t *testing.T) {
 		t.Fatalf("tick %d next %v sim ticks %d: %v", r.Tick(), r.NextDeadline(), r.Stats().SimTicks, err)
 	}
 }
+
+// TestHasReadyOnlyWithMessages: a new room, and a room whose output was
+// taken, has nothing ready (a driver loops on HasReady).
+func TestHasReadyOnlyWithMessages(t *testing.T) {
+	h := scenarioHarness(t, Config{}, 2, 10, 1)
+	if h.room.HasReady() {
+		t.Fatal("a room that produced nothing has output ready")
+	}
+	if err := h.room.AddClient(1, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.room.RunDue(h.room.NextDeadline()); err != nil {
+		t.Fatal(err)
+	}
+	if !h.room.HasReady() {
+		t.Fatal("a tick with a client produced nothing")
+	}
+	h.room.Ready()
+	h.room.Advance()
+	if h.room.HasReady() {
+		t.Error("output still ready after Advance")
+	}
+}
