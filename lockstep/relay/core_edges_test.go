@@ -114,3 +114,24 @@ func TestStrikeForgivenAfterDecayAfter(t *testing.T) {
 		}
 	}
 }
+
+// TestNoFeedbackWithoutSubmissions: a QoS window's TimingFeedback goes
+// only to the players whose submissions it measured; a player that sent
+// none gets no advice made of nothing.
+func TestNoFeedbackWithoutSubmissions(t *testing.T) {
+	c := newPlaying(t, Config{}, 1, 2)
+	to := map[protocol.PlayerID]int{}
+	for k := uint64(0); k < 63; k++ {
+		submitAt(t, c, 1, k)
+		c.Tick(c.Start() + time.Duration(k+1)*c.TickInterval() + 20*time.Millisecond + c.TickInterval()/2)
+		for _, e := range c.Ready().Messages {
+			if _, ok := e.Msg.(*msg.TimingFeedback); ok {
+				to[e.To]++
+			}
+		}
+		c.Advance()
+	}
+	if to[1] != 2 || to[2] != 0 {
+		t.Errorf("feedbacks by player %v, want two to player 1 and none to the silent player 2", to)
+	}
+}
