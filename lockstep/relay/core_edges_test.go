@@ -135,3 +135,29 @@ func TestNoFeedbackWithoutSubmissions(t *testing.T) {
 		t.Errorf("feedbacks by player %v, want two to player 1 and none to the silent player 2", to)
 	}
 }
+
+// TestStallRuleBounds: a late submission exactly at the jitter envelope
+// is jitter and starts no stall; one a nanosecond beyond starts one,
+// dated from when it was expected. A stall is a strike only once it
+// lasted longer than its allowance, not at exactly the allowance.
+func TestStallRuleBounds(t *testing.T) {
+	c := newPlaying(t, Config{}, 1, 2)
+	c.Tick(time.Second)
+	p := c.player(1)
+	const env = 20 * time.Millisecond
+	if c.stallUnexplained(p, env, env) || p.stalled {
+		t.Fatal("a delay equal to the envelope started a stall")
+	}
+	c.stallUnexplained(p, env+1, env)
+	if !p.stalled || p.stallFrom != c.now-env-1 {
+		t.Fatalf("a delay past the envelope: stalled %v from %v, want from %v", p.stalled, p.stallFrom, c.now-env-1)
+	}
+	p.stallFrom = c.now - p.stallAllowance
+	if c.stallUnexplained(p, 0, env) {
+		t.Error("a stall of exactly its allowance counted")
+	}
+	p.stallFrom--
+	if !c.stallUnexplained(p, 0, env) {
+		t.Error("a stall past its allowance not counted")
+	}
+}
