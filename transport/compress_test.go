@@ -56,6 +56,35 @@ func TestCompressedFlagOnChannelThatNeverCompresses(t *testing.T) {
 	}
 }
 
+// TestWholeFrameOverChannelSize: an unfragmented message longer than its
+// channel's MaxMessageSize is refused with its datagram, like a fragment
+// naming too large a total; one of exactly that size is delivered.
+func TestWholeFrameOverChannelSize(t *testing.T) {
+	const size = 64
+	lanes := testLanes()
+	lanes[0].MaxMessageSize = size
+	cfg := Config{Channels: lanes}
+	n := newSimNet(t, 62, cfg, cfg, clean, clean)
+	n.connect()
+	srv := n.s[1]
+	whole := func(seq uint32, payload []byte) []byte {
+		d := appendHeader(nil, header{connID: srv.connID, seq: seq})
+		return appendFrame(d, &frame{channel: testLaneOrders, flags: frameReliable | frameOrdered | frameToEnd, payload: payload})
+	}
+	malformed := srv.Stats().Malformed
+	srv.HandleDatagram(whole(9000, make([]byte, size+1)), n.now)
+	if m, ok := srv.Receive(); ok {
+		t.Fatalf("delivered a %d-byte message on a channel of %d", len(m.Data), size)
+	}
+	if st := srv.Stats(); st.Malformed != malformed+1 || st.ProtocolErrors != 1 {
+		t.Fatalf("malformed %d, want %d; protocol errors %d, want 1", st.Malformed, malformed+1, st.ProtocolErrors)
+	}
+	srv.HandleDatagram(whole(9001, make([]byte, size)), n.now)
+	if st := srv.Stats(); st.ProtocolErrors != 1 {
+		t.Fatalf("a message of exactly %d bytes was refused (protocol errors %d)", size, st.ProtocolErrors)
+	}
+}
+
 // TestHandshakeRejectsCompressionMismatch: whether a channel may compress
 // is part of the configuration both sides must share, since a receiver
 // refuses compressed frames on a channel that never compresses.

@@ -101,13 +101,13 @@ func (s *Session) congestionHolds(c *sendChannel, now time.Time) bool {
 // governedWaiting reports whether a governed channel has a frame it would
 // send now if the controller allowed it; when none has, the sender is
 // application-limited.
-func (s *Session) governedWaiting(fresh bool) bool {
+func (s *Session) governedWaiting(fresh bool, now time.Time) bool {
 	userOK := s.state == StateConnected || s.state == StateDisconnecting
 	for _, c := range s.send[1:] {
 		if !s.governed(c) {
 			continue
 		}
-		if _, ok := c.peek(userOK && fresh); ok {
+		if _, ok := c.peek(userOK && fresh, now); ok {
 			return true
 		}
 	}

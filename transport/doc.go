@@ -96,24 +96,28 @@
 // So a 64-byte reliable message costs 10 + 4 + 64 = 78 bytes in a datagram
 // of its own, and a 600-byte unreliable one 10 + 2 + 600.
 //
-// A parity frame (flag bit 6, sequence = the group's first message) carries
-// one row of a Reed–Solomon code over the group's k messages (see
-// Redundancy):
+// A parity frame (flag bit 6) is a repair or a report (see Redundancy). A
+// repair (sequence = the first message of its window) carries one random-
+// looking combination of the window's messages:
 //
-//	+--------------------------+-----------------+------------------------+
-//	| (k-1)<<4 | (m-1)<<2 | j  | length of the   | payload, zero-padded   |
-//	| (1 byte)                 | row (16 bits)   | to the group's longest |
-//	+--------------------------+-----------------+------------------------+
-//	k: messages in the group (1-16), m: parity rows (1-4), j: this row;
-//	bytes 1.. are Σ_i c(j,i)·(length_i ‖ payload_i) in GF(2^8)
-//	(x^8+x^4+x^3+x^2+1), with Cauchy coefficients c(j,i) = 1/((16+j) ⊕ i)
+//	+----------------+----------------+-------------------------------+
+//	| n-1 (1 byte,   | repair id      | Σ c(id,s)·(length_s ‖         |
+//	| below 64)      | (1 byte)       | payload_s), zero-padded to    |
+//	|                |                | the window's longest          |
+//	+----------------+----------------+-------------------------------+
+//	n: messages covered, sequences first..first+n-1; the sum is over
+//	GF(2^8) (x^8+x^4+x^3+x^2+1) with Cauchy coefficients
+//	c(id,s) = 1/((128 + id mod 128) ⊕ (s mod 128))
 //
-// So two messages "ab" and "c" (sequence 7 on channel 1) with two rows
-// give the frames 01 40 0007 0005 14 00df7fab and 01 40 0007 0005 15
-// 003c36d3 (TestParityGolden). A receiver that does not protect the
-// channel ignores them; one that finds a parity frame on an unreliable
-// channel, or with a row longer than 2 + min(channel maximum, 256), drops
-// the datagram as a protocol error.
+// A report (sequence = the receiver's next expected message: it holds
+// every message before) is the single byte 0x80. So two messages "ab" and
+// "c" (sequence 7 on channel 1) with repairs 0 and 1, then a report up to
+// 9, give the frames 01 40 0007 0006 01 00 003491e5, 01 40 0007 0006 01
+// 01 00e46bbb and 01 40 0009 0001 80 (TestParityGolden). A receiver that
+// does not protect the channel ignores repairs; one that finds a parity
+// frame on an unreliable channel, a repair covering 64 messages or more,
+// or a symbol longer than 2 + min(channel maximum, 256), drops the
+// datagram as a protocol error.
 //
 // A compressed payload (after reassembly) is a uvarint of the original size
 // followed by one zstd frame and, when that frame alone is shorter than
@@ -234,28 +238,40 @@
 //
 // Small reliable messages (up to 256 bytes, uncompressed) of a protected
 // channel ([ChannelConfig].Redundancy: by default the Critical channels)
-// are grouped by k consecutive first transmissions and followed by m
-// parity frames, one per later datagram (riding in one that leaves anyway
-// within a message interval, else alone), so that the receiver rebuilds
-// up to m lost messages of a group without waiting a round trip. k and m
-// come from the measured loss (an average over about 512 datagrams,
-// corrected for its start), the smoothed RTT and the channel's message
-// interval: a group spans at most a third of the RTT, and of the plans
-// that keep the share of messages delayed by a failed rebuild (the lost
-// message and, on an ordered channel, half an RTT of messages behind it)
-// within 0.6%, the one with the fewest rows per message wins. Below 0.2%
-// loss nothing is sent, so a clean path carries no redundancy at all; the
-// first losses on a path find no parity yet. Retransmissions of a
-// protected channel get no extra copies. [Stats] counts RedundancyBytes
-// and the messages Recovered.
+// are covered by a sliding-window code: after every R first
+// transmissions a repair frame rides in the next datagram (or goes alone
+// when the stream pauses), covering the channel's messages sent before
+// that datagram and not yet acknowledged (at most 64). The receiver keeps
+// its last 128 small messages and up to 16 repairs that still cover a
+// missing message, and rebuilds every missing message its repairs
+// determine (Gaussian elimination; with e messages missing, any e
+// repairs covering them do), then reports in its next two datagrams how
+// far it holds the channel, so that the sender acknowledges what was
+// rebuilt. The sender holds the retransmission of a lost message a repair
+// covers for R message intervals and a quarter RTT, the time the report
+// takes. R comes from the measured loss (an average over about 512
+// datagrams, corrected for its start), the smoothed RTT and the
+// channel's message interval: a repair per six expected losses, R message
+// intervals spanning at most a quarter of the RTT (in datagrams: a lost
+// datagram erases all the messages it carries). Below 0.2% loss nothing
+// is sent, so a clean path carries no redundancy at all; the first
+// losses on a path find no repairs yet. Retransmissions of a protected
+// channel get no extra copies. While repairs come (within a second), a
+// datagram carrying only messages of protected channels is acknowledged
+// after four ack delays or sixteen such datagrams instead of one delay or
+// eight. [Stats] counts RedundancyBytes (repairs and reports) and the
+// messages Recovered.
 //
 // Proved in virtual time: 500 messages of 128 bytes per second over
 // 40 ± 10 ms each way with 3% loss and 1% duplication reach a p99 within
-// 1.5× the path's floor at ≤ 192 bytes per message, both directions,
-// where no parity gives 2.8× (TestRedundancyUrgent); any e ≤ m lost
-// messages of any group are rebuilt from any e rows
-// (TestParityRebuildsAnyErasures); a clean path sends no parity byte
-// (TestRedundancyCleanPath).
+// 1.5× the path's floor (TestRedundancyUrgent; 1.31–1.40×, 170–173 bytes
+// per message both directions, where no repairs give 2.8×); e lost
+// messages of a window of up to 64 are rebuilt from any e repairs, fewer
+// rebuild nothing (TestRepairRebuildsAnyErasures); the elimination
+// determines exactly the messages brute force over every assignment does
+// (TestEliminateMatchesBruteForce); a report spares the retransmission of
+// what was rebuilt (TestRepairReportSparesRetransmission); a clean path
+// sends no redundancy byte (TestRedundancyCleanPath).
 //
 // # Handshake and lifecycle
 //

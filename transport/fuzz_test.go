@@ -46,7 +46,7 @@ func FuzzParseDatagram(f *testing.F) {
 		f.Add(d.b)
 	}
 	dg := appendHeader(nil, header{connID: 1, seq: 2})
-	for _, r := range parityRows([][]byte{[]byte("input"), []byte("order")}, 9, 2) {
+	for _, r := range repairFrames([][]byte{[]byte("input"), []byte("order")}, 9, 2) {
 		dg = appendFrame(dg, &r)
 	}
 	f.Add(dg)

@@ -1,7 +1,7 @@
 package transport
 
 // Arithmetic in GF(2^8) with the polynomial x^8+x^4+x^3+x^2+1 (0x11D),
-// for the Reed–Solomon parity of small urgent messages (parity.go).
+// for the repairs of small urgent messages (parity.go).
 // Addition is XOR; the tables are computed once and only read.
 
 type gfTables struct {
@@ -51,46 +51,69 @@ func gfMulAdd(dst, src []byte, c byte) {
 	}
 }
 
-// cauchy is the coefficient of data symbol i in parity row j: 1/(x_j+y_i)
-// with x_j = 16+j and y_i = i, so every square submatrix is invertible and
-// any e missing symbols are recovered from any e parity rows (an MDS code).
-func cauchy(j, i int) byte { return gfInv(byte(parityMaxK+j) ^ byte(i)) }
-
-// gfSolve solves a·x = b in place for the e×e matrix a (rows of length e)
-// and right-hand sides b (one byte vector per row), leaving x in b. It
-// reports false if a is singular (never for Cauchy submatrices).
-func gfSolve(a [][]byte, b [][]byte) bool {
-	e := len(a)
+// gfEliminate brings the rows×e matrix a to reduced row echelon form in
+// place and returns, for each of its e columns (unknowns), the
+// combination of the original rows that isolates it (one coefficient per
+// row), or nil where the rows do not determine it: an unknown is
+// determined when its pivot row has no other nonzero entry.
+func gfEliminate(a [][]byte) [][]byte {
+	rows := len(a)
+	if rows == 0 {
+		return nil
+	}
+	e := len(a[0])
+	t := make([][]byte, rows) // the operations applied, starting from identity
+	for r := range t {
+		t[r] = make([]byte, rows)
+		t[r][r] = 1
+	}
+	pivotRow := make([]int, e)
+	row := 0
 	for col := range e {
+		pivotRow[col] = -1
 		p := -1
-		for r := col; r < e; r++ {
+		for r := row; r < rows; r++ {
 			if a[r][col] != 0 {
 				p = r
 				break
 			}
 		}
 		if p < 0 {
-			return false
+			continue
 		}
-		a[col], a[p] = a[p], a[col]
-		b[col], b[p] = b[p], b[col]
-		inv := gfInv(a[col][col])
-		for c := range e {
-			a[col][c] = gfMul(a[col][c], inv)
-		}
-		scale(b[col], inv)
-		for r := range e {
-			if r == col || a[r][col] == 0 {
+		a[row], a[p] = a[p], a[row]
+		t[row], t[p] = t[p], t[row]
+		inv := gfInv(a[row][col])
+		scale(a[row], inv)
+		scale(t[row], inv)
+		for r := range rows {
+			if r == row || a[r][col] == 0 {
 				continue
 			}
 			f := a[r][col]
-			for c := range e {
-				a[r][c] ^= gfMul(f, a[col][c])
+			gfMulAdd(a[r], a[row], f)
+			gfMulAdd(t[r], t[row], f)
+		}
+		pivotRow[col] = row
+		row++
+	}
+	comb := make([][]byte, e)
+	for col, r := range pivotRow {
+		if r < 0 {
+			continue
+		}
+		alone := true
+		for c, v := range a[r] {
+			if c != col && v != 0 {
+				alone = false
+				break
 			}
-			gfMulAdd(b[r], b[col], f)
+		}
+		if alone {
+			comb[col] = t[r]
 		}
 	}
-	return true
+	return comb
 }
 
 func scale(v []byte, c byte) {

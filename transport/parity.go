@@ -2,77 +2,113 @@ package transport
 
 import (
 	"encoding/binary"
-	"math"
 	"time"
 )
 
-// Parity of small urgent messages: a group of k consecutive messages of
-// one reliable channel, each small enough (parityMaxSize), is followed by
-// m parity frames of a systematic Reed–Solomon code over GF(2^8) (Cauchy
-// coefficients), each in a later datagram than the group's messages, so
-// that the receiver rebuilds any m of the k messages lost on the way
-// without waiting a round trip for their retransmission. A symbol is a
-// message's 2-byte length followed by its payload, zero-padded to the
-// group's longest. A parity frame (frame flag bit 6) carries:
+// Repair of small urgent messages, a sliding-window code: every R first
+// transmissions of a protected channel, a repair frame follows in the next
+// datagram, covering the channel's messages sent in earlier datagrams and
+// not yet acknowledged (at most repairWindow of them, consecutive). It is
+// a random-looking linear combination over GF(2^8) of their symbols (a
+// message's 2-byte length and payload, zero-padded to the window's
+// longest) with Cauchy coefficients, so that the receiver rebuilds as
+// many lost messages as it holds repairs covering them, by elimination,
+// without waiting a round trip. A receiver that rebuilt messages reports
+// how far it has received the channel, so that the sender does not
+// retransmit what was rebuilt. The frames (frame flag bit 6) carry:
 //
-//	channel, flags, sequence of the group's first message, [length]
-//	(k-1)<<4 | (m-1)<<2 | j (1 byte), symbol (2 + longest payload)
+//	repair: channel, flags, sequence of the window's first message, [length]
+//	        n-1 (1 byte, < 64), repair id (1 byte), symbol (2 + longest payload)
+//	report: channel, flags, the receiver's next expected sequence, [length]
+//	        0x80 (1 byte)
 //
-// The adaptive policy (redundancy.go) picks k and m.
+// The adaptive policy (redundancy.go) picks R.
 const (
 	frameParity   = 1 << 6
 	parityMaxSize = 256 // largest payload protected
-	parityMaxK    = 16
-	parityMaxM    = 4
-	parityHdrLen  = 1
+	repairWindow  = 64  // messages a repair covers at most (the receiver's cache)
+	repairHdrLen  = 2
+	repairReport  = 0x80 // first payload byte of a report
 )
 
-// parityFrame is the decoded payload of a parity frame.
-type parityFrame struct {
-	k, m, j int
-	symbol  []byte
+// repairFrame is the decoded payload of a repair frame.
+type repairFrame struct {
+	n      int  // messages covered, from the frame's sequence on
+	id     byte // the repair's number, which picks its coefficients
+	symbol []byte
 }
 
-// parseParity decodes and checks a parity frame's payload; maxSize is the
-// channel's largest message.
-func parseParity(p []byte, maxSize int) (parityFrame, bool) {
-	if len(p) < parityHdrLen+2 {
-		return parityFrame{}, false
+// parseRepair decodes and checks a repair or report payload; maxSize is
+// the channel's largest message. report says it is a report.
+func parseRepair(p []byte, maxSize int) (rf repairFrame, report, ok bool) {
+	if len(p) == 1 && p[0] == repairReport {
+		return repairFrame{}, true, true
 	}
-	pf := parityFrame{k: int(p[0]>>4) + 1, m: int(p[0]>>2&3) + 1, j: int(p[0] & 3), symbol: p[parityHdrLen:]}
-	ok := pf.j < pf.m && len(pf.symbol) <= 2+min(maxSize, parityMaxSize)
-	return pf, ok
+	if len(p) < repairHdrLen+2 || p[0] >= repairWindow {
+		return repairFrame{}, false, false
+	}
+	rf = repairFrame{n: int(p[0]) + 1, id: p[1], symbol: p[repairHdrLen:]}
+	return rf, false, len(rf.symbol) <= 2+min(maxSize, parityMaxSize)
 }
 
-// paritySend is the sending side of a channel's parity: the open group and
-// the parity frames due.
+// repairCoef is the coefficient of message seq in repair id: a Cauchy
+// matrix entry 1/(x_id + y_seq) with x = 128 + id mod 128 and y = seq mod
+// 128, so that any square choice of up to 128 repairs and of messages
+// within a window of 128 is invertible.
+func repairCoef(id byte, seq uint16) byte {
+	return gfInv(0x80 | id&0x7F ^ byte(seq&0x7F))
+}
+
+// addSymbol adds c times message d's symbol to acc (at least as long).
+func addSymbol(acc []byte, d []byte, c byte) {
+	var tmp [2 + parityMaxSize]byte
+	binary.BigEndian.PutUint16(tmp[:], uint16(len(d)))
+	n := copy(tmp[2:], d)
+	gfMulAdd(acc, tmp[:2+n], c)
+}
+
+// repairPayload encodes the repair id over the window msgs (consecutive
+// sequences from first).
+func repairPayload(first uint16, msgs [][]byte, id byte) []byte {
+	long := 0
+	for _, d := range msgs {
+		long = max(long, len(d))
+	}
+	p := make([]byte, repairHdrLen+2+long)
+	p[0], p[1] = byte(len(msgs)-1), id
+	for i, d := range msgs {
+		addSymbol(p[repairHdrLen:], d, repairCoef(id, first+uint16(i)))
+	}
+	return p
+}
+
+// paritySend is the sending side of a channel's repairs: the window of
+// protected messages sent and the repair due.
 type paritySend struct {
-	k, m   int // of the open group; k = 0: none open
-	first  uint16
-	n      int
-	data   [parityMaxK][]byte // payloads of the open group (not copied: outMsg data lives until acked)
-	gen    uint64             // datagram of the group's newest message
-	due    []dueParity
+	win    []winMsg // consecutive first transmissions, oldest first
+	since  int      // messages of win not covered by a repair yet
+	every  int      // the plan's R
+	due    time.Time
+	nextID byte
 	lastAt time.Time     // the latest datagram with a protected message
 	gap    time.Duration // smoothed interval between such datagrams
 	// perDg is the smoothed number of protected messages a datagram
 	// carries (several when the application sends faster than the driver
-	// writes): a lost datagram erases that many messages of a group.
+	// writes): a lost datagram erases that many messages.
 	perDg   float64
 	lastGen uint64
 	inGen   int // protected messages in datagram lastGen
 }
 
-// dueParity is a parity frame waiting for a datagram after gen: it rides
-// in the next datagram that carries frames, or goes alone at alone.
-type dueParity struct {
-	seq     uint16
-	gen     uint64
-	alone   time.Time
-	payload []byte
+// winMsg is a message of the window: its payload is kept here, as the
+// receiver keeps it, after an acknowledgement frees the message's.
+type winMsg struct {
+	msg  *outMsg
+	data []byte
+	gen  uint64 // datagram of its first transmission
 }
 
-// eligible reports whether message m may join a parity group.
+// eligible reports whether message m may be covered by repairs.
 func (p *paritySend) eligible(m *outMsg) bool {
 	return m.flags&(frameFragment|frameCompressed) == 0 && len(m.data) <= parityMaxSize
 }
@@ -99,114 +135,186 @@ func (p *paritySend) noteRate(gen uint64, now time.Time) {
 	p.lastAt = now
 }
 
-// add puts the first transmission of m, in the datagram of generation
-// gen, into the open group (opening one of k, m if none is), and closes
-// the group when it is full, making its parity frames due.
-func (p *paritySend) add(m *outMsg, gen uint64, k, rows int, now time.Time, wait time.Duration) {
-	if p.k > 0 && m.seq != p.first+uint16(p.n) {
-		p.k, p.n = 0, 0 // a message left out broke the run: drop the group
+// add puts the first transmission of m, in datagram gen, into the window.
+// every is the plan's R (0: no repairs); a repair is due when R messages
+// are uncovered, or R message intervals after the first of them (the
+// stream paused).
+func (p *paritySend) add(m *outMsg, gen uint64, every int, now time.Time) {
+	if n := len(p.win); n > 0 && m.seq != p.win[n-1].msg.seq+1 {
+		p.reset()
 	}
-	if p.k == 0 {
-		if k == 0 {
-			return
-		}
-		p.k, p.m, p.first, p.n = k, rows, m.seq, 0
+	if every == 0 {
+		p.reset()
+		return
 	}
-	p.data[p.n] = m.data
-	p.n++
-	p.gen = gen
-	if p.n == p.k {
-		p.close(now, wait)
+	p.trim()
+	if len(p.win) >= 2*repairWindow { // a long stall: keep what a repair may cover
+		n := copy(p.win, p.win[len(p.win)-repairWindow:])
+		clear(p.win[n:])
+		p.win = p.win[:n]
+	}
+	p.win = append(p.win, winMsg{msg: m, data: m.data, gen: gen})
+	p.every = every
+	p.since++
+	if p.since == 1 {
+		p.schedule(now)
+	}
+	if p.since > every { // R messages and this one, which the repair does not cover
+		p.due = now
 	}
 }
 
-// close computes the parity rows of the full group. Row j goes alone
-// (j+1)·wait after now if no datagram took it first, so that with
-// messages every wait each row rides in one of the next datagrams.
-func (p *paritySend) close(now time.Time, wait time.Duration) {
-	long := 0
-	for _, d := range p.data[:p.k] {
-		long = max(long, len(d))
-	}
-	for j := range p.m {
-		payload := make([]byte, parityHdrLen+2+long)
-		payload[0] = byte(p.k-1)<<4 | byte(p.m-1)<<2 | byte(j)
-		sym := payload[parityHdrLen:]
-		var tmp [2 + parityMaxSize]byte
-		for i, d := range p.data[:p.k] {
-			binary.BigEndian.PutUint16(tmp[:], uint16(len(d)))
-			n := copy(tmp[2:], d)
-			clear(tmp[2+n : 2+long])
-			gfMulAdd(sym, tmp[:2+long], cauchy(j, i))
-		}
-		p.due = append(p.due, dueParity{seq: p.first, gen: p.gen, alone: now.Add(time.Duration(j+1) * wait), payload: payload})
-	}
-	p.data = [parityMaxK][]byte{}
-	p.k, p.n = 0, 0
+// schedule makes a repair due R message intervals from now, for a stream
+// that pauses before R messages.
+func (p *paritySend) schedule(now time.Time) {
+	p.due = now.Add(p.span())
 }
 
-// next returns the parity frame due for the datagram of generation gen,
-// if any: one per datagram, never in the datagram of the group's own
-// messages, and in a datagram of its own only from its alone time on
-// (ride says the datagram carries other frames).
-func (p *paritySend) next(gen uint64, ride bool, now time.Time) (dueParity, bool) {
-	if len(p.due) == 0 || p.due[0].gen == gen || (!ride && now.Before(p.due[0].alone)) {
-		return dueParity{}, false
-	}
-	return p.due[0], true
+// span is the time R messages take to leave.
+func (p *paritySend) span() time.Duration {
+	return time.Duration(float64(p.every) * float64(max(p.gap, time.Millisecond)) / max(p.perDg, 1))
 }
 
-func (p *paritySend) pop() {
-	p.due[0] = dueParity{}
-	p.due = p.due[1:]
-	if len(p.due) == 0 {
-		p.due = nil
+func (p *paritySend) reset() {
+	clear(p.win)
+	p.win, p.since, p.due = p.win[:0], 0, time.Time{}
+}
+
+// trim drops the acknowledged messages from the front of the window.
+func (p *paritySend) trim() {
+	i := 0
+	for i < len(p.win) && (p.win[i].msg.dropped || p.win[i].msg.acked == p.win[i].msg.count) {
+		i++
 	}
+	if i > 0 {
+		clear(p.win[:i])
+		p.win = p.win[i:]
+	}
+}
+
+// next returns the repair for the datagram of generation gen when one is
+// due: covering the window's messages sent before gen, in a datagram
+// carrying other frames (ride) or, from wait after it was due, alone.
+func (p *paritySend) next(gen uint64, ride bool, now time.Time, wait time.Duration) (uint16, []byte, bool) {
+	if p.since == 0 || now.Before(p.due) || (!ride && now.Before(p.due.Add(wait))) {
+		return 0, nil, false
+	}
+	p.trim()
+	if p.since = min(p.since, len(p.win)); p.since == 0 {
+		p.due = time.Time{} // all acknowledged: nothing to repair
+		return 0, nil, false
+	}
+	end := len(p.win)
+	for end > 0 && p.win[end-1].gen == gen {
+		end--
+	}
+	if end == 0 {
+		return 0, nil, false
+	}
+	start := max(0, end-repairWindow)
+	msgs := make([][]byte, 0, end-start)
+	for _, w := range p.win[start:end] {
+		msgs = append(msgs, w.data)
+	}
+	first := p.win[start].msg.seq
+	payload := repairPayload(first, msgs, p.nextID)
+	p.nextID++
+	p.since = len(p.win) - end
+	p.due = time.Time{}
+	if p.since > 0 { // the messages of this very datagram wait for the next
+		p.schedule(now)
+	}
+	return first, payload, true
 }
 
 // protect adds the first transmission of m, a message of a protected
-// channel, to the channel's parity group, planning a new group from the
-// measured loss, RTT and message rate when none is open.
+// channel, to the channel's repair window.
 func (s *Session) protect(c *sendChannel, m *outMsg, now time.Time) {
 	p := &c.par
 	if !p.eligible(m) {
-		p.k, p.n = 0, 0 // compressed or large: the run of protected messages breaks
+		p.reset() // compressed or large: the run of protected messages breaks
 		return
 	}
 	p.noteRate(s.dgGen, now)
-	k, rows := 0, 0
-	if p.k == 0 {
-		// Plan in datagrams, the unit of loss, then in messages.
-		k, rows = parityPlan(s.redundancyLoss(), s.rtt.srtt(), p.gap, c.cfg.Reliability.sequenced())
-		if per := max(p.perDg, 1); k > 0 {
-			k = min(parityMaxK, max(1, int(float64(k)*per+0.5)))
-			rows = min(parityMaxM, int(math.Ceil(float64(rows)*per)))
-		}
-	}
-	p.add(m, s.dgGen, k, rows, now, min(p.gap, s.rtt.srtt()/8))
+	every := repairPlan(s.redundancyLoss(), s.rtt.srtt(), p.gap, max(p.perDg, 1))
+	p.add(m, s.dgGen, every, now)
 }
 
-// appendParity appends the parity frames due, one per channel, that fit
-// in the datagram, and returns how many it appended and their size. A
-// parity frame waits up to a message interval for a datagram to ride in
-// (ride: this one carries other frames), which saves it a header.
+// repairWait is how long a due repair waits for a datagram to ride in.
+func (s *Session) repairWait(c *sendChannel) time.Duration {
+	return min(c.par.gap, s.rtt.srtt()/8)
+}
+
+// appendParity appends the repairs due and the reports of rebuilt
+// messages (one frame per channel and datagram; a report goes first) that
+// fit in the datagram, and returns how many it appended and their size. A repair waits up to a message interval for a
+// datagram to ride in (ride: this one carries other frames), which saves
+// it a header.
 func (s *Session) appendParity(dst []byte, start int, last *int, ride bool, now time.Time) ([]byte, int, int) {
 	n, size := 0, 0
-	for _, c := range s.send {
-		p, ok := c.par.next(s.dgGen, ride, now)
-		if !ok {
-			continue
-		}
-		f := frame{channel: c.cfg.ID, flags: frameParity, seq: p.seq, payload: p.payload}
-		if f.size() > s.set.mtu-(len(dst)-start) {
+	for i, c := range s.send {
+		var f frame
+		if rp := s.recv[i].par; rp != nil && rp.reports > 0 && s.set.mtu-(len(dst)-start) >= frameHeaderLen+1 {
+			f = frame{channel: c.cfg.ID, flags: frameParity, seq: s.recv[i].base, payload: []byte{repairReport}}
+			rp.reports--
+		} else if c.par.since > 0 && s.set.mtu-(len(dst)-start)-frameHeaderLen-repairHdrLen-2 >= longest(c.par.win) {
+			seq, payload, ok := c.par.next(s.dgGen, ride, now, s.repairWait(c))
+			if !ok {
+				continue
+			}
+			f = frame{channel: c.cfg.ID, flags: frameParity, seq: seq, payload: payload}
+		} else {
 			continue
 		}
 		*last = len(dst)
 		dst = appendFrame(dst, &f)
-		c.par.pop()
 		s.pacer.spendFrame(c.cfg.Priority, f.size())
 		size += f.size()
 		n++
 	}
 	return dst, n, size
+}
+
+func longest(win []winMsg) int {
+	n := 0
+	for _, w := range win {
+		n = max(n, len(w.data))
+	}
+	return n
+}
+
+// onReport takes the peer's report that it holds every message of the
+// channel before next: those are acknowledged (it rebuilt some that the
+// sender would otherwise retransmit). A report outside what was sent is
+// ignored.
+func (c *sendChannel) onReport(next uint16) {
+	if c.unacked.len() == 0 {
+		return
+	}
+	front := c.unacked.front().seq
+	if uint16(next-front) > uint16(c.nextSeq-front) {
+		return
+	}
+	for c.unacked.len() > 0 {
+		m := c.unacked.front()
+		if uint16(m.seq-front) >= uint16(next-front) || m.next < m.count || m.dropped {
+			return
+		}
+		for i := range m.count {
+			c.onAcked(fragRef{m, i})
+		}
+	}
+}
+
+// repairHold is how long the retransmission of lost message m waits for
+// the receiver's report that a repair rebuilt it: the repair follows m by
+// up to R message intervals, and its datagram may arrive a jitter later
+// than those whose acknowledgements declared m lost. Zero for a message
+// no repair covers.
+func (s *Session) repairHold(c *sendChannel, m *outMsg) time.Duration {
+	p := &c.par
+	if p.every == 0 || len(p.win) == 0 || uint16(m.seq-p.win[0].msg.seq) >= uint16(len(p.win)) {
+		return 0
+	}
+	return p.span() + s.rtt.srtt()/4
 }

@@ -9,59 +9,66 @@ import (
 	"time"
 )
 
-// parityRows returns the parity frames of one group of msgs on channel 1
-// starting at sequence first, with m rows.
-func parityRows(msgs [][]byte, first uint16, m int) []frame {
-	var p paritySend
-	for i, d := range msgs {
-		p.add(&outMsg{seq: first + uint16(i), data: d}, 1, len(msgs), m, simEpoch, time.Millisecond)
-	}
+// repairFrames returns count repairs (ids from 0) on channel 1 of the
+// window msgs, whose first message has sequence first.
+func repairFrames(msgs [][]byte, first uint16, count int) []frame {
 	var out []frame
-	for _, d := range p.due {
-		out = append(out, frame{channel: 1, flags: frameParity, seq: d.seq, payload: d.payload})
+	for id := range count {
+		out = append(out, frame{channel: 1, flags: frameParity, seq: first, payload: repairPayload(first, msgs, byte(id))})
 	}
 	return out
 }
 
-// TestParityGolden pins the wire form of a parity frame (see doc.go).
+// TestParityGolden pins the wire form of a repair and of a report (see
+// doc.go).
 func TestParityGolden(t *testing.T) {
-	rows := parityRows([][]byte{[]byte("ab"), []byte("c")}, 7, 2)
+	rows := repairFrames([][]byte{[]byte("ab"), []byte("c")}, 7, 2)
+	rows = append(rows, frame{channel: 1, flags: frameParity, seq: 9, payload: []byte{repairReport}})
 	var b []byte
 	for i := range rows {
 		b = appendFrame(b, &rows[i])
 	}
-	const want = "0140000700051400df7fab01400007000515003c36d3"
+	const want = "0140000700060100003491e5014000070006010100e46bbb01400009000180"
 	if got := hex.EncodeToString(b); got != want {
-		t.Fatalf("parity frames %s, want %s", got, want)
+		t.Fatalf("repair frames %s, want %s", got, want)
 	}
 	f, rest, err := parseFrame(b)
-	if err != nil || f.flags != frameParity || f.seq != 7 || len(rest) != len(b)/2 {
+	if err != nil || f.flags != frameParity || f.seq != 7 {
 		t.Fatalf("parsed %+v, %v", f, err)
 	}
-	pf, ok := parseParity(f.payload, 256)
-	if !ok || pf.k != 2 || pf.m != 2 || pf.j != 0 || len(pf.symbol) != 4 {
-		t.Fatalf("parity %+v, %v", pf, ok)
+	rf, report, ok := parseRepair(f.payload, 256)
+	if !ok || report || rf.n != 2 || rf.id != 0 || len(rf.symbol) != 4 {
+		t.Fatalf("repair %+v, %v %v", rf, report, ok)
+	}
+	f, _, _ = parseFrame(rest[len(rest)-7:])
+	if _, report, ok := parseRepair(f.payload, 256); !ok || !report || f.seq != 9 {
+		t.Fatalf("report %+v: %v %v", f, report, ok)
+	}
+	for _, bad := range [][]byte{{}, {0x81}, {0x80, 0}, {repairWindow, 0, 0, 0}, {0, 0, 0}} {
+		if _, _, ok := parseRepair(bad, 256); ok {
+			t.Errorf("payload %x accepted", bad)
+		}
 	}
 }
 
-// TestParityRebuildsAnyErasures checks the code against its promise for
-// every group size and row count: whatever e ≤ m of a group's messages
-// are lost, any e of its parity rows rebuild them, and the receiver
-// delivers the whole group in order; with more losses than rows it
-// rebuilds nothing (and invents nothing).
-func TestParityRebuildsAnyErasures(t *testing.T) {
+// TestRepairRebuildsAnyErasures checks the code against its promise over
+// window sizes up to the largest: whatever e messages of a window are
+// lost, any e repairs covering it rebuild them, and the receiver delivers
+// the whole window in order; with fewer repairs than losses it rebuilds
+// nothing (and invents nothing).
+func TestRepairRebuildsAnyErasures(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	cfg := Config{Channels: []ChannelConfig{{ID: 1, Reliability: ReliableOrdered, Redundancy: RedundancyAdaptive}}}
-	for k := 1; k <= parityMaxK; k++ {
-		for m := 1; m <= parityMaxM; m++ {
-			for lost := 0; lost <= min(k, m+1); lost++ {
-				t.Run(fmt.Sprintf("k%d_m%d_lost%d", k, m, lost), func(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 7, 16, 33, repairWindow} {
+		for lost := 0; lost <= min(n, 5); lost++ {
+			for _, repairs := range []int{max(lost-1, 1), lost, lost + 1} {
+				t.Run(fmt.Sprintf("n%d_lost%d_repairs%d", n, lost, repairs), func(t *testing.T) {
 					s, err := NewSession(cfg, SessionParams{ConnID: 1}, simEpoch)
 					if err != nil {
 						t.Fatal(err)
 					}
 					s.state = StateConnected
-					msgs := make([][]byte, k)
+					msgs := make([][]byte, n)
 					for i := range msgs {
 						msgs[i] = make([]byte, rng.IntN(parityMaxSize+1))
 						for j := range msgs[i] {
@@ -70,17 +77,15 @@ func TestParityRebuildsAnyErasures(t *testing.T) {
 					}
 					first := uint16(rng.Uint32())
 					s.recv[1].base = first
-					rows := parityRows(msgs, first, m)
-					gone := rng.Perm(k)[:lost]
-					kept := 0
+					rows := repairFrames(msgs, first, lost+2)
+					gone := rng.Perm(n)[:lost]
 					for i, d := range msgs {
 						if !containsInt(gone, i) {
 							f := frame{channel: 1, flags: frameReliable | frameOrdered, seq: first + uint16(i), payload: d}
 							s.handleFrame(&f, simEpoch)
-							kept++
 						}
 					}
-					for _, j := range rng.Perm(m)[:min(m, max(lost, 1))] {
+					for _, j := range rng.Perm(lost + 2)[:repairs] {
 						s.handleFrame(&rows[j], simEpoch)
 					}
 					var got [][]byte
@@ -92,7 +97,7 @@ func TestParityRebuildsAnyErasures(t *testing.T) {
 						got = append(got, msg.Data)
 					}
 					want := msgs
-					if lost > m {
+					if lost > repairs {
 						want = nil // the first lost blocks the ordered channel
 						for i := range msgs {
 							if containsInt(gone, i) {
@@ -109,6 +114,9 @@ func TestParityRebuildsAnyErasures(t *testing.T) {
 							t.Fatalf("message %d differs", i)
 						}
 					}
+					if lost > 0 && lost <= repairs && s.recv[1].par.reports != reportCopies {
+						t.Errorf("rebuilt %d messages but no report planned", lost)
+					}
 				})
 			}
 		}
@@ -124,25 +132,133 @@ func containsInt(xs []int, x int) bool {
 	return false
 }
 
-// TestParityPlan checks the adaptive policy's choices: nothing on a clean
-// path, more rows per message as loss grows, groups no longer than a
-// third of the RTT, and every plan within the stall target when one can be.
-func TestParityPlan(t *testing.T) {
-	if k, m := parityPlan(0.001, 80*time.Millisecond, 2*time.Millisecond, true); k != 0 || m != 0 {
-		t.Errorf("clean path: k=%d m=%d, want none", k, m)
+// TestRepairReportSparesRetransmission: a report that the receiver holds
+// every message before a sequence acknowledges them on the sender, so a
+// lost one queued for retransmission is not sent again; a report beyond
+// what was sent is ignored.
+func TestRepairReportSparesRetransmission(t *testing.T) {
+	cfg := Config{Channels: []ChannelConfig{{ID: 1, Reliability: ReliableOrdered, Priority: Critical}}}
+	s, err := NewSession(cfg, SessionParams{ConnID: 1}, simEpoch)
+	if err != nil {
+		t.Fatal(err)
 	}
-	prev := 0.0
-	for _, loss := range []float64{0.005, 0.01, 0.03, 0.1} {
-		k, m := parityPlan(loss, 80*time.Millisecond, 2*time.Millisecond, true)
-		cost := float64(m) / float64(k)
-		stalled := 1 + 40.0/2
-		t.Logf("loss %.3f: k=%d m=%d, %.2f rows per message, stall share %.4f", loss, k, m, cost, stalled*unrecovered(loss, k, m))
-		if k < 1 || k > 13 || cost < prev {
-			t.Errorf("loss %.3f: k=%d m=%d (cost %.2f after %.2f)", loss, k, m, cost, prev)
+	s.state = StateConnected
+	c := s.send[1]
+	for range 4 {
+		if err := s.Send(1, []byte("urgent"), simEpoch); err != nil {
+			t.Fatal(err)
 		}
-		if loss <= 0.03 && stalled*unrecovered(loss, k, m) > stallTarget {
-			t.Errorf("loss %.3f: stall share over the target", loss)
-		}
-		prev = cost
 	}
+	for range 4 {
+		r, ok := c.peek(true, simEpoch)
+		if !ok {
+			t.Fatal("nothing to send")
+		}
+		c.take(r, 1, true)
+	}
+	lost := c.unacked.items()[1]
+	hold := simEpoch.Add(time.Second)
+	c.onLost(fragRef{lost, 0}, hold)
+	if _, ok := c.peek(true, simEpoch); ok {
+		t.Fatal("a held retransmission was offered before its time")
+	}
+	if got := c.heldUntil(); !got.Equal(hold) {
+		t.Fatalf("held until %v, want %v", got, hold)
+	}
+	c.onReport(c.nextSeq + 1) // beyond what was sent
+	if c.unacked.len() != 4 {
+		t.Fatalf("a report beyond the sent messages acknowledged %d", 4-c.unacked.len())
+	}
+	c.onReport(lost.seq + 1)
+	if c.unacked.len() != 2 || lost.state[0] != fragAcked {
+		t.Fatalf("after the report: %d unacknowledged, state %d", c.unacked.len(), lost.state[0])
+	}
+	if _, ok := c.peek(true, hold); ok {
+		t.Fatal("a message the receiver rebuilt is still retransmitted")
+	}
+}
+
+// TestRepairPlan checks the adaptive policy's choices: nothing on a clean
+// path, repairs more often as loss grows, never further apart than a
+// quarter of the RTT (counted in messages when datagrams carry several).
+func TestRepairPlan(t *testing.T) {
+	if r := repairPlan(0.001, 80*time.Millisecond, 2*time.Millisecond, 1); r != 0 {
+		t.Errorf("clean path: R=%d, want none", r)
+	}
+	prev := repairMaxEvery + 1
+	for _, loss := range []float64{0.005, 0.01, 0.03, 0.1, 0.5} {
+		r := repairPlan(loss, 80*time.Millisecond, 2*time.Millisecond, 1)
+		t.Logf("loss %.3f: a repair every %d messages", loss, r)
+		if r < 1 || r > 10 || r > prev {
+			t.Errorf("loss %.3f: R=%d (after %d)", loss, r, prev)
+		}
+		prev = r
+	}
+	if r := repairPlan(0.03, 80*time.Millisecond, 2*time.Millisecond, 1); r != 6 {
+		t.Errorf("3%% loss: R=%d, want 6", r)
+	}
+	if r := repairPlan(0.03, 80*time.Millisecond, 12*time.Millisecond, 3); r != 2 {
+		t.Errorf("3%% loss, 3 messages per datagram every 12 ms: R=%d, want 2", r)
+	}
+	if r := repairPlan(0.03, 80*time.Millisecond, 33*time.Millisecond, 1); r != 1 {
+		t.Errorf("30 messages a second: R=%d, want 1", r)
+	}
+}
+
+// FuzzRepairReceive drives a protected channel's receiver with messages
+// and repair frames whose payloads come from the fuzzer (seeded with real
+// repairs): it never panics, never delivers a message longer than the
+// channel allows (as the messages it is given are), and its held bytes stay within the cache and the
+// pending repairs. Input: records of [kind, sequence offset, length,
+// bytes...]; kind even is a message, odd a repair or report payload.
+func FuzzRepairReceive(f *testing.F) {
+	msgs := [][]byte{[]byte("input"), []byte("order"), []byte("move")}
+	var seed []byte
+	for i, m := range msgs[1:] {
+		seed = append(seed, 0, byte(i+1), byte(len(m)))
+		seed = append(seed, m...)
+	}
+	for _, r := range repairFrames(msgs, 0, 2) {
+		seed = append(seed, 1, 0, byte(len(r.payload)))
+		seed = append(seed, r.payload...)
+	}
+	f.Add(seed)
+	f.Add([]byte{1, 3, 1, repairReport})
+	cfg := Config{Channels: []ChannelConfig{{ID: 1, Reliability: ReliableOrdered, Redundancy: RedundancyAdaptive, MaxMessageSize: 64}}}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := NewSession(cfg, SessionParams{ConnID: 1}, simEpoch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.state = StateConnected
+		for len(b) >= 3 {
+			kind, off, n := b[0], b[1], int(b[2])
+			b = b[3:]
+			n = min(n, len(b))
+			p := b[:n]
+			b = b[n:]
+			fr := frame{channel: 1, flags: frameReliable | frameOrdered, seq: uint16(off % 80), payload: p}
+			if kind%2 == 1 {
+				fr.flags = frameParity
+			} else {
+				fr.payload = p[:min(len(p), 64)] // what the channel accepts: longer comes from a rebuild
+			}
+			if !s.validFrame(&fr) {
+				continue
+			}
+			s.handleFrame(&fr, simEpoch)
+			if rp := s.recv[1].par; rp.bytes > parityCache*parityMaxSize+maxRepairs*(2+parityMaxSize) || len(rp.repairs) > maxRepairs {
+				t.Fatalf("receiver holds %d bytes, %d repairs", rp.bytes, len(rp.repairs))
+			}
+		}
+		for {
+			m, ok := s.Receive()
+			if !ok {
+				break
+			}
+			if len(m.Data) > 64 {
+				t.Fatalf("delivered %d bytes, over the channel's 64", len(m.Data))
+			}
+		}
+	})
 }

@@ -1,5 +1,7 @@
 package transport
 
+import "time"
+
 // Fragment states of an outgoing message.
 const (
 	fragUnsent uint8 = iota
@@ -10,19 +12,22 @@ const (
 
 // outMsg is a message on its way out.
 type outMsg struct {
-	seq      uint16
-	flags    uint8  // frame flags common to all fragments
-	data     []byte // payload on the wire (compressed or not); nil while compressing
-	size     int    // original size, for accounting
-	count    int    // fragments; 1 when not fragmented
-	next     int    // next fragment of the first transmission
-	state    []uint8
-	state1   [1]uint8 // storage of state for unfragmented messages
-	acked    int
-	dropped  bool // removed from its channel before completion
-	pending  bool // being compressed on the worker pool
-	fragSize int
-	owner    *sendChannel
+	seq     uint16
+	flags   uint8  // frame flags common to all fragments
+	data    []byte // payload on the wire (compressed or not); nil while compressing
+	size    int    // original size, for accounting
+	count   int    // fragments; 1 when not fragmented
+	next    int    // next fragment of the first transmission
+	state   []uint8
+	state1  [1]uint8 // storage of state for unfragmented messages
+	acked   int
+	dropped bool // removed from its channel before completion
+	pending bool // being compressed on the worker pool
+	// heldUntil delays the retransmission of a lost message that a
+	// repair may rebuild until the receiver's report could say so.
+	heldUntil time.Time
+	fragSize  int
+	owner     *sendChannel
 }
 
 // fragRef names one fragment of one message.
@@ -133,12 +138,15 @@ func (c *sendChannel) enqueue(m *outMsg) {
 }
 
 // peek returns the next fragment the channel would send: a retransmission
-// first, then new data if allowed by fresh (flush state) and by the
-// receiver's reliable window.
-func (c *sendChannel) peek(fresh bool) (fragRef, bool) {
+// first (unless held at now), then new data if allowed by fresh (flush
+// state) and by the receiver's reliable window.
+func (c *sendChannel) peek(fresh bool, now time.Time) (fragRef, bool) {
 	for c.retx.len() > 0 {
 		r := c.retx.front()
 		if r.msg.state[r.idx] == fragQueued && !r.msg.dropped {
+			if now.Before(r.msg.heldUntil) {
+				break
+			}
 			return r, true
 		}
 		c.retx.pop()
@@ -195,19 +203,33 @@ func (c *sendChannel) onAcked(r fragRef) {
 	}
 }
 
-// onLost queues a fragment for retransmission.
-func (c *sendChannel) onLost(r fragRef) {
+// onLost queues a fragment for retransmission, held until hold.
+func (c *sendChannel) onLost(r fragRef, hold time.Time) {
 	if r.msg.state[r.idx] == fragSent && !r.msg.dropped {
 		r.msg.state[r.idx] = fragQueued
+		r.msg.heldUntil = hold
 		c.retx.push(r)
 	}
+}
+
+// heldUntil returns when the held retransmission at the head of the
+// channel's queue may go, or zero.
+func (c *sendChannel) heldUntil() time.Time {
+	if c.retx.len() == 0 {
+		return time.Time{}
+	}
+	r := c.retx.front()
+	if r.msg.state[r.idx] != fragQueued || r.msg.dropped {
+		return time.Time{}
+	}
+	return r.msg.heldUntil
 }
 
 // resend queues every unacknowledged sent fragment again.
 func (c *sendChannel) resend() {
 	for _, m := range c.unacked.items() {
 		for i := range m.next {
-			c.onLost(fragRef{m, i})
+			c.onLost(fragRef{m, i}, time.Time{})
 		}
 	}
 }

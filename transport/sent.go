@@ -207,7 +207,7 @@ func (s *Session) detectLoss(now time.Time) {
 				continue
 			}
 			if uint32(seqDiff32(sh.largestAcked, d.seq)) >= sh.reorderPackets || !now.Before(d.at.Add(delay)) {
-				s.declareLost(d)
+				s.declareLost(d, now)
 			} else {
 				sh.lossTime = earliest(sh.lossTime, d.at.Add(delay))
 			}
@@ -216,7 +216,10 @@ func (s *Session) detectLoss(now time.Time) {
 	sh.trim()
 }
 
-func (s *Session) declareLost(d *sentDatagram) {
+// declareLost marks d lost and queues its reliable frames for
+// retransmission: at once after a timeout (now zero), else those a repair
+// may rebuild when the receiver's report would have come (repairHold).
+func (s *Session) declareLost(d *sentDatagram, now time.Time) {
 	s.sent.resolve(d)
 	d.lost = true
 	if d.eliciting {
@@ -227,7 +230,12 @@ func (s *Session) declareLost(d *sentDatagram) {
 		}
 	}
 	for _, r := range d.frames {
-		r.msg.owner.onLost(r)
+		c := r.msg.owner
+		var hold time.Time
+		if d := s.repairHold(c, r.msg); d > 0 && !now.IsZero() {
+			hold = now.Add(d)
+		}
+		c.onLost(r, hold)
 	}
 }
 
@@ -257,7 +265,7 @@ func (s *Session) rtoDeadline() time.Time {
 func (s *Session) onRTO() {
 	for i := range s.sent.q.len() {
 		if d := s.sent.q.ptr(i); !d.done {
-			s.declareLost(d)
+			s.declareLost(d, time.Time{})
 			d.timedOut = true
 		}
 	}

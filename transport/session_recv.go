@@ -61,9 +61,12 @@ func (s *Session) HandleDatagram(b []byte, now time.Time) {
 	if !s.reliableLink && elicits(frames, h.flags) {
 		s.ackEliciting++
 		s.elicitedAt = now
+		repaired := s.repaired(frames, now)
 		switch {
-		case !inOrder || s.acks.holeAt(packetThreshold) || s.ackEliciting >= ackEvery:
+		case !inOrder || s.acks.holeAt(packetThreshold) || s.ackEliciting >= ackEvery && !repaired || s.ackEliciting >= repairedAckEvery:
 			s.scheduleAck(now)
+		case repaired:
+			s.scheduleAck(now.Add(repairedAckDelay * s.set.ackDelay))
 		case !s.ackPending:
 			s.scheduleAck(now.Add(s.set.ackDelay))
 		}
@@ -108,7 +111,7 @@ func (s *Session) validFrame(f *frame) bool {
 	}
 	r := cs.Reliability
 	if f.flags&frameParity != 0 {
-		_, ok := parseParity(f.payload, cs.maxSize)
+		_, _, ok := parseRepair(f.payload, cs.maxSize)
 		return ok && r.reliable()
 	}
 	if (f.flags&frameReliable != 0) != r.reliable() || (f.flags&frameOrdered != 0) != r.sequenced() {
@@ -120,7 +123,9 @@ func (s *Session) validFrame(f *frame) bool {
 	if f.flags&frameFragment != 0 {
 		return cs.AllowFragmentation && int(f.total) <= cs.maxSize && fragLen(f) > 0
 	}
-	return true
+	// A whole message is within the channel's size too (a compressed one
+	// is bounded when it is decompressed).
+	return f.flags&frameCompressed != 0 || len(f.payload) <= cs.maxSize
 }
 
 // reservation returns the reassembly memory the fragments of a datagram
@@ -182,7 +187,7 @@ func (s *Session) handleFrame(f *frame, now time.Time) {
 		rc.par.remember(f.seq, data)
 	}
 	rc.accept(f.seq, data, func(d []byte) { s.deliver(rc, d) })
-	if rc.par != nil && len(rc.par.groups) > 0 {
+	if rc.par != nil && !rc.par.busy && rc.par.covers(f.seq) {
 		s.rebuild(rc, now)
 	}
 }

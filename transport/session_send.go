@@ -68,8 +68,10 @@ func (s *Session) AppendDatagram(dst []byte, now time.Time) ([]byte, bool) {
 	// retransmission), except for one every half keepalive interval,
 	// pinged, so that the RTT and loss figures stay current on unreliable
 	// streams and the receiver's acknowledgements stand in for its own
-	// keepalives.
-	probe := !s.reliableLink && nframes > 0 && len(refs) == 0 && !now.Before(s.sent.lastEliciting.Add(s.set.keepAlive/2))
+	// keepalives. Repairs and reports alone are no such stream: a receiver
+	// reporting rebuilt messages would otherwise make its sender carry
+	// acknowledgement sections for an RTT every half interval.
+	probe := !s.reliableLink && nframes > parity && len(refs) == 0 && !now.Before(s.sent.lastEliciting.Add(s.set.keepAlive/2))
 	ping := live && ((nframes == 0 && s.pingDue) || probe)
 	if ping {
 		dst[start+1] |= flagPing
@@ -87,7 +89,7 @@ func (s *Session) AppendDatagram(dst []byte, now time.Time) ([]byte, bool) {
 		d := sentDatagram{seq: h.seq, at: now, size: size, eliciting: eliciting,
 			windowed: windowed, done: !eliciting, frames: refs}
 		if eliciting {
-			if !s.governedWaiting(fresh) {
+			if !s.governedWaiting(fresh, now) {
 				s.dlv.markAppLimited(s.sent.inFlight + size)
 			}
 			d.deliveryStamp = s.dlv.stamp(now, s.sent.outstanding == 0)
@@ -135,7 +137,7 @@ func (s *Session) pick(room int, fresh bool, now time.Time) (*sendChannel, fragR
 		}
 		for range 2*len(chans) + 1 {
 			c := chans[s.cursor[li]]
-			r, ok := c.peek(c.cfg.ID == ChannelControl || (userOK && fresh))
+			r, ok := c.peek(c.cfg.ID == ChannelControl || (userOK && fresh), now)
 			ok = ok && !s.congestionHolds(c, now)
 			if ok && !s.turn[li] {
 				c.deficit += c.cfg.Weight * s.set.mtu
@@ -171,8 +173,11 @@ func (s *Session) sendReadyAt(now time.Time) time.Time {
 	fresh := s.set.flushInterval == 0 || s.flushReq
 	var t time.Time
 	for _, c := range s.send {
-		if len(c.par.due) > 0 {
-			t = earliest(t, later(now, c.par.due[0].alone))
+		if c.par.since > 0 {
+			t = earliest(t, later(now, c.par.due.Add(s.repairWait(c))))
+		}
+		if at := c.heldUntil(); now.Before(at) {
+			t = earliest(t, at)
 		}
 	}
 	for li := range numPriorities {
@@ -181,7 +186,7 @@ func (s *Session) sendReadyAt(now time.Time) time.Time {
 			break
 		}
 		for _, c := range s.levels[li] {
-			if _, ok := c.peek(c.cfg.ID == ChannelControl || (userOK && fresh)); !ok {
+			if _, ok := c.peek(c.cfg.ID == ChannelControl || (userOK && fresh), now); !ok {
 				continue
 			}
 			at := s.pacer.readyAt(pr, now)
