@@ -263,3 +263,40 @@ func TestDriverSendErrors(t *testing.T) {
 		}
 	})
 }
+
+// TestDriverUnknownSeats: a message the Core addresses to a seat the room
+// never had is dropped, and an Inbound about a seat past the known ones
+// extends the table instead of indexing out of it; the seat that exists
+// still gets its message.
+func TestDriverUnknownSeats(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		conn, peer, err := transport.Pipe(t.Context(), pipeConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer peer.Close()
+		defer conn.Close()
+		core := &script{out: []room.Envelope{
+			{Seat: 1, Lane: lane, Data: []byte("nobody")}, {Seat: 2, Lane: lane, Data: []byte("nobody")},
+			{Seat: 3, Lane: lane, Data: []byte("nobody")},
+			{Seat: -1, Lane: lane, Data: []byte("nobody")}, {Seat: 0, Lane: lane, Data: []byte("player")},
+		}}
+		var counters room.Counters
+		in := room.NewInbox()
+		in.Post(room.Inbound{Seat: 1, Err: room.ErrLeft})
+		p := room.Params{Seats: []room.Seat{{Player: 1, Conn: conn}}, Inbox: in,
+			Clock: func() time.Duration { return 0 }, Counters: &counters}
+		if err := room.NewDriver(p, core).Run(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if n := counters.MessagesOut.Load(); n != 1 {
+			t.Errorf("%d messages out, want the one to seat 0", n)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		data, err := peer.Receive(ctx)
+		if err != nil || string(data.Data) != "player" {
+			t.Errorf("seat 0 received %q, %v", data.Data, err)
+		}
+	})
+}

@@ -22,7 +22,8 @@ func (c *reporting) Report(time.Duration) room.Report {
 
 // TestDriverPublishesReport: the published status carries the Core's
 // report (room.Reporter), the tick budget and the last turns' times,
-// at most TurnHistory of them however long the room runs.
+// at most TurnHistory of them however long the room runs, once per
+// StatusInterval.
 func TestDriverPublishesReport(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		core := &reporting{counter: counter{ended: map[int]error{}}}
@@ -44,7 +45,20 @@ func TestDriverPublishesReport(t *testing.T) {
 		if len(st.Turns) != room.TurnHistory {
 			t.Errorf("%d turn times, want %d", len(st.Turns), room.TurnHistory)
 		}
+		// A turn's time is the processing it took, within the tick budget
+		// (the bubble's clock stands still while a turn runs).
+		for _, turn := range st.Turns {
+			if turn < 0 || turn >= st.Budget {
+				t.Errorf("turn time %v outside [0, %v)", turn, st.Budget)
+				break
+			}
+		}
 		cancel()
 		<-done
+		// One status a StatusInterval over 5 s (at 0, 1 s, ... 5 s), and
+		// the last one at the end.
+		if core.reports != 7 {
+			t.Errorf("%d reports, want 7", core.reports)
+		}
 	})
 }

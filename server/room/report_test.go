@@ -39,4 +39,7 @@ func TestCellBitmap(t *testing.T) {
 	if b := CellBitmap(257, 256, func(int, int) bool { return true }); b != "" {
 		t.Fatalf("a map beyond MaxMapCells has a bitmap of %d characters", len(b))
 	}
+	if b := CellBitmap(256, 256, func(int, int) bool { return true }); len(b) != base64.StdEncoding.EncodedLen(MaxMapCells/8) {
+		t.Fatalf("a map of exactly MaxMapCells has a bitmap of %d characters", len(b))
+	}
 }
