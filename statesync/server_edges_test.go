@@ -1,0 +1,151 @@
+package statesync_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/tickwire/tickwire/statesync"
+	"github.com/tickwire/tickwire/statesync/msg"
+)
+
+// TestRoomFullAtMaxClients: the room takes exactly MaxClients clients; the
+// next is refused with ErrRoomFull, and a leave makes room again.
+func TestRoomFullAtMaxClients(t *testing.T) {
+	srv := statesync.NewServer(statesync.Config{MaxClients: 3}, 0)
+	for id := uint32(1); id <= 3; id++ {
+		if err := srv.Join(0, id); err != nil {
+			t.Fatalf("client %d of 3: %v", id, err)
+		}
+	}
+	if err := srv.Join(0, 4); !errors.Is(err, statesync.ErrRoomFull) {
+		t.Fatalf("client 4 of a room of 3: %v, want ErrRoomFull", err)
+	}
+	srv.Leave(0, 2)
+	if err := srv.Join(0, 4); err != nil {
+		t.Fatalf("client 4 after a leave: %v", err)
+	}
+}
+
+// TestEmptiedRoomBootstrapsAgain: when every client of a running room has
+// left, the next one founds it again (ACTIVE at once, a bootstrap Welcome)
+// instead of waiting for a full state nobody can send.
+func TestEmptiedRoomBootstrapsAgain(t *testing.T) {
+	r := healthyRoom(t, 51, 2)
+	r.leave(1)
+	r.leave(2)
+	r.frames(5)
+	r.join(3)
+	if got := r.srv.State(3); got != statesync.StateActive {
+		t.Fatalf("the first client of an emptied room is %v, want ACTIVE", got)
+	}
+	joined := r.events(statesync.EventJoined)
+	if last := joined[len(joined)-1]; last.Client != 3 || !last.Bootstrap {
+		t.Fatalf("join event %+v, want client 3 founding the room", last)
+	}
+	r.frames(20)
+	if ok, bad := r.inSync(); !ok {
+		t.Fatalf("out of sync: %v", bad)
+	}
+}
+
+// TestRejoinIntervalExactly: a HELLO one nanosecond short of
+// RejoinInterval after the join is a flood; one at exactly RejoinInterval
+// is served.
+func TestRejoinIntervalExactly(t *testing.T) {
+	const every = 5 * time.Second
+	srv := statesync.NewServer(statesync.Config{RejoinInterval: every}, 0)
+	for id := uint32(1); id <= 2; id++ {
+		if err := srv.Join(0, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := srv.Rejoin(every-1, 1); !errors.Is(err, statesync.ErrThrottled) {
+		t.Fatalf("HELLO at RejoinInterval-1ns: %v, want ErrThrottled", err)
+	}
+	if err := srv.Rejoin(every, 2); err != nil {
+		t.Fatalf("HELLO at exactly RejoinInterval: %v", err)
+	}
+}
+
+// TestRejoinKeepsOffences: a HELLO does not launder a client's record:
+// the flood counted before it is still counted after it.
+func TestRejoinKeepsOffences(t *testing.T) {
+	srv := statesync.NewServer(statesync.Config{}, 0)
+	for id := uint32(1); id <= 2; id++ {
+		if err := srv.Join(0, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := srv.Rejoin(time.Second, 1); !errors.Is(err, statesync.ErrThrottled) {
+		t.Fatalf("early HELLO: %v", err)
+	}
+	if err := srv.Rejoin(10*time.Second, 1); err != nil {
+		t.Fatalf("HELLO: %v", err)
+	}
+	if got := srv.Offences(1); got != 1 {
+		t.Fatalf("%d offences after the HELLO, want the 1 flood before it", got)
+	}
+}
+
+// TestInputBytesExactly: an input of exactly InputBytes is taken; one
+// byte more is refused with ErrUnexpected.
+func TestInputBytesExactly(t *testing.T) {
+	srv := statesync.NewServer(statesync.Config{InputBytes: 8}, 0)
+	if err := srv.Join(0, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Step(0, 1, &msg.Input{Data: make([]byte, 8)}); err != nil {
+		t.Fatalf("input of InputBytes: %v", err)
+	}
+	if err := srv.Step(0, 1, &msg.Input{Data: make([]byte, 9)}); !errors.Is(err, statesync.ErrUnexpected) {
+		t.Fatalf("input of InputBytes+1: %v, want ErrUnexpected", err)
+	}
+}
+
+// TestRosterRequestEveryFiveFrames: roster requests four frames apart are
+// a flood; five frames apart they are served.
+func TestRosterRequestEveryFiveFrames(t *testing.T) {
+	srv := statesync.NewServer(statesync.Config{}, 0)
+	if err := srv.Join(0, 1); err != nil {
+		t.Fatal(err)
+	}
+	const frame = 50 * time.Millisecond
+	roster := &msg.SyncRequest{What: msg.SyncClientList}
+	srv.Tick(0)
+	if err := srv.Step(0, 1, roster); err != nil {
+		t.Fatalf("first roster request: %v", err)
+	}
+	srv.Tick(4 * frame) // four frames later
+	if err := srv.Step(4*frame, 1, roster); !errors.Is(err, statesync.ErrThrottled) {
+		t.Fatalf("roster request 4 frames later: %v, want ErrThrottled", err)
+	}
+	srv.Tick(5 * frame)
+	if err := srv.Step(5*frame, 1, roster); err != nil {
+		t.Fatalf("roster request 5 frames later: %v", err)
+	}
+}
+
+// TestFullStateRequestIntervalExactly: a second full-state SyncRequest
+// one nanosecond short of RejoinInterval after the first is a flood; at
+// exactly RejoinInterval it is served.
+func TestFullStateRequestIntervalExactly(t *testing.T) {
+	r := healthyRoom(t, 52, 6)
+	full := &msg.SyncRequest{What: msg.SyncFullState}
+	t0 := r.now
+	if err := r.srv.Step(t0, 5, full); err != nil {
+		t.Fatalf("first full-state request: %v", err)
+	}
+	r.flushServer()
+	r.run(t0 + 5*time.Second - 1)
+	if got := r.srv.State(5); got != statesync.StateActive {
+		t.Fatalf("client 5 is %v after its full state", got)
+	}
+	if err := r.srv.Step(r.now, 5, full); !errors.Is(err, statesync.ErrThrottled) {
+		t.Fatalf("request at RejoinInterval-1ns: %v, want ErrThrottled", err)
+	}
+	r.run(t0 + 5*time.Second)
+	if err := r.srv.Step(r.now, 5, full); err != nil {
+		t.Fatalf("request at exactly RejoinInterval: %v", err)
+	}
+}
