@@ -149,3 +149,26 @@ func TestFullStateRequestIntervalExactly(t *testing.T) {
 		t.Fatalf("request at exactly RejoinInterval: %v", err)
 	}
 }
+
+// TestNextDeadline: an empty room that never started waits one frame
+// interval; a started room's next deadline is the earliest of the next
+// frame and the open frames' collection windows.
+func TestNextDeadline(t *testing.T) {
+	const frame = 50 * time.Millisecond
+	srv := statesync.NewServer(statesync.Config{SubmitWindow: 10 * time.Millisecond}, 0)
+	srv.Tick(0)
+	if got := srv.NextDeadline(); got != frame {
+		t.Fatalf("empty room: next deadline %v, want %v", got, frame)
+	}
+	if err := srv.Join(frame, 1); err != nil {
+		t.Fatal(err)
+	}
+	srv.Tick(frame) // frame 1, collected until frame+10ms
+	if got, want := srv.NextDeadline(), frame+10*time.Millisecond; got != want {
+		t.Fatalf("next deadline %v, want the collection window's end %v", got, want)
+	}
+	srv.Tick(frame + 10*time.Millisecond)
+	if got, want := srv.NextDeadline(), 2*frame; got != want {
+		t.Fatalf("next deadline %v, want the next frame at %v", got, want)
+	}
+}
