@@ -172,3 +172,48 @@ func TestNextDeadline(t *testing.T) {
 		t.Fatalf("next deadline %v, want the next frame at %v", got, want)
 	}
 }
+
+// TestClientTimeoutExactly: an ACTIVE client silent for exactly
+// ClientTimeout stays; silent for longer it is dropped at the next frame.
+func TestClientTimeoutExactly(t *testing.T) {
+	const frame = 50 * time.Millisecond
+	srv := statesync.NewServer(statesync.Config{ClientTimeout: 3 * time.Second}, 0)
+	if err := srv.Join(0, 1); err != nil {
+		t.Fatal(err)
+	}
+	for now := time.Duration(0); now <= 3*time.Second; now += frame {
+		srv.Tick(now)
+	}
+	if got := srv.State(1); got != statesync.StateActive {
+		t.Fatalf("silent for exactly ClientTimeout: %v, want ACTIVE", got)
+	}
+	srv.Tick(3*time.Second + frame)
+	if got := srv.State(1); got != statesync.StateDisconnected {
+		t.Fatalf("silent for longer than ClientTimeout: %v, want DISCONNECTED", got)
+	}
+}
+
+// TestStalledEmbedderNoBurst: Tick catches up on frames missed by at most
+// five frame intervals; after a longer stall it broadcasts one frame and
+// goes on from now.
+func TestStalledEmbedderNoBurst(t *testing.T) {
+	const frame = 50 * time.Millisecond
+	for _, c := range []struct {
+		late   int // frames the Tick comes after the due one
+		frames uint32
+	}{{5, 6}, {6, 7}, {7, 2}, {100, 2}} {
+		srv := statesync.NewServer(statesync.Config{}, 0)
+		if err := srv.Join(0, 1); err != nil {
+			t.Fatal(err)
+		}
+		srv.Tick(0)
+		before := srv.Frame()
+		srv.Tick(frame + time.Duration(c.late)*frame)
+		if got := srv.Frame() - before; got != c.frames {
+			t.Errorf("Tick %d frames late broadcast %d frames, want %d", c.late, got, c.frames)
+		}
+		if st := srv.Stats(); st.Frames != uint64(srv.Frame()-1) {
+			t.Errorf("Stats.Frames %d after %d frames", st.Frames, srv.Frame()-1)
+		}
+	}
+}
