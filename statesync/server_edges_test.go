@@ -217,3 +217,58 @@ func TestStalledEmbedderNoBurst(t *testing.T) {
 		}
 	}
 }
+
+// drainTicks returns the Ticks the server broadcast since the last call
+// and releases everything it produced.
+func drainTicks(srv *statesync.Server) []*msg.Tick {
+	var out []*msg.Tick
+	for srv.HasReady() {
+		rd := srv.Ready()
+		for _, env := range rd.Messages {
+			if tk, ok := env.Msg.(*msg.Tick); ok {
+				out = append(out, tk)
+			}
+		}
+		srv.Advance(rd)
+	}
+	return out
+}
+
+// TestTickInputs: a Tick carries the input of each client that sent one,
+// none for the silent ones, and one empty input for each client that left
+// since the last Tick, however often it left.
+func TestTickInputs(t *testing.T) {
+	const frame = 50 * time.Millisecond
+	srv := statesync.NewServer(statesync.Config{}, 0)
+	for id := uint32(1); id <= 5; id++ {
+		if err := srv.Join(0, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv.Tick(0)
+	drainTicks(srv)
+	if err := srv.Step(frame, 2, &msg.Input{Data: []byte("go")}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Leave(frame, 3)
+	srv.Leave(frame, 5)
+	if err := srv.Join(frame, 5); err != nil {
+		t.Fatal(err)
+	}
+	srv.Leave(frame, 5)
+	srv.Tick(frame)
+	ticks := drainTicks(srv)
+	if len(ticks) != 1 {
+		t.Fatalf("%d Ticks, want 1", len(ticks))
+	}
+	got := ticks[0].Inputs
+	want := []msg.ClientInput{{Client: 2, Data: []byte("go")}, {Client: 3}, {Client: 5}}
+	if len(got) != len(want) {
+		t.Fatalf("inputs %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i].Client != want[i].Client || string(got[i].Data) != string(want[i].Data) {
+			t.Fatalf("inputs %+v, want %+v", got, want)
+		}
+	}
+}
