@@ -272,3 +272,81 @@ func TestTickInputs(t *testing.T) {
 		}
 	}
 }
+
+// requestsOf counts the requests of one kind in ticks.
+func requestsOf(ticks []*msg.Tick, kind msg.RequestKind) (n int) {
+	for _, tk := range ticks {
+		for _, q := range tk.Requests {
+			if q.Kind == kind {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// TestAssemblyDeadlineExactly: the sources of a late joiner's full state
+// have SubmitWindow + 20 RequestTimeouts after the Tick that asked them;
+// a stranger's part is refused meanwhile; at the first frame past the
+// deadline the state is asked for again.
+func TestAssemblyDeadlineExactly(t *testing.T) {
+	const frame = 50 * time.Millisecond
+	srv := statesync.NewServer(statesync.Config{}, 0)
+	for id := uint32(1); id <= 2; id++ {
+		if err := srv.Join(0, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv.Tick(0)
+	if err := srv.Join(0, 3); err != nil {
+		t.Fatal(err)
+	}
+	drainTicks(srv)
+	srv.Tick(frame)
+	asked := drainTicks(srv)
+	if n := requestsOf(asked, msg.RequestFullPart); n != 2 {
+		t.Fatalf("%d full-state parts asked for the joiner, want 2", n)
+	}
+	stranger := &msg.EntityData{Frame: asked[0].Frame, Kind: msg.EntitiesFullPart, Part: 0, Parts: 2, Encoding: msg.Raw}
+	if err := srv.Step(frame, 3, stranger); !errors.Is(err, statesync.ErrUnexpected) {
+		t.Fatalf("a full-state part from a client not asked: %v, want ErrUnexpected", err)
+	}
+	deadline := frame + 100*time.Millisecond + 20*100*time.Millisecond
+	for now := 2 * frame; now <= deadline; now += frame {
+		srv.Tick(now)
+	}
+	if n := requestsOf(drainTicks(srv), msg.RequestFullPart); n != 0 {
+		t.Fatalf("%d parts asked again before the deadline", n)
+	}
+	srv.Tick(deadline + frame)
+	if n := requestsOf(drainTicks(srv), msg.RequestFullPart); n != 2 {
+		t.Fatalf("%d parts asked again after the deadline, want 2", n)
+	}
+}
+
+// TestResyncRequested: a client that asks for a full state is told, in
+// the next Tick, to wait for one.
+func TestResyncRequested(t *testing.T) {
+	srv := statesync.NewServer(statesync.Config{}, 0)
+	for id := uint32(1); id <= 3; id++ {
+		if err := srv.Join(0, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv.Tick(0)
+	drainTicks(srv)
+	if err := srv.Step(0, 2, &msg.SyncRequest{What: msg.SyncFullState}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Tick(50 * time.Millisecond)
+	ticks := drainTicks(srv)
+	var to []uint32
+	for _, q := range ticks[0].Requests {
+		if q.Kind == msg.RequestResync {
+			to = append(to, q.Client)
+		}
+	}
+	if len(to) != 1 || to[0] != 2 {
+		t.Fatalf("resync requests to %v, want [2]", to)
+	}
+}
