@@ -285,12 +285,9 @@ func requestsOf(ticks []*msg.Tick, kind msg.RequestKind) (n int) {
 	return n
 }
 
-// TestAssemblyDeadlineExactly: the sources of a late joiner's full state
-// have SubmitWindow + 20 RequestTimeouts after the Tick that asked them;
-// a stranger's part is refused meanwhile; at the first frame past the
-// deadline the state is asked for again.
-func TestAssemblyDeadlineExactly(t *testing.T) {
-	const frame = 50 * time.Millisecond
+// lateJoinAssembly is a room of clients 1 and 2 whose late joiner 3 has
+// its full state asked of both, in the Tick it returns.
+func lateJoinAssembly(t *testing.T) (*statesync.Server, []*msg.Tick) {
 	srv := statesync.NewServer(statesync.Config{}, 0)
 	for id := uint32(1); id <= 2; id++ {
 		if err := srv.Join(0, id); err != nil {
@@ -302,11 +299,41 @@ func TestAssemblyDeadlineExactly(t *testing.T) {
 		t.Fatal(err)
 	}
 	drainTicks(srv)
-	srv.Tick(frame)
+	srv.Tick(50 * time.Millisecond)
 	asked := drainTicks(srv)
 	if n := requestsOf(asked, msg.RequestFullPart); n != 2 {
 		t.Fatalf("%d full-state parts asked for the joiner, want 2", n)
 	}
+	return srv, asked
+}
+
+// TestMalformedFullPartBlamed: a source whose part decodes but is not a
+// well-formed entity set is refused and blamed with an offence.
+func TestMalformedFullPartBlamed(t *testing.T) {
+	srv, asked := lateJoinAssembly(t)
+	var part msg.Request
+	for _, q := range asked[0].Requests {
+		if q.Kind == msg.RequestFullPart {
+			part = q
+		}
+	}
+	bad := &msg.EntityData{Frame: asked[0].Frame, Kind: msg.EntitiesFullPart, Part: part.Part, Parts: part.Parts,
+		Encoding: msg.Raw, Data: []byte{1, 2, 3}}
+	if err := srv.Step(50*time.Millisecond, part.Client, bad); err == nil {
+		t.Fatal("a malformed full-state part was taken")
+	}
+	if n := srv.Offences(part.Client); n != 1 {
+		t.Fatalf("%d offences for the malformed part, want 1", n)
+	}
+}
+
+// TestAssemblyDeadlineExactly: the sources of a late joiner's full state
+// have SubmitWindow + 20 RequestTimeouts after the Tick that asked them;
+// a stranger's part is refused meanwhile; at the first frame past the
+// deadline the state is asked for again.
+func TestAssemblyDeadlineExactly(t *testing.T) {
+	const frame = 50 * time.Millisecond
+	srv, asked := lateJoinAssembly(t)
 	stranger := &msg.EntityData{Frame: asked[0].Frame, Kind: msg.EntitiesFullPart, Part: 0, Parts: 2, Encoding: msg.Raw}
 	if err := srv.Step(frame, 3, stranger); !errors.Is(err, statesync.ErrUnexpected) {
 		t.Fatalf("a full-state part from a client not asked: %v, want ErrUnexpected", err)
