@@ -377,3 +377,27 @@ func TestResyncRequested(t *testing.T) {
 		t.Fatalf("resync requests to %v, want [2]", to)
 	}
 }
+
+// TestStrangerPartitionCounted: a partition from a client the frame did
+// not assign it to is refused with ErrStranger, counted and held against
+// the sender.
+func TestStrangerPartitionCounted(t *testing.T) {
+	srv := statesync.NewServer(statesync.Config{}, 0)
+	for id := uint32(1); id <= 2; id++ {
+		if err := srv.Join(0, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv.Tick(0)
+	tk := drainTicks(srv)[0]
+	pd := &msg.PartitionData{Frame: tk.Frame, ListVersion: tk.ClientListVersion, Part: tk.Parts, Parts: tk.Parts}
+	if err := srv.Step(0, 1, pd); !errors.Is(err, statesync.ErrStranger) {
+		t.Fatalf("partition %d of %d: %v, want ErrStranger", pd.Part, pd.Parts, err)
+	}
+	if got := srv.Stats().StrangerPartitions; got != 1 {
+		t.Fatalf("Stats.StrangerPartitions %d, want 1", got)
+	}
+	if got := srv.Offences(1); got != 1 {
+		t.Fatalf("%d offences, want 1", got)
+	}
+}

@@ -194,8 +194,12 @@ func TestLateJoinerStateVerified(t *testing.T) {
 	if r.srv.State(50) != statesync.StateActive {
 		t.Fatalf("joiner is %v", r.srv.State(50))
 	}
-	if len(r.events(statesync.EventStateRejected)) == 0 {
+	rejected := len(r.events(statesync.EventStateRejected))
+	if rejected == 0 {
 		t.Fatal("no assembled state was rejected")
+	}
+	if got := r.srv.Stats().StatesRejected; got != uint64(rejected) {
+		t.Fatalf("Stats.StatesRejected %d, want the %d rejections", got, rejected)
 	}
 	for _, e := range r.clientEvents[50] {
 		if e.Kind == statesync.ClientRecoveryFail {
