@@ -401,3 +401,29 @@ func TestStrangerPartitionCounted(t *testing.T) {
 		t.Fatalf("%d offences, want 1", got)
 	}
 }
+
+// TestTieIsNoMajority: two voters reporting two hashes give no verdict (a
+// plurality is not a majority, and no tie is broken).
+func TestTieIsNoMajority(t *testing.T) {
+	srv := statesync.NewServer(statesync.Config{}, 0)
+	for id := uint32(1); id <= 2; id++ {
+		if err := srv.Join(0, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv.Tick(0)
+	f := drainTicks(srv)[0].Frame
+	for id := uint32(1); id <= 2; id++ {
+		if err := srv.Step(0, id, &msg.StateHash{Frame: f, Hash: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv.Tick(100 * time.Millisecond)
+	if st := srv.Stats(); st.NoMajority != 1 || st.Verdicts != 0 {
+		t.Fatalf("a tie gave %d verdicts and %d no-majority frames, want 0 and 1", st.Verdicts, st.NoMajority)
+	}
+	srv.Tick(150 * time.Millisecond) // frame 2 closes without a vote
+	if st := srv.Stats(); st.NoMajority != 1 {
+		t.Fatalf("%d no-majority frames after a frame nobody voted on, want still 1", st.NoMajority)
+	}
+}

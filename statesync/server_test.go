@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tickwire/tickwire/statesync"
 	"github.com/tickwire/tickwire/statesync/msg"
@@ -110,6 +111,9 @@ func TestLyingSenderRejected(t *testing.T) {
 	if st.PartitionsRejected == before.PartitionsRejected {
 		t.Fatal("no partition of the liar was rejected")
 	}
+	if n := st.PartitionsRejected - before.PartitionsRejected; n != uint64(len(r.events(statesync.EventPartitionRejected))) {
+		t.Fatalf("Stats.PartitionsRejected grew by %d for %d rejections", n, len(r.events(statesync.EventPartitionRejected)))
+	}
 	for _, e := range r.events(statesync.EventPartitionRejected) {
 		if e.Client != 7 {
 			t.Fatalf("an honest client's partition was rejected: %+v", e)
@@ -200,6 +204,15 @@ func TestLateJoinerStateVerified(t *testing.T) {
 	}
 	if got := r.srv.Stats().StatesRejected; got != uint64(rejected) {
 		t.Fatalf("Stats.StatesRejected %d, want the %d rejections", got, rejected)
+	}
+	promoted := r.events(statesync.EventPromoted)
+	if got := r.srv.Stats().LateJoins; got != uint64(len(promoted)) {
+		t.Fatalf("Stats.LateJoins %d, want the %d promotions", got, len(promoted))
+	}
+	for _, e := range promoted {
+		if e.Duration <= 0 || e.Duration > int64(5*time.Second) {
+			t.Fatalf("client %d promoted %v after its join, want within the test's 5 s", e.Client, time.Duration(e.Duration))
+		}
 	}
 	for _, e := range r.clientEvents[50] {
 		if e.Kind == statesync.ClientRecoveryFail {
