@@ -427,3 +427,25 @@ func TestTieIsNoMajority(t *testing.T) {
 		t.Fatalf("%d no-majority frames after frames nobody voted on, want still 1", st.NoMajority)
 	}
 }
+
+// TestVerdictCounted: a frame whose voters agree gets one verdict, counted
+// in Stats.Verdicts with its agreeing voters.
+func TestVerdictCounted(t *testing.T) {
+	srv := statesync.NewServer(statesync.Config{}, 0)
+	for id := uint32(1); id <= 3; id++ {
+		if err := srv.Join(0, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv.Tick(0)
+	f := drainTicks(srv)[0].Frame
+	for id := uint32(1); id <= 3; id++ {
+		if err := srv.Step(0, id, &msg.StateHash{Frame: f, Hash: 7 + id/3}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv.Tick(100 * time.Millisecond)
+	if st := srv.Stats(); st.Verdicts != 1 || st.Agreeing != 2 || st.Voters != 3 {
+		t.Fatalf("verdicts %d, agreeing %d of %d voters; want 1, 2 of 3", st.Verdicts, st.Agreeing, st.Voters)
+	}
+}
