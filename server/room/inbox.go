@@ -37,11 +37,13 @@ type Inbound struct {
 	Joined *Seat
 }
 
-// Inbox is the queue from a room's connection readers to its goroutine.
+// Inbox is the queue from a room's connections (their message handlers,
+// on the transport's read goroutines) to the room's goroutine.
 // It holds what was posted and not yet taken, growing only with the
 // traffic (nothing is allocated for a room's size up front); the readers
 // bound each connection's share before posting (see the server's
-// inbound rate limit). Post and Take are safe for concurrent use.
+// inbound rate limit). Post, Put, Wake and Take are safe for concurrent
+// use.
 type Inbox struct {
 	mu   sync.Mutex
 	q    []Inbound
@@ -74,7 +76,7 @@ func (b *Inbox) Wake() {
 	}
 }
 
-// Ready returns a channel that receives a value after a Post; a room
+// Ready returns a channel that receives a value after a Post or a Wake; a room
 // selects on it and then calls Take. A value may remain after a Take
 // emptied the inbox: Take then returns nothing.
 func (b *Inbox) Ready() <-chan struct{} { return b.wake }
