@@ -31,7 +31,7 @@ type Stats struct {
 	// or entities they were asked for before the recovery's deadline;
 	// each is charged (its reliability score falls) and the recovery
 	// falls back to a full state.
-	SilentProviders uint64
+	SilentProviders   uint64
 	StatesAssembled   uint64
 	StatesRejected    uint64
 	FullStateBytesOut uint64
