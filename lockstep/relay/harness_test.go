@@ -103,6 +103,7 @@ type frameCopy struct {
 	total     uint16        // a snapshot chunk's count (seq is its index)
 	data      []byte        // a snapshot chunk's bytes
 	hash      uint64        // an agreed snapshot hash
+	digest    [32]byte      // a snapshot digest
 	depth     uint8         // a MerkleQuery's node
 	index     uint32
 }
@@ -131,6 +132,8 @@ const (
 	kSnapshotRequest
 	kChunk
 	kSnapshotHash
+	kDigestRequest
+	kSnapshotDigest
 )
 
 func newSimNet(cfg Config, ids []protocol.PlayerID, seed uint64) (*simNet, error) {
