@@ -182,6 +182,7 @@ func (r *Room) serialize(c *viewer, ents []protocol.EntityState, saturated bool)
 		}
 		e.accum, e.lastSent = 0, r.tick
 		e.flight, e.flightTick = *d, r.tick
+		e.enterOut = e.enterOut || d.Kind == DeltaEnter
 	}
 	closePart()
 }

@@ -202,7 +202,9 @@ func (r *Room) AddClient(id ClientID, player protocol.PlayerID) error {
 			}
 		}
 	}
-	r.clients = append(r.clients, &viewer{id: id, player: player})
+	v := &viewer{id: id, player: player}
+	v.view.names.key = r.cfg.AliasKey
+	r.clients = append(r.clients, v)
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package fogserver
 
 import (
+	"crypto/rand"
 	"log/slog"
 	"slices"
 	"sync/atomic"
@@ -65,6 +66,7 @@ func newRoom(cfg Config, m *metrics, p room.Params) (*fogRoom, error) {
 	}
 	rc := cfg.Room
 	rc.TickRate = p.TickRate
+	rand.Read(rc.AliasKey[:]) // per room, never sent: see fogauth.Config.AliasKey
 	r := &fogRoom{cfg: cfg, name: p.Name, m: m, log: p.Logger, clock: p.Clock, seats: slices.Clone(p.Seats),
 		players: len(p.Seats), gone: make([]bool, len(p.Seats)), goneAt: make([]time.Duration, len(p.Seats)), simSeed: simSeed,
 		tickTimes: twmetrics.Samples[time.Duration]{Keep: timingsKept}, costTimes: twmetrics.Samples[time.Duration]{Keep: timingsKept}}
