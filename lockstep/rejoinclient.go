@@ -34,7 +34,7 @@ func (c *clientCore) startRejoin(observer bool) {
 	st.rejoin = rejoinState{active: true, observer: observer}
 	st.status = StatusAuthorized
 	st.queue, st.pending, st.syncWanted = nil, nil, nil
-	st.acked = false
+	st.acked, st.echoes = false, echoRing{}
 	st.err = nil
 }
 
