@@ -1,8 +1,8 @@
 package relay
 
 import (
-	"cmp"
 	"bytes"
+	"cmp"
 	"fmt"
 	mrand "math/rand/v2"
 	"slices"
@@ -62,10 +62,10 @@ type simClient struct {
 	// follow makes the client move its submit offset on TimingFeedback,
 	// within one window, as the lockstep client does; transcripts' clients
 	// keep the one MatchTiming gave.
-	follow bool
-	silent    bool // sends nothing
-	noEcho    bool // keeps submitting but echoes no token (frozen)
-	noReveal  bool
+	follow   bool
+	silent   bool // sends nothing
+	noEcho   bool // keeps submitting but echoes no token (frozen)
+	noReveal bool
 	// backedUp: the relay's sends to the client back up (its reliable
 	// stream is full), and the relay calls Leave between Ready and
 	// Advance, as server does.
@@ -79,11 +79,11 @@ type simClient struct {
 	frameAt   time.Duration // when frame lastTick arrived
 	// echoLag, when set, makes the client echo the frame echoLag ticks
 	// older than its newest (see TestFairnessUnderJitter).
-	echoLag int
-	frames  map[uint64]echoable
+	echoLag   int
+	frames    map[uint64]echoable
 	haveFrame bool
-	pending   []issued // orders not yet sent, by issue time
-	learned   []learnedRemoval                       // removals the client was told of
+	pending   []issued         // orders not yet sent, by issue time
+	learned   []learnedRemoval // removals the client was told of
 	contrib   [32]byte
 	nonce     [16]byte
 	rejoin    simRejoin
@@ -115,7 +115,7 @@ type frameCopy struct {
 	hash      uint64        // an agreed snapshot hash
 	digest    [32]byte      // a snapshot digest
 	feedback  msg.TimingFeedback
-	depth     uint8         // a MerkleQuery's node
+	depth     uint8 // a MerkleQuery's node
 	index     uint32
 }
 
@@ -158,7 +158,7 @@ func newSimNet(cfg Config, ids []protocol.PlayerID, seed uint64) (*simNet, error
 	}
 	n := &simNet{core: c, rng: mrand.New(mrand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
 	for _, id := range ids {
-		cl := &simClient{id: id, up: 20 * time.Millisecond, down: 20 * time.Millisecond, }
+		cl := &simClient{id: id, up: 20 * time.Millisecond, down: 20 * time.Millisecond}
 		cl.contrib[0], cl.nonce[0] = byte(id), byte(id)*3
 		n.clients = append(n.clients, cl)
 	}
