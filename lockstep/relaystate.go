@@ -256,8 +256,10 @@ func (st *clientState) announce(r msg.Removal) {
 }
 
 // feedback moves the submit offset: earlier (by at most feedbackStep) when
-// submissions were late, later by relaxStep when they arrive far earlier
-// than needed. It also takes the relay's tick deadline for the frames that
+// submissions were late, later by up to relaxStep whenever they arrive
+// earlier than the relay's target margin needs (an offset the path no
+// longer needs costs the player the orders issued in its last part of
+// each window, which go to the next). It also takes the relay's tick deadline for the frames that
 // follow, which the clock estimate needs to tell the relay moving its
 // deadline from the client's clock drifting.
 func (st *clientState) feedback(fb *msg.TimingFeedback) {
@@ -271,8 +273,8 @@ func (st *clientState) feedback(fb *msg.TimingFeedback) {
 	switch {
 	case fb.LateCount > 0:
 		st.submitOffset += min(max(rec, relaxStep), feedbackStep)
-	case rec < 0 && margin > relaxAbove:
-		st.submitOffset -= relaxStep
+	case rec < 0 && (margin > relaxAbove || st.submitOffset > 0):
+		st.submitOffset -= min(-rec, relaxStep)
 	}
 	st.submitOffset = min(max(st.submitOffset, 0), st.maxOffset())
 }
