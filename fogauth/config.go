@@ -46,6 +46,11 @@ type Config struct {
 	// player's fog is recomputed every tick. The output is identical; only
 	// the cost differs.
 	AlwaysRecomputeFog bool
+	// AliasKey is the secret that orders, on a client's wire, entities it
+	// cannot tell apart when they come into view together (see aliases).
+	// Not a configuration key: draw it from crypto/rand per room
+	// (fogserver does); the zero key is for tests.
+	AliasKey [16]byte
 }
 
 // NoStalenessBonus as Config.StalenessBonus turns the staleness bonus off

@@ -20,10 +20,13 @@
 //     them, so the game's own verdict (Game.Step) differs only through
 //     what the player sees;
 //   - entities are named on each client's wire by aliases (see aliases):
-//     dense, in the order the client first saw them, so no id counts
-//     hidden production; deltas go out in alias order;
+//     the smallest free one when the client first sees an entity, freed
+//     when the client acknowledged its Leave, ties among entities it
+//     cannot tell apart broken by a secret-keyed hash, so no id counts
+//     hidden production or links a unit coming back out of the fog to
+//     one that left; deltas go out in alias order;
 //   - a field naming another entity (the target) carries it only while
-//     the recipient sees it, otherwise none;
+//     the recipient sees it and holds its Enter, otherwise none;
 //   - the simulation lets a unit keep or acquire a target only in a cell
 //     its player sees (Game.SetTargetFilter), so its visible behaviour
 //     never traces a hidden entity;

@@ -36,6 +36,9 @@ type harness struct {
 	// onPlay, if set, runs each time a client gets its turn to play,
 	// before its bot.
 	onPlay func(c *hclient)
+	// received, if set, sees every message a client applied, after it
+	// applied it.
+	received func(c *hclient, data []byte)
 }
 
 const rto = 200 * time.Millisecond
@@ -182,6 +185,9 @@ func (h *harness) deliverDown(c *hclient, force bool) {
 		}
 		if err := c.cl.Receive(m.data); err != nil {
 			h.t.Fatalf("client %d: %v", c.id, err)
+		}
+		if h.received != nil {
+			h.received(c, m.data)
 		}
 	}
 	c.down = c.down[n:]

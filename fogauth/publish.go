@@ -24,13 +24,60 @@ func (r *Room) Publish() {
 		r.spectatorSet(ents)
 	}
 	for _, c := range r.clients {
+		if c.ended {
+			continue
+		}
 		visible := r.specVis
 		if c.player != 0 {
 			visible = r.game.Visible(c.player)
 		}
 		r.publishTo(c, visible, ents)
+		if r.finished && c.converged {
+			r.end(c)
+		}
 	}
 	r.stats.Tick = r.tick
+}
+
+// end sends c its MatchEnd and nothing after it.
+func (r *Room) end(c *viewer) {
+	e, _ := r.MatchEnd(c.id)
+	start := len(r.arena)
+	r.arena = AppendMatchEnd(r.arena, e)
+	r.out = append(r.out, envelopeRec{to: c.id, reliable: true, start: start, end: len(r.arena)})
+	c.ended = true
+}
+
+// EndAll sends its MatchEnd to every client that has not had one yet
+// (those that did not acknowledge their whole view in time: the
+// embedder's settle timeout). It does nothing before Finish.
+func (r *Room) EndAll() {
+	if !r.finished {
+		return
+	}
+	for _, c := range r.clients {
+		if !c.ended {
+			r.end(c)
+		}
+	}
+}
+
+// Ended reports whether every client has had its MatchEnd.
+func (r *Room) Ended() bool {
+	for _, c := range r.clients {
+		if !c.ended {
+			return false
+		}
+	}
+	return r.finished
+}
+
+// SetEndTiming sets the room's timing that spectators' MatchEnds carry
+// (the 99th percentiles of the tick time and of its cost excluding the
+// simulation): it depends on the whole map, so players' MatchEnds carry
+// none.
+func (r *Room) SetEndTiming(tickP99Us, costP99Us uint32) {
+	r.endTickP99Us, r.endCostP99Us = tickP99Us, costP99Us
 }
 
 // updateFog has the game recompute every player's sight (a game may
@@ -182,6 +229,7 @@ func (r *Room) serialize(c *viewer, ents []protocol.EntityState, saturated bool)
 		}
 		e.accum, e.lastSent = 0, r.tick
 		e.flight, e.flightTick = *d, r.tick
+		e.enterOut = e.enterOut || d.Kind == DeltaEnter
 	}
 	closePart()
 }

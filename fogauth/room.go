@@ -62,6 +62,12 @@ type Room struct {
 	next     time.Duration // deadline of the next tick
 	tick     uint64        // tick of the StateUpdates being sent
 	finished bool
+	// lastTick is the last tick simulated (set by Finish): every
+	// MatchEnd carries it.
+	lastTick uint64
+	// endTiming is what spectators' MatchEnds carry of the room's timing
+	// (SetEndTiming).
+	endTickP99Us, endCostP99Us uint32
 
 	clients []*viewer
 	queue   []queuedOrder
@@ -144,10 +150,16 @@ func (r *Room) NextDeadline() time.Duration { return r.next }
 func (r *Room) Config() Config { return r.cfg }
 
 // Finish stops the simulation: later ticks only keep sending, so every
-// client converges on the final state. Orders waiting for the next tick,
+// client converges on the final state, and each client gets its MatchEnd
+// at the first tick at which it has acknowledged its whole final view
+// (see Publish), on a schedule that depends only on its own view and its
+// own acknowledgements; EndAll ends the rest. Orders waiting for the next tick,
 // and any that come later, are refused (RejectFinished) at once: the
 // embedder may end the match before another tick runs.
 func (r *Room) Finish() {
+	if !r.finished {
+		r.lastTick = r.tick
+	}
 	r.finished = true
 	for i := range r.queue {
 		q := &r.queue[i]
@@ -202,7 +214,9 @@ func (r *Room) AddClient(id ClientID, player protocol.PlayerID) error {
 			}
 		}
 	}
-	r.clients = append(r.clients, &viewer{id: id, player: player})
+	v := &viewer{id: id, player: player}
+	v.view.names.key = r.cfg.AliasKey
+	r.clients = append(r.clients, v)
 	return nil
 }
 

@@ -148,16 +148,24 @@ func (r *Room) SimID(id ClientID, alias protocol.EntityID) protocol.EntityID {
 	return 0
 }
 
-// MatchEnd is the MatchEnd for client id at the current tick: its view
-// (see View) and its MaxStaleTicks. The room's timing fields are left
-// zero: they depend on the whole map (an embedder may fill them for
-// spectators).
+// MatchEnd is the MatchEnd for client id: the last tick simulated (the
+// current one before Finish), its view (see View) and its MaxStaleTicks;
+// a spectator's carries the room's timing (SetEndTiming), a player's none
+// (it depends on the whole map).
 func (r *Room) MatchEnd(id ClientID) (MatchEnd, bool) {
 	st, ok := r.ClientStats(id)
 	if !ok {
 		return MatchEnd{}, false
 	}
+	tick := r.tick
+	if r.finished {
+		tick = r.lastTick
+	}
 	r.endView = r.View(id, r.endView[:0])
-	return MatchEnd{Tick: r.tick, Entities: uint32(len(r.endView)), ViewHash: ViewHash(r.endView),
-		MaxStaleTicks: uint32(min(st.MaxStaleTicks, 1<<32-1))}, true
+	e := MatchEnd{Tick: tick, Entities: uint32(len(r.endView)), ViewHash: ViewHash(r.endView),
+		MaxStaleTicks: uint32(min(st.MaxStaleTicks, 1<<32-1))}
+	if c := r.client(id); c.player == 0 {
+		e.TickP99Us, e.CostP99Us = r.endTickP99Us, r.endCostP99Us
+	}
+	return e, true
 }

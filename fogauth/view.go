@@ -17,7 +17,11 @@ type entry struct {
 	// for an Enter or a Leave (the next delta is an Enter or a Leave
 	// again), dirty for an Update's fields (sent again whatever their
 	// value).
-	unsure   bool
+	unsure bool
+	// enterOut: an Enter of the entity is in flight (neither
+	// acknowledged nor forgotten), so the client may come to hold it:
+	// the entry, and its alias, stay.
+	enterOut bool
 	dirty    FieldMask
 	accum    uint32 // accumulated priority while a delta waits
 	lastSent uint64 // tick the entity was last sent or up to date
@@ -33,6 +37,10 @@ type entry struct {
 	flight     Delta
 	alias      protocol.EntityID // the entity's id on this client's wire (see aliases)
 }
+
+// unknown reports whether the client cannot hold the entity: it neither
+// acknowledged holding it nor may have applied an Enter of it.
+func (e *entry) unknown() bool { return !e.present && !e.unsure && !e.enterOut }
 
 // pending is one entity's delta waiting for the budget: its kind and
 // field mask, the entity's entry, and where its current state is in the
@@ -71,7 +79,7 @@ type view struct {
 	pend           []pending
 	names          aliases
 	fresh          []int32  // scratch: entries first seen this tick
-	seen           []uint64 // scratch: bitset of the visible entity IDs
+	seen           []uint64 // scratch: bitset of the visible entity IDs the client holds
 	inFlight       int      // deltas left out of pend because they are in flight
 	maxStale       uint64   // longest a visible entity's change waited for the StateUpdate that delivered it
 }
@@ -90,12 +98,15 @@ type view struct {
 // sent again once resend ticks pass without one.
 //
 // Every field naming another entity (the target) is compared and sent as
-// the client may know it: the entity if visible, otherwise none. Each
+// the client may know it: the entity if visible and held (the client
+// acknowledged its Enter, so the name resolves on its side), otherwise
+// none; once the target's Enter is acknowledged an Update names it. Each
 // pending delta carries its entity's alias, which orders the deltas on
 // the wire (see selector.plan).
 func (v *view) diff(visible []protocol.EntityID, ents []protocol.EntityState, slots []int32, tick, resend uint64) {
 	v.pend, v.inFlight = v.pend[:0], 0
 	v.seen = markSeen(v.seen, visible)
+	v.keepHeld(visible)
 	c := cursor{ents: ents, slots: slots, seen: v.seen, tick: tick, resend: resend}
 	if !v.gains(visible) {
 		v.diffInPlace(visible, &c)
@@ -116,7 +127,8 @@ func (v *view) merge(visible []protocol.EntityID, c *cursor) {
 		vis := false
 		switch {
 		case j == len(visible) || (i < len(old) && old[i].acked.ID < visible[j]):
-			if !old[i].present && !old[i].unsure {
+			if old[i].unknown() {
+				v.names.retire(old[i].acked.ID)
 				i++
 				continue // unknown to the client and invisible: forget it
 			}
@@ -168,7 +180,8 @@ func (v *view) diffInPlace(visible []protocol.EntityID, c *cursor) {
 		vis := j < len(visible) && visible[j] == es[i].acked.ID
 		if vis {
 			j++
-		} else if !es[i].present && !es[i].unsure {
+		} else if es[i].unknown() {
+			v.names.retire(es[i].acked.ID)
 			continue // unknown to the client and invisible: forget it
 		}
 		if w != i {
@@ -198,12 +211,28 @@ func markSeen(seen []uint64, visible []protocol.EntityID) []uint64 {
 	return seen
 }
 
+// keepHeld clears from seen the visible entities the client does not
+// hold: a target names only an entity whose Enter the client applied and
+// acknowledged, never one whose Enter is deferred, in flight or in
+// another StateUpdate of the tick.
+func (v *view) keepHeld(visible []protocol.EntityID) {
+	i := 0
+	for _, id := range visible {
+		for i < len(v.entries) && v.entries[i].acked.ID < id {
+			i++
+		}
+		if i == len(v.entries) || v.entries[i].acked.ID != id || !v.entries[i].present || v.entries[i].unsure {
+			v.seen[id/64] &^= 1 << (id % 64)
+		}
+	}
+}
+
 // cursor finds the entries' current states in the simulation's entities,
 // as the client may see them.
 type cursor struct {
 	ents         []protocol.EntityState
 	slots        []int32
-	seen         []uint64 // bit id of word id/64: entity id is visible
+	seen         []uint64 // bit id of word id/64: entity id is visible and held
 	tick, resend uint64
 	hidden       protocol.EntityState // scratch of filter
 }
@@ -370,7 +399,7 @@ func (v *view) acknowledge(d *Delta, hint int32, tick uint64) {
 		e := &v.entries[i]
 		e.acked = EnterState(&d.Entity)
 		CopyFields(&e.acked, &d.Entity, d.Mask)
-		e.present, e.unsure, e.dirty = true, false, 0
+		e.present, e.unsure, e.enterOut, e.dirty = true, false, false, 0
 	case DeltaUpdate:
 		if e := &v.entries[i]; ok && e.present {
 			CopyFields(&e.acked, &d.Entity, d.Mask)
@@ -394,7 +423,7 @@ func (v *view) forget(d *Delta, hint int32) {
 			v.entries[i].dirty |= d.Mask
 		}
 	case ok:
-		v.entries[i].unsure = true
+		v.entries[i].unsure, v.entries[i].enterOut = true, false
 	default:
 		v.entries = slices.Insert(v.entries, i, entry{acked: protocol.EntityState{ID: d.Entity.ID}, unsure: true, alias: v.names.lookup(d.Entity.ID)})
 	}

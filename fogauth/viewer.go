@@ -26,6 +26,7 @@ type viewer struct {
 	tail           []protocol.TickOrders // last decoded order group, for continuations
 	orderBuf       []protocol.TimestampedOrder
 	converged      bool
+	ended          bool       // sent its MatchEnd: nothing more goes to it
 	rejected       rejections // refused orders, told at the next Simulate
 	stats          ClientStats
 }

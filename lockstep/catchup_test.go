@@ -27,11 +27,13 @@ func (n *catchupNet) Status() Status {
 	}
 	return StatusCatchingUp
 }
-func (n *catchupNet) Diagnostics() Diagnostics                         { return Diagnostics{} }
-func (n *catchupNet) SnapshotWanted(uint64) bool                       { return false }
-func (n *catchupNet) DonateSnapshot(uint64, []byte)                    {}
-func (n *catchupNet) ReceivedSnapshot() (uint64, []byte, uint64, bool) { return 0, nil, 0, false }
-func (n *catchupNet) SnapshotChecked(uint64, bool)                     {}
+func (n *catchupNet) Diagnostics() Diagnostics      { return Diagnostics{} }
+func (n *catchupNet) SnapshotWanted(uint64) bool    { return false }
+func (n *catchupNet) DonateSnapshot(uint64, []byte) {}
+func (n *catchupNet) ReceivedSnapshot() (uint64, []byte, Agreed, bool) {
+	return 0, nil, Agreed{}, false
+}
+func (n *catchupNet) SnapshotChecked(uint64, bool) {}
 
 // costlySim takes cost of the clock per tick.
 type costlySim struct {

@@ -23,7 +23,7 @@ func (t *teamInput) Orders(uint64) []protocol.TimestampedOrder {
 	return t.buf
 }
 
-func newGame(t *testing.T, seed uint64) (*sim.Sim, bot.Team) {
+func newGame(t testing.TB, seed uint64) (*sim.Sim, bot.Team) {
 	t.Helper()
 	p := scenario.Params{Players: 3, Seed: seed}
 	m, c, err := scenario.Generate(p)

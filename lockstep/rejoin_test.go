@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -233,21 +232,27 @@ func TestRejoinUnderLoss(t *testing.T) {
 	}
 }
 
-// liarSim forges the first snapshot any liarSim of its match donates:
-// the real state with 500 more credits for player 1, a state that
-// decodes, restores and passes every structural check, from a donor that
-// keeps reporting its honest hashes.
+// liarSim forges every snapshot it takes, to donate or to digest as a
+// witness, from a player that keeps reporting its honest hashes: with
+// collide, forgeCollision's state (one unit's health changed, the same
+// StateHash); else the real state with 500 more credits for player 1. Both
+// decode, restore and pass every structural check.
 type liarSim struct {
 	*sim.Sim
-	t      *testing.T
-	forged *atomic.Bool
+	t       *testing.T
+	collide bool
 }
 
 func (l liarSim) Snapshot() []byte {
-	b := l.Sim.Snapshot()
-	if l.forged.Swap(true) {
+	if l.collide {
+		b, ok := forgeCollision(l.Sim)
+		if !ok {
+			l.t.Errorf("tick %d: no colliding forgery found", l.Sim.Tick())
+			return l.Sim.Snapshot()
+		}
 		return b
 	}
+	b := l.Sim.Snapshot()
 	const credits = 35 + 8 + 8 + 4 // header, tick, RNG, next id: player 1's credits
 	binary.LittleEndian.PutUint32(b[credits:], binary.LittleEndian.Uint32(b[credits:])+500)
 	scratch, _, err := newScratch(l.Sim)
@@ -270,34 +275,55 @@ func newScratch(s *sim.Sim) (*sim.Sim, sim.Config, error) {
 	return scratch, cfg, err
 }
 
-// TestRejoinLyingDonor: the first donor asked forges its snapshot (a
-// valid state that is not the agreed one) and reports honest hashes; the
-// rejoining player rejects it against the agreed hash, the relay moves
-// to the next donor, and the match ends in sync.
+// TestRejoinLyingDonor: one of the three players that stay forges every
+// snapshot it takes (a valid state that is not the agreed one, with
+// honest hashes; or, colliding, one whose StateHash is the agreed one), as
+// a donor and as a witness, each of them in turn. As a
+// donor its bytes are not the digest the other two agree on, and the
+// relay moves to the next donor before the rejoining player even checks
+// them; as a witness it is outvoted by the donor's bytes and the other
+// witness. Whoever lies, the rejoining player loads an honest player's
+// snapshot and the match ends in sync.
 func TestRejoinLyingDonor(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		var failed []relay.DonorFailed
-		rn := rejoinRelay(t, 0, func(ev relay.Event) {
-			if e, ok := ev.(relay.DonorFailed); ok {
-				failed = append(failed, e)
-			}
+	liedAsDonor := 0
+	for _, c := range []struct {
+		liar    protocol.PlayerID
+		collide bool
+	}{{1, false}, {3, false}, {4, false}, {1, true}, {3, true}, {4, true}} {
+		liar := c.liar
+		t.Run(fmt.Sprintf("liar_%d/collide_%v", liar, c.collide), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var failed []relay.DonorFailed
+				var loaded []relay.SnapshotLoaded
+				rn := rejoinRelay(t, 0, func(ev relay.Event) {
+					switch e := ev.(type) {
+					case relay.DonorFailed:
+						failed = append(failed, e)
+					case relay.SnapshotLoaded:
+						loaded = append(loaded, e)
+					}
+				})
+				defer rn.close()
+				plan := dropPlan{player: 2, at: 80, after: time.Second, times: 1}
+				const ticks = 250
+				res := runRejoinMatch(t, rn, 4, netsim.Link{Latency: 20 * time.Millisecond}, ticks, plan, func(id protocol.PlayerID) bool { return id == liar },
+					func(s *sim.Sim) lockstep.Simulation { return liarSim{Sim: s, t: t, collide: c.collide} })
+				checkRejoined(t, res, ticks, plan)
+				for _, f := range failed {
+					if f.Donor != liar || f.Reason != "donor snapshot not the agreed digest" {
+						t.Errorf("donor failure %+v: want only the liar's, for its digest", f)
+					}
+				}
+				liedAsDonor += len(failed)
+				if len(loaded) != 1 || loaded[0].Donor == liar {
+					t.Errorf("snapshots loaded %+v, want one, from an honest donor", loaded)
+				}
+			})
 		})
-		defer rn.close()
-		var forged atomic.Bool
-		plan := dropPlan{player: 2, at: 80, after: time.Second, times: 1}
-		const ticks = 250
-		res := runRejoinMatch(t, rn, 4, netsim.Link{Latency: 20 * time.Millisecond}, ticks, plan, func(id protocol.PlayerID) bool { return id != 2 },
-			func(s *sim.Sim) lockstep.Simulation { return liarSim{Sim: s, t: t, forged: &forged} })
-		checkRejoined(t, res, ticks, plan)
-		if len(failed) != 1 || failed[0].Reason != "snapshot rejected by its recipient" {
-			t.Errorf("donor failures %+v, want one rejected snapshot", failed)
-		}
-		for _, r := range res {
-			if r.id == 2 && r.rejected != 1 {
-				t.Errorf("the rejoining player rejected %d snapshots, want 1", r.rejected)
-			}
-		}
-	})
+	}
+	if liedAsDonor < 2 {
+		t.Errorf("the liar was a donor %d times, want at least once per forgery: the test proved only the witness half", liedAsDonor)
+	}
 }
 
 // TestRejoinTimeout: a player that vanishes and never comes back is

@@ -1,6 +1,7 @@
 package lockstep
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"slices"
 	"time"
@@ -11,16 +12,18 @@ import (
 // rejoinState is the client's part of a snapshot transfer: as the
 // recipient (a rejoining player or an observer) and as a donor.
 type rejoinState struct {
-	active   bool // a transfer to this client is under way, or its catch-up
-	observer bool
-	tick     uint64 // the snapshot's tick (RejoinStart)
-	chunks   [][]byte
-	total    int
-	hash     uint64
-	haveHash bool
-	offered  bool // the assembled snapshot went to the game loop
-	loaded   bool
-	donate   []uint64 // ticks donors were asked for, oldest first
+	active     bool // a transfer to this client is under way, or its catch-up
+	observer   bool
+	tick       uint64 // the snapshot's tick (RejoinStart)
+	chunks     [][]byte
+	total      int
+	agreed     Agreed
+	haveHash   bool
+	haveDigest bool
+	offered    bool // the assembled snapshot went to the game loop
+	loaded     bool
+	donate     []uint64 // ticks this client was asked to donate, oldest first
+	witness    []uint64 // ticks this client was asked to digest, oldest first
 }
 
 // startRejoin readies the core for a transfer to it: frames are kept
@@ -31,7 +34,7 @@ func (c *clientCore) startRejoin(observer bool) {
 	st.rejoin = rejoinState{active: true, observer: observer}
 	st.status = StatusAuthorized
 	st.queue, st.pending, st.syncWanted = nil, nil, nil
-	st.acked = false
+	st.acked, st.echoes = false, echoRing{}
 	st.err = nil
 }
 
@@ -53,7 +56,7 @@ func (c *clientCore) onRejoinStart(m *msg.RejoinStart, now time.Duration) {
 	}
 	st.diag.RunAhead = int(m.RunAhead)
 	r := &st.rejoin
-	r.tick, r.chunks, r.total, r.haveHash, r.offered = m.SnapshotTick, r.chunks[:0], 0, false, false
+	r.tick, r.chunks, r.total, r.haveHash, r.haveDigest, r.offered = m.SnapshotTick, r.chunks[:0], 0, false, false, false
 	st.status = StatusDownloading
 }
 
@@ -67,15 +70,20 @@ func (c *clientCore) onChunk(m *msg.SnapshotChunk) {
 	r.chunks = append(r.chunks, m.Data)
 }
 
-// snapshot returns the assembled snapshot and the agreed hash once both
-// are in, once per attempt.
-func (c *clientCore) snapshot() (tick uint64, data []byte, hash uint64, ok bool) {
+// snapshot returns the assembled snapshot and what was agreed of it once
+// all are in, once per attempt.
+func (c *clientCore) snapshot() (tick uint64, data []byte, agreed Agreed, ok bool) {
 	r := &c.st.rejoin
-	if !r.active || r.loaded || r.offered || !r.haveHash || r.total == 0 || len(r.chunks) != r.total {
-		return 0, nil, 0, false
+	if !r.active || r.loaded || r.offered || !r.complete() {
+		return 0, nil, Agreed{}, false
 	}
 	r.offered = true
-	return r.tick, slices.Concat(r.chunks...), r.hash, true
+	return r.tick, slices.Concat(r.chunks...), r.agreed, true
+}
+
+// complete reports whether the snapshot's chunks, hash and digest are in.
+func (r *rejoinState) complete() bool {
+	return r.haveHash && r.haveDigest && r.total > 0 && len(r.chunks) == r.total
 }
 
 // checked takes the game loop's verdict on the snapshot of tick: loaded
@@ -89,7 +97,7 @@ func (c *clientCore) checked(tick uint64, loaded bool) {
 	}
 	c.send(&msg.SnapshotVerdict{Tick: tick, OK: loaded})
 	if !loaded {
-		r.chunks, r.total, r.haveHash, r.offered = r.chunks[:0], 0, false, false
+		r.chunks, r.total, r.haveHash, r.haveDigest, r.offered = r.chunks[:0], 0, false, false, false
 		return
 	}
 	r.loaded, r.chunks = true, nil
@@ -142,7 +150,7 @@ func (st *clientState) frameAccepted(f *msg.TickFrame) bool {
 func (st *clientState) ready() bool {
 	r := &st.rejoin
 	if st.holding() {
-		return !r.offered && r.haveHash && r.total > 0 && len(r.chunks) == r.total
+		return !r.offered && r.complete()
 	}
 	return len(st.queue) > 0
 }
@@ -158,24 +166,35 @@ func (st *clientState) submitting() bool {
 	return !st.rejoin.observer && (st.status == StatusPlaying || st.status == StatusDesynced)
 }
 
-// snapshotWanted reports whether a donor request names tick (and forgets
-// it, and any older one).
+// snapshotWanted reports whether a donor or witness request names tick
+// (and forgets any older one).
 func (st *clientState) snapshotWanted(tick uint64) bool {
 	r := &st.rejoin
-	i := 0
-	for i < len(r.donate) && r.donate[i] < tick {
-		i++
-	}
-	r.donate = r.donate[i:]
-	if len(r.donate) > 0 && r.donate[0] == tick {
-		r.donate = r.donate[1:]
-		return true
-	}
-	return false
+	r.donate, r.witness = dropBefore(r.donate, tick), dropBefore(r.witness, tick)
+	return len(r.donate) > 0 && r.donate[0] == tick || len(r.witness) > 0 && r.witness[0] == tick
 }
 
-// donate sends the snapshot of tick in chunks.
+// dropBefore removes the ticks before tick from ticks (ascending).
+func dropBefore(ticks []uint64, tick uint64) []uint64 {
+	i := 0
+	for i < len(ticks) && ticks[i] < tick {
+		i++
+	}
+	return ticks[i:]
+}
+
+// donate sends the snapshot of tick in chunks if a donor request names
+// it, and its digest if a witness request does.
 func (c *clientCore) donate(tick uint64, data []byte) {
+	r := &c.st.rejoin
+	if len(r.witness) > 0 && r.witness[0] == tick {
+		r.witness = r.witness[1:]
+		c.send(&msg.SnapshotDigest{Tick: tick, Digest: sha256.Sum256(data)})
+	}
+	if len(r.donate) == 0 || r.donate[0] != tick {
+		return
+	}
+	r.donate = r.donate[1:]
 	total := (len(data) + msg.MaxChunkBytes - 1) / msg.MaxChunkBytes
 	if total == 0 || total > msg.MaxSnapshotChunks {
 		c.log.Warn("lockstep: snapshot too large to donate", "bytes", len(data))
@@ -197,11 +216,19 @@ func (c *clientCore) handleRejoin(in msg.Message, now time.Duration) bool {
 		c.onChunk(m)
 	case *msg.SnapshotHash:
 		if r := &st.rejoin; r.active && m.Tick == r.tick {
-			r.hash, r.haveHash = m.Hash, true
+			r.agreed.Hash, r.haveHash = m.Hash, true
+		}
+	case *msg.SnapshotDigest:
+		if r := &st.rejoin; r.active && m.Tick == r.tick {
+			r.agreed.Digest, r.haveDigest = m.Digest, true
 		}
 	case *msg.SnapshotRequest:
 		if len(st.rejoin.donate) < 8 {
 			st.rejoin.donate = append(st.rejoin.donate, m.Tick)
+		}
+	case *msg.DigestRequest:
+		if len(st.rejoin.witness) < 8 {
+			st.rejoin.witness = append(st.rejoin.witness, m.Tick)
 		}
 	case *msg.RejoinKeepalive:
 	default:

@@ -90,7 +90,7 @@ func (c *RelayClient) Rejoin(ctx context.Context, conn *transport.Conn) error {
 }
 
 // SnapshotWanted implements SnapshotExchange: the relay asked this
-// client to donate its state after tick.
+// client to donate its state after tick, or to witness it.
 func (c *RelayClient) SnapshotWanted(tick uint64) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -98,7 +98,7 @@ func (c *RelayClient) SnapshotWanted(tick uint64) bool {
 }
 
 // DonateSnapshot implements SnapshotExchange: data goes to the relay in
-// chunks.
+// chunks (a donor) or as its SHA-256 (a witness), as the relay asked.
 func (c *RelayClient) DonateSnapshot(tick uint64, data []byte) {
 	c.mu.Lock()
 	c.core.donate(tick, data)
@@ -108,8 +108,8 @@ func (c *RelayClient) DonateSnapshot(tick uint64, data []byte) {
 }
 
 // ReceivedSnapshot implements SnapshotExchange: a donor's snapshot and
-// the hash the players agreed for its tick, once both are in.
-func (c *RelayClient) ReceivedSnapshot() (tick uint64, data []byte, hash uint64, ok bool) {
+// the digest and hash the others agreed for its tick, once all are in.
+func (c *RelayClient) ReceivedSnapshot() (tick uint64, data []byte, agreed Agreed, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.core.snapshot()

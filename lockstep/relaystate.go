@@ -36,8 +36,8 @@ type clientState struct {
 	pending   []pendingOrder
 	queue     []queuedFrame // confirmed ticks not yet polled
 	nextFrame uint64        // the tick the next frame must carry
-	ack       queuedFrame   // newest frame polled; valid if acked
-	acked     bool
+	echoes    echoRing      // the frames polled last, to echo one of them
+	acked     bool          // echoes holds one
 
 	syncWanted []uint64      // polled ticks whose hash the relay asked for
 	schedule   []msg.Removal // announced removals not yet in effect
@@ -53,6 +53,53 @@ type clientState struct {
 	diag Diagnostics
 
 	desync desyncClient
+}
+
+// echoAge is how much older than the newest polled frame the echoed one
+// is (by its tick): the relay measures the round trip from the echo, and
+// the newest frame polled before a submission is biased toward the frames
+// that came fast (a slow one is not in yet, so the one before it is
+// echoed), which makes a jittery path look shorter than it is and skews
+// the relay's clock model, and with it sub-tick parity, against that
+// player. A frame this much older than the newest has arrived whatever
+// its delay within the jitter, so which one is echoed does not depend on
+// how fast it came.
+const echoAge = 100 * time.Millisecond
+
+// echoRing holds the frames polled last: tick, token and receipt.
+type echoRing struct {
+	ring [16]echo
+	n    int
+}
+
+type echo struct {
+	tick  uint64
+	token uint32
+	at    time.Duration
+}
+
+func (r *echoRing) add(f queuedFrame) {
+	r.ring[r.n%len(r.ring)] = echo{f.ticks.Tick, f.token, f.at}
+	r.n++
+}
+
+// pick is the newest frame polled whose tick is at least echoAge (in
+// windows of interval) older than the newest one, or the oldest held.
+func (r *echoRing) pick(interval time.Duration) echo {
+	newest := r.ring[(r.n-1)%len(r.ring)]
+	back := uint64(1)
+	if interval > 0 {
+		back = uint64((echoAge + interval - 1) / interval)
+	}
+	best := newest
+	for i := 1; i <= min(r.n, len(r.ring)); i++ {
+		e := r.ring[(r.n-i)%len(r.ring)]
+		best = e
+		if e.tick+back <= newest.tick {
+			break
+		}
+	}
+	return best
 }
 
 // pendingOrder is a submitted order and when it was issued.
@@ -209,8 +256,10 @@ func (st *clientState) announce(r msg.Removal) {
 }
 
 // feedback moves the submit offset: earlier (by at most feedbackStep) when
-// submissions were late, later by relaxStep when they arrive far earlier
-// than needed. It also takes the relay's tick deadline for the frames that
+// submissions were late, later by up to relaxStep whenever they arrive
+// earlier than the relay's target margin needs (an offset the path no
+// longer needs costs the player the orders issued in its last part of
+// each window, which go to the next). It also takes the relay's tick deadline for the frames that
 // follow, which the clock estimate needs to tell the relay moving its
 // deadline from the client's clock drifting.
 func (st *clientState) feedback(fb *msg.TimingFeedback) {
@@ -224,8 +273,8 @@ func (st *clientState) feedback(fb *msg.TimingFeedback) {
 	switch {
 	case fb.LateCount > 0:
 		st.submitOffset += min(max(rec, relaxStep), feedbackStep)
-	case rec < 0 && margin > relaxAbove:
-		st.submitOffset -= relaxStep
+	case rec < 0 && (margin > relaxAbove || st.submitOffset > 0):
+		st.submitOffset -= min(-rec, relaxStep)
 	}
 	st.submitOffset = min(max(st.submitOffset, 0), st.maxOffset())
 }
@@ -259,7 +308,8 @@ func (st *clientState) poll(now time.Duration) (protocol.TickOrders, bool) {
 	if len(st.queue) == 0 {
 		st.queue = st.queue[:0:0] // let the backing array go
 	}
-	st.ack, st.acked = f, true
+	st.echoes.add(f)
+	st.acked = true
 	st.diag.Tick = f.ticks.Tick
 	st.polledAt = now
 	if f.sync {
@@ -360,8 +410,9 @@ func (c *clientCore) submitWindow(now, rnow time.Duration, claim int64) {
 	}
 	s := &msg.OrderSubmit{Tick: uint64(claim), SentUs: us(rnow), Orders: orders}
 	if st.acked {
-		s.AckTick, s.Token = st.ack.ticks.Tick, st.ack.token
-		s.AckDelayUs = uint32(min(us(now-st.ack.at), 1<<32-1))
+		e := st.echoes.pick(st.interval)
+		s.AckTick, s.Token = e.tick, e.token
+		s.AckDelayUs = uint32(min(us(now-e.at), 1<<32-1))
 	}
 	c.inflight.s, c.inflight.orders = s, st.pending[:n:n]
 	st.pending = st.pending[n:]

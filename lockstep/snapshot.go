@@ -1,7 +1,10 @@
 package lockstep
 
 import (
+	"crypto/sha256"
 	"time"
+
+	"github.com/tickwire/tickwire/lockstep/msg"
 )
 
 // Restorer is a Simulation that saves and loads its whole state: a
@@ -13,21 +16,33 @@ type Restorer interface {
 }
 
 // SnapshotExchange is a NetworkModel that moves snapshots between game
-// loops (RelayClient): GameLoop donates one when the relay asks, and
-// loads, after checking it against the players' agreed hash, the one it
+// loops (RelayClient): GameLoop donates one when the relay asks (or, as a
+// witness, its digest), and loads, after checking it against the
+// witnesses' agreed digest and the players' agreed hash, the one it
 // receives when it rejoins or observes.
 type SnapshotExchange interface {
 	// SnapshotWanted reports whether the relay asked for the state after
-	// tick, which has just been applied.
+	// tick, which has just been applied, or for its digest.
 	SnapshotWanted(tick uint64) bool
-	// DonateSnapshot sends the state after tick.
+	// DonateSnapshot sends the state after tick, or its digest, as the
+	// relay asked.
 	DonateSnapshot(tick uint64, data []byte)
-	// ReceivedSnapshot returns a donor's snapshot of tick and the hash
-	// the players agreed for that tick, once both are in.
-	ReceivedSnapshot() (tick uint64, data []byte, hash uint64, ok bool)
+	// ReceivedSnapshot returns a donor's snapshot of tick and what the
+	// others agreed for that tick, once all of it is in.
+	ReceivedSnapshot() (tick uint64, data []byte, agreed Agreed, ok bool)
 	// SnapshotChecked reports whether the snapshot of tick was loaded
 	// (it restored and its state hash is the agreed one).
 	SnapshotChecked(tick uint64, loaded bool)
+}
+
+// Agreed is what the other players agreed a snapshot of a tick must be:
+// the SHA-256 of its bytes, reported by a strict majority of the
+// witnesses (the players neither donor nor recipient), and the sync hash a
+// strict majority of the active players reported. The digest is the
+// proof: a 64-bit hash can be matched by a forged state.
+type Agreed struct {
+	Digest [msg.DigestSize]byte
+	Hash   uint64
 }
 
 // CatchupConfig paces the catch-up of a rejoining client, as the seed
@@ -77,21 +92,25 @@ func (c CatchupConfig) more(ticks int, elapsed time.Duration) bool {
 	return uint32(ticks) < c.MaxTicksPerFrame && (ticks == 0 || elapsed < c.SimBudget())
 }
 
-// snapshotStep loads a received snapshot if one is in: the loop's
-// simulation restores it and must hash to the agreed value, else it is
-// rejected (and the state put back), and the relay tries another donor.
+// snapshotStep loads a received snapshot if one is in: its bytes must be
+// the witnesses' agreed digest, and the loop's simulation restores it and
+// must hash to the agreed value, else it is rejected (and the state put
+// back), and the relay tries another donor.
 func (g *GameLoop) snapshotStep(x SnapshotExchange) {
-	tick, data, hash, ok := x.ReceivedSnapshot()
+	tick, data, agreed, ok := x.ReceivedSnapshot()
 	if !ok {
 		return
 	}
 	s, can := g.Sim.(Restorer)
-	if !can {
+	if !can || sha256.Sum256(data) != agreed.Digest {
+		if can {
+			g.Rejected++
+		}
 		x.SnapshotChecked(tick, false)
 		return
 	}
 	before := s.Snapshot()
-	if err := s.Restore(data); err != nil || g.Sim.StateHash() != hash {
+	if err := s.Restore(data); err != nil || g.Sim.StateHash() != agreed.Hash {
 		if err == nil {
 			_ = s.Restore(before) // a state it produced itself restores
 		}

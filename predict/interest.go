@@ -17,7 +17,11 @@ import (
 // off every such line, so an entity at the edge does not flicker in and
 // out. Of the candidates, the nearest Budget enter (own entities never
 // count against it), so a crowd costs a bounded number of records per
-// client, as the fog mode's per-client budget does.
+// client, as the fog mode's per-client budget does. At the budget an
+// entity the client already holds keeps its place against a newcomer
+// unless the newcomer is nearer by more than Hysteresis: two entities
+// whose distances swap by less than that do not trade places every tick
+// (an entity on a line of fire still comes first).
 type InterestConfig struct {
 	Radius          float64 // world units; 0: interest management off
 	Hysteresis      float64 // world units beyond Radius before leaving; Radius/4
@@ -44,10 +48,23 @@ func (c InterestConfig) withDefaults(tickRate int) InterestConfig {
 // On reports whether interest management is on.
 func (c InterestConfig) On() bool { return c.Radius > 0 }
 
-// candidate is an entity that may enter a client's interest, by priority.
+// candidate is an entity that may enter a client's interest, by priority:
+// those on a line of fire first, then by rank, the distance less
+// Hysteresis for an entity the client holds.
 type candidate struct {
-	id   EntityID
-	dist float64
+	id    EntityID
+	aimed bool
+	rank  float64
+}
+
+func (a candidate) compare(b candidate) int {
+	if a.aimed != b.aimed {
+		if a.aimed {
+			return -1
+		}
+		return 1
+	}
+	return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.id, b.id))
 }
 
 // interest returns the ids (ascending) of the entities in views (all of
@@ -73,14 +90,18 @@ func (c InterestConfig) interest(p PlayerID, self EntityID, views []EntityView, 
 		}
 		d := dist(v.Pos, me)
 		_, had := slices.BinarySearch(prev, v.ID)
+		rank := d
+		if had {
+			rank -= c.Hysteresis
+		}
 		switch {
-		case d <= c.Radius || (had && d <= c.Radius+c.Hysteresis):
-			scratch = append(scratch, candidate{v.ID, d})
 		case c.aimedAt(v, me):
-			scratch = append(scratch, candidate{v.ID, 0}) // on a line of fire: first
+			scratch = append(scratch, candidate{v.ID, true, rank})
+		case d <= c.Radius || (had && d <= c.Radius+c.Hysteresis):
+			scratch = append(scratch, candidate{v.ID, false, rank})
 		}
 	}
-	slices.SortFunc(scratch, func(a, b candidate) int { return cmp.Or(cmp.Compare(a.dist, b.dist), cmp.Compare(a.id, b.id)) })
+	slices.SortFunc(scratch, candidate.compare)
 	for _, k := range scratch[:min(len(scratch), c.Budget)] {
 		dst = append(dst, k.id)
 	}

@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -12,7 +13,8 @@ import (
 // on a line of fire; one between Radius and Radius+Hysteresis only if it
 // was in the previous set (hysteresis: no flicker at the edge); every
 // entity within Radius or on a line of fire unless the budget is full,
-// and then the ones kept are the nearest.
+// and then no entity left out outranks one kept: a line of fire first,
+// then the distance, less Hysteresis for an entity the client held.
 func TestInterestAgainstBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	cfg := InterestConfig{Radius: 10, Budget: 12}.withDefaults(60)
@@ -54,6 +56,21 @@ func TestInterestAgainstBruteForce(t *testing.T) {
 		if others > cfg.Budget {
 			t.Fatalf("round %d: %d other entities, budget %d", round, others, cfg.Budget)
 		}
+		worstKept := candidate{aimed: true, rank: -1e9}
+		for _, v := range views {
+			if v.Owner != p && slices.Contains(got, v.ID) {
+				if c := bruteRank(cfg, v, me, prev); c.compare(worstKept) > 0 {
+					worstKept = c
+				}
+			}
+		}
+		for _, v := range views {
+			d := dist(v.Pos, me)
+			eligible := d <= cfg.Radius || cfg.aimedAt(v, me) || (slices.Contains(prev, v.ID) && d <= cfg.Radius+cfg.Hysteresis)
+			if v.Owner != p && eligible && !slices.Contains(got, v.ID) && bruteRank(cfg, v, me, prev).compare(worstKept) < 0 {
+				t.Fatalf("round %d: entity %d left out although it outranks one kept", round, v.ID)
+			}
+		}
 		if others < cfg.Budget {
 			for _, v := range views {
 				if v.Owner != p && (dist(v.Pos, me) <= cfg.Radius || cfg.aimedAt(v, me)) && !slices.Contains(got, v.ID) {
@@ -66,6 +83,15 @@ func TestInterestAgainstBruteForce(t *testing.T) {
 		}
 		prev = got
 	}
+}
+
+// bruteRank is the budget's order for v, written out from the rule.
+func bruteRank(cfg InterestConfig, v EntityView, me [3]float64, prev []EntityID) candidate {
+	r := dist(v.Pos, me)
+	if slices.Contains(prev, v.ID) {
+		r -= cfg.Hysteresis
+	}
+	return candidate{id: v.ID, aimed: cfg.aimedAt(v, me), rank: r}
 }
 
 // TestInterestHysteresis: an entity wandering back and forth across the
@@ -85,5 +111,80 @@ func TestInterestHysteresis(t *testing.T) {
 	}
 	if changes != 1 {
 		t.Fatalf("the entity changed interest %d times, want 1 (it entered and stayed)", changes)
+	}
+}
+
+// TestInterestBudgetNoFlicker: at the budget, two entities whose
+// distances swap every tick by less than Hysteresis do not trade places:
+// budget 2, one entity at 3 units and two at 5.0 and 5.1 that swap every
+// tick. Without the held entity's advantage this was 400 changes in 200
+// ticks (a Leave and a full Enter each tick).
+func TestInterestBudgetNoFlicker(t *testing.T) {
+	cfg := InterestConfig{Radius: 10, Budget: 2}.withDefaults(60)
+	var prev []EntityID
+	changes := 0
+	for step := range 200 {
+		a, b := 5.0, 5.1
+		if step%2 == 1 {
+			a, b = b, a
+		}
+		views := []EntityView{{ID: 1, Owner: 1}, {ID: 2, Owner: 2, Pos: [3]float64{3, 0}},
+			{ID: 3, Owner: 2, Pos: [3]float64{a, 0}}, {ID: 4, Owner: 2, Pos: [3]float64{0, b}}}
+		got, _ := cfg.interest(1, 1, views, prev, nil, nil)
+		for id := EntityID(2); id <= 4; id++ {
+			if slices.Contains(got, id) != slices.Contains(prev, id) {
+				changes++
+			}
+		}
+		prev = got
+	}
+	if changes != 2 {
+		t.Fatalf("%d interest changes in 200 ticks, want 2 (two entities entered and stayed)", changes)
+	}
+}
+
+// TestInterestBudgetFlickerBound: a crowd of 150 far above the budget
+// of 16, all inside the radius, each entity jittering anywhere within
+// Hysteresis/2 of its place every tick. Once the first tick chose the
+// nearest 16 (at their places), no one changes: a newcomer would have to be nearer than a
+// held entity by more than Hysteresis, and the jitter moves each pair by
+// less. Over every seed; ranked by distance alone (the old rule) the
+// boundary traded places dozens of times a second.
+func TestInterestBudgetFlickerBound(t *testing.T) {
+	for seed := range uint64(8) {
+		rng := rand.New(rand.NewPCG(seed, 77))
+		cfg := InterestConfig{Radius: 20, Budget: 16}.withDefaults(60)
+		const n, ticks = 150, 300
+		home := make([][2]float64, n+1)
+		for i := 2; i <= n; i++ {
+			r := math.Sqrt(rng.Float64()) * (cfg.Radius - cfg.Hysteresis/2)
+			a := rng.Float64() * 2 * math.Pi
+			home[i] = [2]float64{r * math.Cos(a), r * math.Sin(a)}
+		}
+		changes := 0
+		var prev []EntityID
+		views := make([]EntityView, n)
+		for tick := range ticks {
+			views = append(views[:0], EntityView{ID: 1, Owner: 1})
+			for i := 2; i <= n; i++ {
+				r := rng.Float64() * cfg.Hysteresis / 2 * 0.999
+				if tick == 0 {
+					r = 0 // the first choice is made at home
+				}
+				a := rng.Float64() * 2 * math.Pi
+				views = append(views, EntityView{ID: EntityID(i), Owner: 2, Pos: [3]float64{home[i][0] + r*math.Cos(a), home[i][1] + r*math.Sin(a)}})
+			}
+			got, _ := cfg.interest(1, 1, views, prev, nil, nil)
+			if tick > 0 && !slices.Equal(got, prev) {
+				changes++
+			}
+			if len(got) != 1+cfg.Budget {
+				t.Fatalf("seed %d tick %d: %d entities, want the avatar and the budget's %d", seed, tick, len(got), cfg.Budget)
+			}
+			prev = got
+		}
+		if changes != 0 {
+			t.Fatalf("seed %d: the interest set changed on %d of %d ticks, want 0", seed, changes, ticks-1)
+		}
 	}
 }

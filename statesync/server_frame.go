@@ -308,22 +308,32 @@ func (s *Server) closeFrames() {
 	s.stats.OpenFrames = len(s.frames)
 }
 
-// majority is the hash more than half of the ACTIVE voters reported, if
-// any: a plurality is not enough, so no tie is ever broken.
-func (s *Server) majority(r *frameRec) (hash uint32, count, voters int, ok bool) {
+// majority is the hash more than half of the room's ACTIVE clients
+// reported, if any. Every ACTIVE client counts, whether its hash arrived in
+// the window or not: a client that is late or silent is a vote for no
+// hash, never a smaller room, so a coalition cannot win by outlasting
+// honest clients with a longer round trip. A plurality is not enough
+// either, so no tie is ever broken. votes is how many ACTIVE clients did
+// report.
+func (s *Server) majority(r *frameRec) (hash uint32, count, voters, votes int, ok bool) {
 	counts := make(map[uint32]int)
 	for id, h := range r.hashes {
 		if c := s.clients[id]; c != nil && c.state == StateActive {
 			counts[h]++
+			votes++
+		}
+	}
+	for _, c := range s.clients {
+		if c.state == StateActive {
 			voters++
 		}
 	}
 	for h, n := range counts {
 		if n*2 > voters {
-			return h, n, voters, true
+			return h, n, voters, votes, true
 		}
 	}
-	return 0, 0, voters, false
+	return 0, 0, voters, votes, false
 }
 
 // agreeDigest finds the digest more than half of the voters reported along
@@ -348,10 +358,10 @@ func (s *Server) agreeDigest(r *frameRec, voters int) {
 }
 
 func (s *Server) decide(r *frameRec) {
-	hash, count, voters, ok := s.majority(r)
+	hash, count, voters, votes, ok := s.majority(r)
 	if !ok {
 		r.stage = closed
-		if voters > 0 {
+		if votes > 0 {
 			s.stats.NoMajority++
 		}
 		s.emitTier(r, TierSkip)

@@ -301,6 +301,21 @@ func (s *Server) sendCorrection(cp *checkpoint, r *recovery, buckets []uint32, s
 	s.emit(Event{Kind: EventCorrectionSent, Client: r.client, Frame: cp.frame, Count: len(buckets), Bytes: r.bytes + cp.bytes})
 }
 
+// silent reports whether the checkpoint's provider still owes what it was
+// asked for (its leaves, or the entities of the divergent buckets) after
+// the frame was decided and a member's deadline passed.
+func (cp *checkpoint) silent(now time.Duration) bool {
+	if !cp.decided || cp.haveLeaf && cp.requested == nil {
+		return false
+	}
+	for _, r := range cp.members {
+		if !r.corrected && now > r.deadline {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *Server) finishCheckpoint(cp *checkpoint) {
 	s.recoveries = slices.DeleteFunc(s.recoveries, func(x *checkpoint) bool { return x == cp })
 }
@@ -344,6 +359,16 @@ func (s *Server) recovered(c *client, frame uint32) {
 
 // expireRecoveries sends recoveries that took too long to the fallback.
 func (s *Server) expireRecoveries() {
+	for _, cp := range slices.Clone(s.recoveries) {
+		if cp.silent(s.now) {
+			// The provider owes leaves or entities it was asked for past
+			// its members' deadline: charged like a silent late-join
+			// source (the frame's voters agreed, so the silence is its).
+			s.rel.Fail(cp.provider)
+			s.stats.SilentProviders++
+			s.failCheckpoint(cp)
+		}
+	}
 	for _, c := range s.sortedClients() {
 		if r := c.recovering; r != nil && c.state == StateActive && s.now > r.deadline {
 			s.snapshotFallback(c)

@@ -4,7 +4,7 @@ package statesync
 type Stats struct {
 	Frames             uint64
 	Verdicts           uint64
-	Agreeing, Voters   uint64 // summed over verdicts: clients with the majority hash, clients voting
+	Agreeing, Voters   uint64 // summed over verdicts: clients with the majority hash, ACTIVE clients (voters, late or not)
 	Tiers              TierCounts
 	PartitionBytesIn   uint64
 	PartitionRequests  uint64
@@ -15,8 +15,9 @@ type Stats struct {
 	// PartitionBytesDecoded: partition bytes after decompression, each
 	// partition decoded once.
 	PartitionBytesDecoded uint64
-	// NoMajority: frames whose voters had no hash in common for more
-	// than half of them; nothing is judged or corrected on them.
+	// NoMajority: frames some client voted on whose hashes had no hash
+	// in common for more than half of the room's ACTIVE clients (late
+	// and silent ones count); nothing is judged or corrected on them.
 	NoMajority uint64
 	Offences   OffenceCounts
 	// Removed: clients removed for desyncing too often.
@@ -26,6 +27,11 @@ type Stats struct {
 	Corrections       uint64
 	Recovered         uint64
 	SnapshotFallbacks uint64
+	// SilentProviders: recovery providers that did not send the leaves
+	// or entities they were asked for before the recovery's deadline;
+	// each is charged (its reliability score falls) and the recovery
+	// falls back to a full state.
+	SilentProviders   uint64
 	StatesAssembled   uint64
 	StatesRejected    uint64
 	FullStateBytesOut uint64

@@ -153,6 +153,15 @@ func (b *Builder) F32(v float32) *Builder { return b.U32(math.Float32bits(v)) }
 // F64 writes the IEEE 754 bits of v little-endian in 8 bytes.
 func (b *Builder) F64(v float64) *Builder { return b.U64(math.Float64bits(v)) }
 
+// Fixed writes p as it is, with no length: a field whose size the layout
+// fixes (a 32-byte digest).
+func (b *Builder) Fixed(p []byte) *Builder {
+	if b.room("Fixed", len(p)) {
+		b.buf = append(b.buf, p...)
+	}
+	return b
+}
+
 // Bool writes 1 for true and 0 for false in one byte.
 func (b *Builder) Bool(v bool) *Builder {
 	if v {

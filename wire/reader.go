@@ -102,6 +102,10 @@ func (r *Reader) take(op string, n int) []byte {
 	return p
 }
 
+// Fixed reads n bytes of a field whose size the layout fixes and returns
+// them (a view of the message, not a copy), or nil after recording ErrShort.
+func (r *Reader) Fixed(n int) []byte { return r.take("Fixed", n) }
+
 // U8 reads one byte.
 func (r *Reader) U8() uint8 {
 	if p := r.take("U8", 1); p != nil {

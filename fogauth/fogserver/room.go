@@ -1,6 +1,7 @@
 package fogserver
 
 import (
+	"crypto/rand"
 	"log/slog"
 	"slices"
 	"sync/atomic"
@@ -36,7 +37,7 @@ type fogRoom struct {
 	published atomic.Pointer[status]
 	sat       saturation // the dashboard's series (room.Reporter)
 
-	early, late []room.Envelope // the room's own messages: before the core's (MatchStart), after them (MatchEnd)
+	early []room.Envelope // the room's own messages, before the core's (MatchStart)
 	out         []room.Envelope
 	coreReady   bool // out holds a core Ready to advance
 	done        bool
@@ -65,6 +66,7 @@ func newRoom(cfg Config, m *metrics, p room.Params) (*fogRoom, error) {
 	}
 	rc := cfg.Room
 	rc.TickRate = p.TickRate
+	rand.Read(rc.AliasKey[:]) // per room, never sent: see fogauth.Config.AliasKey
 	r := &fogRoom{cfg: cfg, name: p.Name, m: m, log: p.Logger, clock: p.Clock, seats: slices.Clone(p.Seats),
 		players: len(p.Seats), gone: make([]bool, len(p.Seats)), goneAt: make([]time.Duration, len(p.Seats)), simSeed: simSeed,
 		tickTimes: twmetrics.Samples[time.Duration]{Keep: timingsKept}, costTimes: twmetrics.Samples[time.Duration]{Keep: timingsKept}}
@@ -105,7 +107,10 @@ func (r *fogRoom) Tick(now time.Duration) {
 	switch {
 	case r.abandoned(now):
 		r.done = true
-	case r.core.Finished() && (r.settled() || now >= r.settleBy):
+	case r.core.Finished() && now >= r.settleBy:
+		r.endAll()
+		fallthrough
+	case r.core.Finished() && r.core.Ended():
 		r.end()
 		r.done = true
 	}
@@ -169,6 +174,10 @@ func (r *fogRoom) joined(i int, st room.Seat) {
 // tick runs one tick, timing the simulation apart from the rest.
 func (r *fogRoom) tick(now time.Duration) {
 	t0 := r.clock()
+	if r.core.Finished() {
+		tp, cp := r.tickTimes.Quantile(0.99), r.costTimes.Quantile(0.99)
+		r.core.SetEndTiming(uint32(tp/time.Microsecond), uint32(cp/time.Microsecond))
+	}
 	if err := r.core.Simulate(); err != nil {
 		r.log.Error("fogauth: simulation", "err", err)
 	}
@@ -225,36 +234,23 @@ func (r *fogRoom) abandoned(now time.Duration) bool {
 	return r.core.Finished() || now >= r.emptyUntil
 }
 
-// settled reports whether every seat still present (spectators too)
-// acknowledged its whole view.
-func (r *fogRoom) settled() bool {
+// endAll ends, at the settle timeout, the seats that did not acknowledge
+// their final view in time: each other seat had its MatchEnd from the
+// core at the tick it did (fogauth.Room.Finish).
+func (r *fogRoom) endAll() {
 	for i := range r.seats {
 		if !r.gone[i] && !r.core.Converged(clientID(i)) {
-			return false
-		}
-	}
-	return true
-}
-
-// end sends every seat its MatchEnd. The room's timing (tick and cost
-// percentiles) goes to spectators only: how long ticks take depends on
-// what happens everywhere on the map.
-func (r *fogRoom) end() {
-	tp, cp := r.tickTimes.Quantile(0.99), r.costTimes.Quantile(0.99)
-	for i := range r.seats {
-		if r.gone[i] {
-			continue
-		}
-		id := clientID(i)
-		e, _ := r.core.MatchEnd(id)
-		if r.seats[i].Player == 0 {
-			e.TickP99Us, e.CostP99Us = uint32(tp/time.Microsecond), uint32(cp/time.Microsecond)
-		}
-		r.late = append(r.late, room.Envelope{Seat: i, Lane: LaneReliable, Data: fogauth.AppendMatchEnd(nil, e)})
-		if !r.core.Converged(id) {
 			r.log.Warn("fogauth: seat did not acknowledge its final view in time", "player", r.seats[i].Player)
 		}
 	}
+	tp, cp := r.tickTimes.Quantile(0.99), r.costTimes.Quantile(0.99)
+	r.core.SetEndTiming(uint32(tp/time.Microsecond), uint32(cp/time.Microsecond))
+	r.core.EndAll()
+}
+
+// end logs the match's end once every seat had its MatchEnd.
+func (r *fogRoom) end() {
+	tp, cp := r.tickTimes.Quantile(0.99), r.costTimes.Quantile(0.99)
 	r.log.Info("fogauth: match over", "tick", r.core.Tick(), "tick_p99", tp, "cost_excl_sim_p99", cp, "sim_seed", r.simSeed)
 	if r.cfg.OnEnd != nil {
 		r.cfg.OnEnd(r.name, tp, cp)
@@ -262,10 +258,10 @@ func (r *fogRoom) end() {
 }
 
 // HasReady implements room.Core.
-func (r *fogRoom) HasReady() bool { return len(r.early) > 0 || r.core.HasReady() || len(r.late) > 0 }
+func (r *fogRoom) HasReady() bool { return len(r.early) > 0 || r.core.HasReady() }
 
-// Ready implements room.Core: the room's MatchStarts, what the core
-// produced, then the MatchEnds.
+// Ready implements room.Core: the room's MatchStarts, then what the core
+// produced (its MatchEnds among it).
 func (r *fogRoom) Ready() room.Ready {
 	r.out = append(r.out, r.early...)
 	if r.core.HasReady() {
@@ -280,7 +276,6 @@ func (r *fogRoom) Ready() room.Ready {
 			r.out = append(r.out, room.Envelope{Seat: int(e.To) - 1, Lane: lane, Data: e.Data})
 		}
 	}
-	r.out = append(r.out, r.late...)
 	return room.Ready{Messages: r.out}
 }
 
@@ -291,9 +286,8 @@ func (r *fogRoom) Advance() {
 		r.core.Advance()
 	}
 	clear(r.early)
-	clear(r.late)
 	clear(r.out)
-	r.early, r.late, r.out = r.early[:0], r.late[:0], r.out[:0]
+	r.early, r.out = r.early[:0], r.out[:0]
 }
 
 // Status implements room.Core: it publishes the room's figures for the

@@ -70,6 +70,8 @@ func feedTick(m msg.Message) (uint64, bool) {
 		return m.Tick, true
 	case *msg.SnapshotHash:
 		return m.Tick, true
+	case *msg.SnapshotDigest:
+		return m.Tick, true
 	case *msg.PlayerRemoved:
 		return m.AtTick, true
 	}

@@ -119,17 +119,25 @@
 //	  tick uv
 //	ObserverHello   0xC0 0x00 0x49  observer → relay, its first message
 //	  delayTicks uv (≤ 2³²-1; the room's delay_ticks is the least it gets)
+//	DigestRequest   0xC0 0x00 0x4A  relay → each witness: digest of the snapshot after tick
+//	  tick uv
+//	SnapshotDigest  0x80 0x60  witness → relay, then relay → recipient (the agreed one)
+//	  tick uv | sha256 [32] (of the snapshot's bytes after applying tick)
 //
 //	  rejoining player              relay                         donor
 //	  JoinRoom as rejoin ─────────▶ (away → rejoining)
 //	          ◀──────────────────── RejoinStart{snapshotTick k}
 //	                                SnapshotRequest{k} ─────────▶
+//	                                DigestRequest{k} ──▶ every witness
 //	          ◀── TickFrame k, k+1… (k asks everyone for SyncHash)
 //	                                ◀── SyncHash{k} (majority = agreed)
 //	          ◀──────────────────── SnapshotHash{k, agreed}
+//	                                ◀── SnapshotDigest{k} (witnesses'
+//	                                    strict majority = agreed)
+//	          ◀──────────────────── SnapshotDigest{k, agreed}
 //	                                ◀───────────── SnapshotChunk{k, i/n}…
 //	          ◀──────────────────── SnapshotChunk{k, i/n}…
-//	  restore, hash = agreed?
+//	  sha256 = agreed digest, restore, hash = agreed?
 //	  SnapshotVerdict{k, ok} ─────▶ (not ok: RejoinStart to the next donor)
 //	  catch up k+1…; CaughtUp ────▶ (active again)
 //

@@ -13,10 +13,15 @@ const (
 	TypeSnapshotVerdict wire.MessageType = 0x8047
 	TypeRejoinKeepalive wire.MessageType = 0x8048
 	TypeCaughtUp        wire.MessageType = 0x8049
+	TypeSnapshotDigest  wire.MessageType = 0x8060
 	TypeRejoinStart     wire.MessageType = 0xC00047
 	TypeSnapshotRequest wire.MessageType = 0xC00048
 	TypeObserverHello   wire.MessageType = 0xC00049
+	TypeDigestRequest   wire.MessageType = 0xC0004A
 )
+
+// DigestSize is the size of a snapshot digest: SHA-256.
+const DigestSize = 32
 
 // Bounds of a snapshot transfer: a chunk carries at most MaxChunkBytes,
 // a snapshot at most MaxSnapshotChunks chunks (16 MiB).
@@ -62,6 +67,22 @@ type SnapshotHash struct {
 	Hash uint64
 }
 
+// DigestRequest asks a witness (an active player that is neither the
+// donor nor the recipient) for the digest of its own snapshot after
+// applying Tick. Relay → each witness.
+type DigestRequest struct {
+	Tick uint64
+}
+
+// SnapshotDigest is the SHA-256 of a snapshot after applying Tick: a
+// witness's own (witness → relay), then the one a strict majority of the
+// witnesses reported, against which the recipient checks the donor's
+// bytes (relay → the recipient).
+type SnapshotDigest struct {
+	Tick   uint64
+	Digest [DigestSize]byte
+}
+
 // SnapshotVerdict reports whether the snapshot of Tick matched the agreed
 // hash and was loaded. Recipient → relay.
 type SnapshotVerdict struct {
@@ -98,6 +119,8 @@ func (*SnapshotVerdict) Type() wire.MessageType { return TypeSnapshotVerdict }
 func (*RejoinKeepalive) Type() wire.MessageType { return TypeRejoinKeepalive }
 func (*CaughtUp) Type() wire.MessageType        { return TypeCaughtUp }
 func (*ObserverHello) Type() wire.MessageType   { return TypeObserverHello }
+func (*DigestRequest) Type() wire.MessageType   { return TypeDigestRequest }
+func (*SnapshotDigest) Type() wire.MessageType  { return TypeSnapshotDigest }
 
 var rejoinNames = map[wire.MessageType]string{
 	TypeRejoinStart:     "RejoinStart",
@@ -108,6 +131,8 @@ var rejoinNames = map[wire.MessageType]string{
 	TypeRejoinKeepalive: "RejoinKeepalive",
 	TypeCaughtUp:        "CaughtUp",
 	TypeObserverHello:   "ObserverHello",
+	TypeDigestRequest:   "DigestRequest",
+	TypeSnapshotDigest:  "SnapshotDigest",
 }
 
 // appendRejoin writes the fields of a rejoin message; ok is false for a
@@ -134,6 +159,10 @@ func appendRejoin(b *wire.Builder, m Message) (ok bool, err error) {
 		b.Uvarint(m.Tick)
 	case *ObserverHello:
 		b.Uvarint(uint64(m.DelayTicks))
+	case *DigestRequest:
+		b.Uvarint(m.Tick)
+	case *SnapshotDigest:
+		b.Uvarint(m.Tick).Fixed(m.Digest[:])
 	default:
 		return false, nil
 	}
@@ -190,6 +219,12 @@ func decodeRejoin(r *wire.Reader, t wire.MessageType, errp *error) (m Message, o
 		return &CaughtUp{Tick: r.Uvarint()}, true
 	case TypeObserverHello:
 		return &ObserverHello{DelayTicks: u32(r, errp)}, true
+	case TypeDigestRequest:
+		return &DigestRequest{Tick: r.Uvarint()}, true
+	case TypeSnapshotDigest:
+		d := &SnapshotDigest{Tick: r.Uvarint()}
+		copy(d.Digest[:], r.Fixed(DigestSize))
+		return d, true
 	}
 	return nil, false
 }

@@ -3,6 +3,7 @@ package msg_test
 import (
 	"encoding/hex"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/tickwire/tickwire/lockstep/msg"
@@ -19,6 +20,8 @@ func rejoinSamples() []msg.Message {
 		&msg.RejoinKeepalive{NextTick: 3020, Chunks: 2},
 		&msg.CaughtUp{Tick: 3100},
 		&msg.ObserverHello{DelayTicks: 90},
+		&msg.DigestRequest{Tick: 3010},
+		&msg.SnapshotDigest{Tick: 3010, Digest: [32]byte{0: 0xd1, 1: 0x9e, 31: 0x07}},
 	}
 }
 
@@ -33,6 +36,8 @@ func TestRejoinGolden(t *testing.T) {
 		"8048cc1702",
 		"80499c18",
 		"c000495a",
+		"c0004ac217",
+		"8060c217d19e" + strings.Repeat("00", 29) + "07",
 	}
 	var c msg.Codec
 	for i, m := range rejoinSamples() {

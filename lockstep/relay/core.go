@@ -207,7 +207,7 @@ func (c *Core) Step(now time.Duration, from protocol.PlayerID, m msg.Message) er
 	case *msg.SyncHash:
 		c.snapshotHash(p, m)
 		return c.onSyncHash(p, m)
-	case *msg.SnapshotChunk, *msg.SnapshotVerdict, *msg.CaughtUp:
+	case *msg.SnapshotChunk, *msg.SnapshotDigest, *msg.SnapshotVerdict, *msg.CaughtUp:
 		return c.onRejoinMessage(p, m)
 	case *msg.ClientMetrics:
 		p.state.Metrics.updateFromClient(m)

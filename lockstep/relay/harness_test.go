@@ -2,6 +2,7 @@ package relay
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	mrand "math/rand/v2"
 	"slices"
@@ -57,9 +58,14 @@ type simClient struct {
 	trueOff   time.Duration // relay clock - client clock
 	estOff    time.Duration // the client's estimate of trueOff (MatchTiming)
 	submitOff time.Duration
-	silent    bool // sends nothing
-	noEcho    bool // keeps submitting but echoes no token (frozen)
-	noReveal  bool
+	deadline  time.Duration // the relay's, as TimingFeedback last said
+	// follow makes the client move its submit offset on TimingFeedback,
+	// within one window, as the lockstep client does; transcripts' clients
+	// keep the one MatchTiming gave.
+	follow   bool
+	silent   bool // sends nothing
+	noEcho   bool // keeps submitting but echoes no token (frozen)
+	noReveal bool
 	// backedUp: the relay's sends to the client back up (its reliable
 	// stream is full), and the relay calls Leave between Ready and
 	// Advance, as server does.
@@ -71,9 +77,13 @@ type simClient struct {
 	lastTick  uint64
 	lastToken uint32
 	frameAt   time.Duration // when frame lastTick arrived
+	// echoLag, when set, makes the client echo the frame echoLag ticks
+	// older than its newest (see TestFairnessUnderJitter).
+	echoLag   int
+	frames    map[uint64]echoable
 	haveFrame bool
-	pending   map[uint64][]protocol.TimestampedOrder // by tick
-	learned   []learnedRemoval                       // removals the client was told of
+	pending   []issued         // orders not yet sent, by issue time
+	learned   []learnedRemoval // removals the client was told of
 	contrib   [32]byte
 	nonce     [16]byte
 	rejoin    simRejoin
@@ -103,7 +113,9 @@ type frameCopy struct {
 	total     uint16        // a snapshot chunk's count (seq is its index)
 	data      []byte        // a snapshot chunk's bytes
 	hash      uint64        // an agreed snapshot hash
-	depth     uint8         // a MerkleQuery's node
+	digest    [32]byte      // a snapshot digest
+	feedback  msg.TimingFeedback
+	depth     uint8 // a MerkleQuery's node
 	index     uint32
 }
 
@@ -131,6 +143,9 @@ const (
 	kSnapshotRequest
 	kChunk
 	kSnapshotHash
+	kDigestRequest
+	kSnapshotDigest
+	kFeedback
 )
 
 func newSimNet(cfg Config, ids []protocol.PlayerID, seed uint64) (*simNet, error) {
@@ -143,7 +158,7 @@ func newSimNet(cfg Config, ids []protocol.PlayerID, seed uint64) (*simNet, error
 	}
 	n := &simNet{core: c, rng: mrand.New(mrand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
 	for _, id := range ids {
-		cl := &simClient{id: id, up: 20 * time.Millisecond, down: 20 * time.Millisecond, pending: map[uint64][]protocol.TimestampedOrder{}}
+		cl := &simClient{id: id, up: 20 * time.Millisecond, down: 20 * time.Millisecond}
 		cl.contrib[0], cl.nonce[0] = byte(id), byte(id)*3
 		n.clients = append(n.clients, cl)
 	}
@@ -213,15 +228,27 @@ func (n *simNet) sendTime(c *simClient, k uint64) time.Duration {
 	return end - c.estOff + c.trueOff
 }
 
+// echoable is a frame a client may echo: its token and arrival.
+type echoable struct {
+	token uint32
+	at    time.Duration
+}
+
+// issued is an order a client issued, at its estimate of relay time.
+type issued struct {
+	at time.Duration
+	o  protocol.TimestampedOrder
+}
+
 // issue queues an order c issues at relay time at, stamped with c's
-// estimate; it travels in the submission of the window c believes at falls
+// estimate; it travels in c's first submission sent after that estimate,
+// as the lockstep client's does. It returns the window c believes at falls
 // in.
 func (n *simNet) issue(c *simClient, at time.Duration, o protocol.PlayerOrder) (tick uint64) {
-	est := c.estimate(at) - n.core.timeline.start
-	k := uint64(max(est, 0) / n.core.timeline.interval)
-	sub := uint32((est - time.Duration(k)*n.core.timeline.interval) / time.Microsecond)
-	c.pending[k] = append(c.pending[k], protocol.TimestampedOrder{Player: c.id, Order: o, SubTickTime: sub})
-	return k
+	est := c.estimate(at)
+	i, _ := slices.BinarySearchFunc(c.pending, est, func(p issued, t time.Duration) int { return cmp.Compare(p.at, t) })
+	c.pending = slices.Insert(c.pending, i, issued{at: est, o: protocol.TimestampedOrder{Player: c.id, Order: o}})
+	return uint64(max(est-n.core.timeline.start, 0) / n.core.timeline.interval)
 }
 
 // next is the time of the next thing to happen: a delivery, a client
@@ -301,6 +328,29 @@ func (n *simNet) stepOnce() {
 	}
 }
 
+// feedback moves c's submit offset as the lockstep client's does
+// (clientState.feedback): earlier by up to 5 ms when late, up to 1 ms later
+// when earlier than its target margin needs, within maxOffset.
+func (n *simNet) feedback(c *simClient, fb *msg.TimingFeedback) {
+	if fb.DeadlineUs > 0 {
+		c.deadline = time.Duration(fb.DeadlineUs) * time.Microsecond
+	}
+	rec := time.Duration(fb.RecommendedOffsetUs) * time.Microsecond
+	switch {
+	case fb.LateCount > 0:
+		c.submitOff += min(max(rec, time.Millisecond), 5*time.Millisecond)
+	case rec < 0:
+		c.submitOff -= min(-rec, time.Millisecond)
+	}
+	c.submitOff = min(max(c.submitOff, 0), n.maxOffset(c))
+}
+
+// maxOffset bounds c's submit offset as the lockstep client's does: by the
+// deadline and to less than a tick window.
+func (n *simNet) maxOffset(c *simClient) time.Duration {
+	return max(min(c.deadline, n.core.timeline.interval-time.Millisecond), 0)
+}
+
 // submits reports whether c submits on its own.
 func (n *simNet) submits(c *simClient) bool {
 	st, _ := n.core.Player(c.id)
@@ -308,13 +358,38 @@ func (n *simNet) submits(c *simClient) bool {
 }
 
 // submit sends c's submission for its next window.
+//
+// Submission k goes when c believes window k+1 starts, less its submit
+// offset, and claims the window that holds that instant, as the lockstep
+// client's does: window k with no offset, an earlier one with an offset
+// over a window. It carries the orders c issued before it, each hint the
+// issue time within the claimed window (0 for one issued before it).
 func (n *simNet) submit(c *simClient) {
 	k := c.nextTick
 	c.nextTick++
-	s := &msg.OrderSubmit{Tick: k, SentUs: durUs(c.estimate(n.now)), Orders: c.pending[k]}
-	delete(c.pending, k)
+	tl := &n.core.timeline
+	sendAt := tl.windowStart(int64(k)+1) - c.submitOff
+	claim := tl.windowOf(sendAt - time.Microsecond)
+	j := 0
+	for j < len(c.pending) && c.pending[j].at <= sendAt {
+		j++
+	}
+	var orders []protocol.TimestampedOrder
+	if claim >= 0 {
+		ws := tl.windowStart(claim)
+		for _, p := range c.pending[:j] {
+			o := p.o
+			o.SubTickTime = uint32(min(max(p.at-ws, 0), tl.interval-time.Microsecond) / time.Microsecond)
+			orders = append(orders, o)
+		}
+		c.pending = c.pending[j:]
+	}
+	s := &msg.OrderSubmit{Tick: uint64(max(claim, 0)), SentUs: durUs(c.estimate(n.now)), Orders: orders}
 	if c.haveFrame && !c.noEcho {
 		s.AckTick, s.Token, s.AckDelayUs = c.lastTick, c.lastToken, uint32(durUs(n.now-c.frameAt))
+		if f, ok := c.frames[c.lastTick-uint64(c.echoLag)]; ok && c.echoLag > 0 {
+			s.AckTick, s.Token, s.AckDelayUs = c.lastTick-uint64(c.echoLag), f.token, uint32(durUs(n.now-f.at))
+		}
 	}
 	hold := c.hold
 	if (c.holdOnly > 0 && c.holdOnly != k) || (c.holdEvery > 0 && k%c.holdEvery != 0) {
@@ -331,8 +406,16 @@ func (n *simNet) receive(c *simClient, f frameCopy) {
 		n.toRelay(c, &msg.CalibrationPong{Seq: f.seq, RelaySendUs: f.relaySend, ClientRecvUs: t, ClientSendUs: t}, 0)
 	case kTiming:
 		c.estOff = time.Duration(f.clockOff) * time.Microsecond
+		c.deadline = time.Duration(f.feedback.DeadlineUs) * time.Microsecond
 		c.submitOff = time.Duration(f.submitOff) * time.Microsecond
+		if c.follow {
+			c.submitOff = min(c.submitOff, n.maxOffset(c))
+		}
 		n.toRelay(c, &msg.SeedCommit{Commitment: Commitment(c.contrib, c.nonce)}, 0)
+	case kFeedback:
+		if c.follow {
+			n.feedback(c, &f.feedback)
+		}
 	case kCommitments:
 		if !c.noReveal {
 			n.toRelay(c, &msg.SeedReveal{Contribution: c.contrib, Nonce: c.nonce}, 0)
@@ -348,6 +431,13 @@ func (n *simNet) receive(c *simClient, f frameCopy) {
 	case kFrame:
 		defer n.donateOnFrame(c, f.tick)
 		c.learn(f.removals, n.now, fmt.Sprintf("frame %d", f.tick))
+		if c.echoLag > 0 {
+			if c.frames == nil {
+				c.frames = map[uint64]echoable{}
+			}
+			c.frames[f.tick] = echoable{f.token, n.now}
+			delete(c.frames, f.tick-uint64(4*c.echoLag))
+		}
 		if !c.haveFrame || f.tick > c.lastTick {
 			c.lastTick, c.lastToken, c.frameAt, c.haveFrame = f.tick, f.token, n.now, true
 		}
@@ -439,7 +529,9 @@ func copyFrame(m msg.Message) frameCopy {
 	case *msg.CalibrationPing:
 		return frameCopy{kind: kPing, seq: m.Seq, relaySend: m.RelaySendUs}
 	case *msg.MatchTiming:
-		return frameCopy{kind: kTiming, clockOff: m.ClockOffsetUs, submitOff: m.SubmitOffsetUs}
+		return frameCopy{kind: kTiming, clockOff: m.ClockOffsetUs, submitOff: m.SubmitOffsetUs, feedback: msg.TimingFeedback{DeadlineUs: m.DeadlineUs}}
+	case *msg.TimingFeedback:
+		return frameCopy{kind: kFeedback, feedback: *m}
 	case *msg.SeedCommitments:
 		return frameCopy{kind: kCommitments}
 	case *msg.SeedResult:

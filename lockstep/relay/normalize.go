@@ -17,7 +17,8 @@ import "time"
 //
 // Every claim clamped from earlier than the envelope allows counts as
 // suspicious. A batch moved to a window already broadcast is dropped as
-// late.
+// late, and counted and reported as a late submission (LateSubmission),
+// so the player's client is told.
 func Normalization() Filter { return normalization{} }
 
 type normalization struct{}
@@ -44,7 +45,10 @@ func (normalization) Apply(b *Batch) {
 	claimed := int64(b.Submit.Tick)
 	w := min(max(claimed, tl.windowOf(lo)), tl.windowOf(hi))
 	if w < 0 || uint64(w) < tl.next {
+		// Dated to a window already broadcast: late, counted and told
+		// like a submission that arrived after its window's frame.
 		b.DropAll(DropLate)
+		c.lateBatch(b.p, uint64(max(w, 0)))
 		return
 	}
 	b.Tick = uint64(w)

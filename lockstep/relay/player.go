@@ -93,7 +93,26 @@ type windowStats struct {
 	ticks, late int   // ticks expected, ticks without an on-time submission
 	n           int64 // submissions
 	sum, sumSq  int64 // of the arrival margin in µs
-	flagged     bool  // late in an unexplained stall this window
+	// path is the same of the path margin: the deadline less the
+	// submission's transit (arrival less the relay's estimate of its send),
+	// the margin an order issued at its window's very end would have had,
+	// whatever submit offset the client used.
+	path    margins
+	flagged bool // late in an unexplained stall this window
+}
+
+// margins sums margins in µs.
+type margins struct{ n, sum, sumSq int64 }
+
+func (m *margins) add(v int64) { m.n, m.sum, m.sumSq = m.n+1, m.sum+v, m.sumSq+v*v }
+
+// stats returns the mean and standard deviation.
+func (m *margins) stats() (mean, std int64) {
+	if m.n == 0 {
+		return 0, 0
+	}
+	mean = m.sum / m.n
+	return mean, int64(math.Sqrt(float64(max(m.sumSq/m.n-mean*mean, 0))))
 }
 
 // marginStats returns the mean and standard deviation of the window's
@@ -110,11 +129,17 @@ func (w *windowStats) marginStats() (mean, std int64) {
 // twice its spread plus 2 ms.
 func marginTarget(std int64) int64 { return 2*std + 2000 }
 
-// cushioned reports whether the player's arrivals would keep their target
-// margin if the deadline were lowered one step.
+// cushioned reports whether the player's path would keep its target
+// margin if the deadline were lowered one step: the path margin, not the
+// arrival margin, so a client that sends early to make up for a path
+// longer than the deadline (its submit offset) does not look cushioned
+// and let the deadline fall further below its path. A deadline below a
+// player's path costs it the orders it issues in the last part of each
+// window (they go to the next) and so its sub-tick parity: the offset is
+// timing assistance, not a licence to shorten the deadline.
 func (w *windowStats) cushioned() bool {
-	mean, std := w.marginStats()
-	return w.n > 0 && mean-int64(qosLowerStep/time.Microsecond) >= marginTarget(std)
+	mean, std := w.path.stats()
+	return w.path.n > 0 && mean-int64(qosLowerStep/time.Microsecond) >= marginTarget(std)
 }
 
 func newPlayer(id protocol.PlayerID, index int, cfg Config, now time.Duration) *player {

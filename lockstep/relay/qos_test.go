@@ -29,7 +29,8 @@ func newQosCore(t *testing.T) *qosCore {
 func (q *qosCore) window(late1, late2 int, marginUs int64) (QosAdjustmentEvent, bool) {
 	for i, late := range []int{late1, late2} {
 		p := q.players[i]
-		p.win = windowStats{ticks: 30, late: late, n: 30, sum: 30 * marginUs, sumSq: 30 * marginUs * marginUs}
+		m := margins{n: 30, sum: 30 * marginUs, sumSq: 30 * marginUs * marginUs}
+		p.win = windowStats{ticks: 30, late: late, n: m.n, sum: m.sum, sumSq: m.sumSq, path: m}
 	}
 	q.k += 30
 	return q.evaluateQosWindow(q.k - 1)
@@ -83,6 +84,31 @@ func TestQosLowersOnlyWithCushion(t *testing.T) {
 	}
 	if q.Deadline() != d0-10*ms {
 		t.Errorf("deadline %v", q.Deadline())
+	}
+}
+
+// TestQosLowersOnPathNotArrival: a player whose submissions arrive with
+// a large margin only because its client sends them early (its submit
+// offset makes up for a path longer than the deadline) has no path
+// cushion, and the deadline does not fall further below its path.
+func TestQosLowersOnPathNotArrival(t *testing.T) {
+	for _, farPath := range []int64{-10_000, 40_000} {
+		q := newQosCore(t)
+		lowered := 0
+		for range 30 {
+			for i, path := range []int64{40_000, farPath} {
+				arrival := margins{n: 30, sum: 30 * 40_000, sumSq: 30 * 40_000 * 40_000}
+				q.players[i].win = windowStats{ticks: 30, n: arrival.n, sum: arrival.sum, sumSq: arrival.sumSq,
+					path: margins{n: 30, sum: 30 * path, sumSq: 30 * path * path}}
+			}
+			q.k += 30
+			if _, ok := q.evaluateQosWindow(q.k - 1); ok {
+				lowered++
+			}
+		}
+		if (lowered > 0) != (farPath > 0) {
+			t.Errorf("player 2's path margin %d µs (arrival margin 40 ms): lowered %d times", farPath, lowered)
+		}
 	}
 }
 

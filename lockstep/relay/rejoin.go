@@ -1,9 +1,11 @@
 package relay
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"slices"
 	"time"
 
@@ -73,8 +75,24 @@ type transfer struct {
 	bytes    int
 	hashes   []PlayerHash // reported for tick by active players
 	hashSent bool
-	loaded   bool // the recipient verified and loaded the snapshot
-	alive    time.Duration
+	// witnesses are the active players, neither the donor nor the
+	// recipient, asked for the digest of their own snapshot of tick;
+	// digests what they reported, once each, and the donor's own vote:
+	// the SHA-256 of the bytes it sent, which the relay hashes as it
+	// relays them (sum), so a donor can vote only for what it sent.
+	witnesses  []protocol.PlayerID
+	digests    []playerDigest
+	sum        hash.Hash
+	digestSent bool
+	digest     [msg.DigestSize]byte // the agreed one, once digestSent
+	digestOut  bool                 // sent to the recipient
+	loaded     bool                 // the recipient verified and loaded the snapshot
+	alive      time.Duration
+}
+
+type playerDigest struct {
+	player protocol.PlayerID
+	digest [msg.DigestSize]byte
 }
 
 // rejoinState is the core's reconnection bookkeeping.
@@ -227,14 +245,34 @@ func (c *Core) nextDonor(t *transfer, why string) {
 	}
 	d := c.pickDonor(t)
 	if d == nil || t.attempt >= c.cfg.Rejoin.MaxDonors {
-		c.abortTransfer(t)
+		c.abortTransfer(t, "no donor left")
+		return
+	}
+	witnesses := t.witnesses[:0]
+	c.active(func(p *player) {
+		if p != d && p.state.ID != t.to {
+			witnesses = append(witnesses, p.state.ID)
+		}
+	})
+	if len(witnesses) == 0 {
+		// Nobody but the donor could vouch for its bytes: a 64-bit state
+		// hash is no proof against a donor that forges a colliding state.
+		c.abortTransfer(t, "no witness: every other player is the donor or the recipient")
 		return
 	}
 	t.attempt++
 	t.tried = append(t.tried, d.state.ID)
 	t.donor, t.tick, t.since = d.state.ID, c.timeline.next, c.now
 	t.chunks, t.total, t.bytes, t.hashes, t.hashSent, t.alive = 0, 0, 0, t.hashes[:0], false, c.now+rejoinKeepalive
+	t.witnesses, t.digests, t.digestSent, t.digestOut = witnesses, t.digests[:0], false, false
+	if t.sum == nil {
+		t.sum = sha256.New()
+	}
+	t.sum.Reset()
 	c.send(d.state.ID, &msg.SnapshotRequest{Tick: t.tick})
+	for _, w := range witnesses {
+		c.send(w, &msg.DigestRequest{Tick: t.tick})
+	}
 	c.send(t.to, &msg.RejoinStart{Seed: binary.LittleEndian.Uint64(c.seed.contribution[:8]), StartUs: durUs(c.timeline.start),
 		TickIntervalUs: uint32(c.timeline.interval / time.Microsecond), DeadlineUs: uint32(c.deadline / time.Microsecond),
 		RunAhead: c.runAhead, Attempt: uint8(min(t.attempt, 255)), SnapshotTick: t.tick, DelayTicks: t.delay})
@@ -279,11 +317,11 @@ func (c *Core) echoLag(p *player) uint64 {
 	return (c.timeline.next - min(p.state.LastEcho, c.timeline.next)) / uint64(c.cfg.TickRate)
 }
 
-// abortTransfer gives up a transfer: a rejoining player is removed, an
-// observer's embedder closes it (TransferAborted).
-func (c *Core) abortTransfer(t *transfer) {
+// abortTransfer gives up a transfer for reason: a rejoining player is
+// removed, an observer's embedder closes it (TransferAborted).
+func (c *Core) abortTransfer(t *transfer, reason string) {
 	c.endTransfer(t)
-	c.emit(TransferAborted{To: t.to, Observer: t.observer, Attempts: t.attempt})
+	c.emit(TransferAborted{To: t.to, Observer: t.observer, Attempts: t.attempt, Reason: reason})
 	if t.observer {
 		return
 	}
@@ -329,6 +367,68 @@ func (c *Core) snapshotHash(p *player, m *msg.SyncHash) {
 	}
 }
 
+// snapshotDigest collects a witness's digest of its snapshot of a
+// transfer's tick.
+func (c *Core) snapshotDigest(p *player, m *msg.SnapshotDigest) error {
+	taken := false
+	for _, t := range slices.Clone(c.rejoin.transfers) {
+		if t.loaded || t.tick != m.Tick || !slices.Contains(t.witnesses, p.state.ID) || t.voted(p.state.ID) {
+			continue
+		}
+		taken = true
+		t.digests = append(t.digests, playerDigest{p.state.ID, m.Digest})
+		c.agreeDigest(t)
+	}
+	if !taken {
+		return fmt.Errorf("%w: digest of tick %d from %d", ErrTransfer, m.Tick, p.state.ID)
+	}
+	return nil
+}
+
+func (t *transfer) voted(id protocol.PlayerID) bool {
+	return slices.ContainsFunc(t.digests, func(d playerDigest) bool { return d.player == id })
+}
+
+// agreeDigest sends the recipient the digest of the transfer's tick once
+// one is agreed: reported by a strict majority of the voters (the
+// witnesses and the donor, whose vote is the digest of the bytes it sent;
+// everyone asked counts, answered or not) and by at least one witness.
+// The donor cannot vouch for itself, a collision of the 64-bit state hash
+// does not pass a SHA-256, and one hostile witness can neither pass a
+// forged state nor, against an honest donor and honest witnesses, block
+// the transfer. A donor whose bytes are not the agreed digest, or whose
+// vote leaves every voter counted with no agreement, is passed over
+// before its recipient even checks the bytes.
+func (c *Core) agreeDigest(t *transfer) {
+	voters := len(t.witnesses) + 1
+	for _, d := range t.digests {
+		if t.digestSent {
+			break
+		}
+		k, witnesses := 0, 0
+		for _, e := range t.digests {
+			if e.digest == d.digest {
+				k++
+				if e.player != t.donor {
+					witnesses++
+				}
+			}
+		}
+		if 2*k > voters && witnesses > 0 {
+			t.digestSent, t.digest = true, d.digest
+		}
+	}
+	switch i := slices.IndexFunc(t.digests, func(d playerDigest) bool { return d.player == t.donor }); {
+	case t.digestSent && i >= 0 && t.digests[i].digest != t.digest:
+		c.nextDonor(t, "donor snapshot not the agreed digest")
+	case !t.digestSent && len(t.digests) == voters:
+		c.nextDonor(t, "no digest agreed by a majority")
+	case t.digestSent && !t.digestOut:
+		t.digestOut = true
+		c.send(t.to, &msg.SnapshotDigest{Tick: t.tick, Digest: t.digest})
+	}
+}
+
 // majority returns the hash reported by more than half the active
 // players, if any.
 func (c *Core) majority(hs []PlayerHash) (uint64, bool) {
@@ -362,6 +462,14 @@ func (c *Core) onChunk(p *player, m *msg.SnapshotChunk) error {
 		t.chunks++
 		t.bytes += len(m.Data)
 		c.send(t.to, m)
+		t.sum.Write(m.Data)
+		if t.chunks == t.total {
+			var d playerDigest
+			d.player = t.donor
+			t.sum.Sum(d.digest[:0])
+			t.digests = append(t.digests, d)
+			c.agreeDigest(t)
+		}
 		return nil
 	}
 	return fmt.Errorf("%w: chunk of tick %d from %d", ErrTransfer, m.Tick, p.state.ID)
@@ -371,6 +479,9 @@ func (c *Core) onChunk(p *player, m *msg.SnapshotChunk) error {
 // rejected (it did not match the agreed hash), which moves to the next
 // donor.
 func (c *Core) onVerdict(t *transfer, v *msg.SnapshotVerdict) error {
+	if v.Tick < t.tick && !v.OK && !t.loaded {
+		return nil // an abandoned attempt's, crossing the new RejoinStart
+	}
 	if v.Tick != t.tick || t.loaded {
 		return fmt.Errorf("%w: verdict for tick %d", ErrTransfer, v.Tick)
 	}
@@ -410,6 +521,8 @@ func (c *Core) onRejoinMessage(p *player, m msg.Message) error {
 	switch m := m.(type) {
 	case *msg.SnapshotChunk:
 		return c.onChunk(p, m)
+	case *msg.SnapshotDigest:
+		return c.snapshotDigest(p, m)
 	case *msg.SnapshotVerdict:
 		t := c.transferTo(p.state.ID)
 		if t == nil || p.state.Status != StatusRejoining {

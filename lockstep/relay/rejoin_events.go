@@ -50,6 +50,7 @@ type TransferAborted struct {
 	To       protocol.PlayerID
 	Observer bool
 	Attempts int
+	Reason   string // "no donor left", or "no witness: …"
 }
 
 func (PlayerAway) isEvent()        {}

@@ -26,6 +26,9 @@ func (c *Core) onSubmit(p *player, m *msg.OrderSubmit) error {
 		arrived = cal.expectedArrival(c.now, sent)
 	} else {
 		dev = cal.observeOffset(c.now, sent, c.cfg.SkewBudget)
+		transit := cal.OneWay() + min(max(dev, -env), env)
+		deadline := c.scheduled(m.Tick) - c.timeline.windowStart(int64(m.Tick)+1)
+		p.win.path.add(int64((deadline - transit) / time.Microsecond))
 	}
 	b := &c.batch
 	*b = Batch{Now: arrived, Player: p.state.ID, Submit: m, Tick: m.Tick, Late: m.Tick < c.timeline.next,
@@ -64,12 +67,7 @@ func (c *Core) account(p *player, tick uint64, late, queued bool, dev, env time.
 		p.win.sumSq += int64(margin) * int64(margin)
 	}
 	if late {
-		p.state.LateSubmissions++
-		lateBy, shared := -margin*time.Microsecond, false
-		if at, sh, ok := c.frameLog.sentAt(tick); ok {
-			lateBy, shared = c.now-at, sh // the deadline may have moved since
-		}
-		c.emit(LateSubmission{Player: p.state.ID, Tick: tick, LateBy: lateBy})
+		_, shared := c.lateBatch(p, tick)
 		if !queued && !shared && c.stallUnexplained(p, dev, env) {
 			p.win.flagged = true
 			c.strike(p, "late")
@@ -86,6 +84,19 @@ func (c *Core) account(p *player, tick uint64, late, queued bool, dev, env time.
 		p.onTimeRun = 0
 		p.state.Strikes = max(p.state.Strikes-1, 0)
 	}
+}
+
+// lateBatch counts a late submission of p for tick and reports it, with
+// how long after the tick's frame went out it came and whether (nearly)
+// everyone was late for that frame.
+func (c *Core) lateBatch(p *player, tick uint64) (lateBy time.Duration, shared bool) {
+	p.state.LateSubmissions++
+	lateBy = c.now - c.scheduled(tick)
+	if at, sh, ok := c.frameLog.sentAt(tick); ok {
+		lateBy, shared = c.now-at, sh // the deadline may have moved since
+	}
+	c.emit(LateSubmission{Player: p.state.ID, Tick: tick, LateBy: lateBy})
+	return lateBy, shared
 }
 
 // stallUnexplained tells a lag switch from loss recovery for a late

@@ -26,7 +26,9 @@ import (
 //	    [frozen=D] [heartbeat=D] [one-way-clip=D] [seed=N] [debug-level=N]
 //	net p=ID up=D [down=D] [jitter=D] [offset=D]   a client's path and clock
 //	behave p=ID [hold=D [only=TICK | every=N]] [silent] [noecho] [noreveal] [badhash=TICK]
-//	    [backedup] [normal]    (backedup: the relay's sends to it back up and
+//	    [lie] [collide] [backedup] [normal]  (lie: as a donor, a snapshot
+//	                           that is not the agreed hash; collide: one
+//	                           that is, over a forged state)    (backedup: the relay's sends to it back up and
 //	                           the relay calls Leave between Ready and Advance)
 //	calibrate                run the ping exchange to its end
 //	start                    run the seed exchange until play begins
@@ -83,6 +85,7 @@ func TestTranscripts(t *testing.T) {
 				c.noReveal = c.noReveal || td.HasArg("noreveal")
 				c.backedUp = c.backedUp || td.HasArg("backedup")
 				c.rejoin.lie = c.rejoin.lie || td.HasArg("lie")
+				c.rejoin.collide = c.rejoin.collide || td.HasArg("collide")
 				if td.HasArg("badhash") {
 					td.ScanArgs(t, "badhash", &c.badHashAt)
 				}
