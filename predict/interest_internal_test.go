@@ -188,3 +188,81 @@ func TestInterestBudgetFlickerBound(t *testing.T) {
 		}
 	}
 }
+
+// TestAimedAtAgainstBruteForce: the line-of-fire rule checked against a
+// brute-force walk of each entity's flight, 4,000 steps over its
+// LineOfFireTicks, in random worlds (cases within a hair of the radius
+// aside): aimedAt says yes exactly when some point of the flight passes
+// within LineOfFire of the avatar on the ground plane.
+func TestAimedAtAgainstBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	cfg := InterestConfig{Radius: 10, LineOfFire: 2.5, LineOfFireTicks: 40}.withDefaults(60)
+	checked, yes := 0, 0
+	for range 3000 {
+		v := EntityView{Pos: [3]float64{rng.Float64()*60 - 30, rng.Float64()*60 - 30, rng.Float64() * 5}}
+		if rng.IntN(10) > 0 {
+			v.Vel = [3]float64{rng.Float64()*2 - 1, rng.Float64()*2 - 1, rng.Float64() * 3}
+		}
+		me := [3]float64{rng.Float64()*10 - 5, rng.Float64()*10 - 5, rng.Float64() * 5}
+		best := math.Inf(1)
+		const steps = 4000
+		for s := range steps + 1 {
+			k := float64(cfg.LineOfFireTicks) * float64(s) / steps
+			x, y := v.Pos[0]+k*v.Vel[0]-me[0], v.Pos[1]+k*v.Vel[1]-me[1]
+			best = min(best, math.Sqrt(x*x+y*y))
+		}
+		if math.Abs(best-cfg.LineOfFire) < 0.02 {
+			continue
+		}
+		want := best < cfg.LineOfFire && (v.Vel[0] != 0 || v.Vel[1] != 0)
+		if got := cfg.aimedAt(v, me); got != want {
+			t.Fatalf("entity at %v moving %v, avatar at %v: aimedAt %v, brute force passes within %.3f (line %.1f)", v.Pos, v.Vel, me, got, best, cfg.LineOfFire)
+		}
+		checked++
+		if want {
+			yes++
+		}
+	}
+	if yes < 100 || checked-yes < 100 {
+		t.Fatalf("%d of %d flights aimed: the sample does not exercise both answers", yes, checked)
+	}
+}
+
+// TestInterestEdges: distances are on the ground plane; the defaults are
+// the documented ones and explicit values are kept; a player without an
+// avatar gets its own entities only; a line of fire ranks before any
+// distance and ties go to the lower rank, then the lower id.
+func TestInterestEdges(t *testing.T) {
+	if d := dist([3]float64{1, 2, 100}, [3]float64{4, 6, -7}); d != 5 {
+		t.Errorf("dist %v, want 5 (height ignored)", d)
+	}
+	def := InterestConfig{Radius: 20}.withDefaults(30)
+	if def.Hysteresis != 5 || def.LineOfFire != 3 || def.LineOfFireTicks != 30 || def.Budget != 64 {
+		t.Errorf("defaults %+v, want hysteresis 5, line 3, 30 ticks, budget 64", def)
+	}
+	set := InterestConfig{Radius: 20, Hysteresis: 1, LineOfFire: 0.5, LineOfFireTicks: 7, Budget: 3}.withDefaults(30)
+	if set.Hysteresis != 1 || set.LineOfFire != 0.5 || set.LineOfFireTicks != 7 || set.Budget != 3 {
+		t.Errorf("explicit values changed: %+v", set)
+	}
+	if off := (InterestConfig{Hysteresis: 3}).withDefaults(30); off.On() || off != (InterestConfig{}) {
+		t.Errorf("no radius: %+v, want off and zero", off)
+	}
+	views := []EntityView{{ID: 2, Owner: 1}, {ID: 3, Owner: 2}, {ID: 5, Owner: 1, Pos: [3]float64{500, 0}}}
+	if got, _ := def.interest(1, 9, views, nil, nil, nil); !slices.Equal(got, []EntityID{2, 5}) {
+		t.Errorf("without an avatar: %v, want its own entities 2 and 5", got)
+	}
+	for _, c := range []struct {
+		a, b candidate
+		want int
+	}{
+		{candidate{id: 9, aimed: true, rank: 50}, candidate{id: 1, rank: -5}, -1},
+		{candidate{id: 1, rank: -5}, candidate{id: 9, aimed: true, rank: 50}, 1},
+		{candidate{id: 9, rank: 1}, candidate{id: 1, rank: 2}, -1},
+		{candidate{id: 1, rank: 2}, candidate{id: 9, rank: 2}, -1},
+		{candidate{id: 9, aimed: true, rank: 2}, candidate{id: 1, aimed: true, rank: 2}, 1},
+	} {
+		if got := c.a.compare(c.b); got != c.want {
+			t.Errorf("%+v against %+v: %d, want %d", c.a, c.b, got, c.want)
+		}
+	}
+}

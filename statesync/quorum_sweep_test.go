@@ -52,7 +52,8 @@ func TestQuorumCountsTheAbsent(t *testing.T) {
 							}
 							return 10 * time.Millisecond, truth
 						}
-						var q hashQueue
+						var q deliveries
+						seq := 0
 						var now time.Duration
 						var honestVerdicts int
 						var events []statesync.Event
@@ -64,7 +65,12 @@ func TestQuorumCountsTheAbsent(t *testing.T) {
 									case *msg.Tick:
 										for id := uint32(1); id <= uint32(size); id++ {
 											d, h := delay(id)
-											heap.Push(&q, hashAt{now + d, id, &msg.StateHash{Frame: m.Frame, Hash: h}})
+											b, err := msg.Append(nil, &msg.StateHash{Frame: m.Frame, Hash: h})
+											if err != nil {
+												t.Fatal(err)
+											}
+											seq++
+											heap.Push(&q, delivery{at: now + d, seq: seq, from: id, b: b})
 										}
 									}
 								}
@@ -96,8 +102,12 @@ func TestQuorumCountsTheAbsent(t *testing.T) {
 							}
 							now = max(now, next)
 							if len(q) > 0 && q[0].at <= now {
-								h := heap.Pop(&q).(hashAt)
-								_ = srv.Step(now, h.from, h.m) // a late hash is refused, not charged
+								d := heap.Pop(&q).(delivery)
+								m, err := msg.Parse(d.b)
+								if err != nil {
+									t.Fatal(err)
+								}
+								_ = srv.Step(now, d.from, m) // a late hash is refused, not charged
 							} else {
 								srv.Tick(now)
 							}
@@ -123,25 +133,4 @@ func TestQuorumCountsTheAbsent(t *testing.T) {
 			}
 		}
 	}
-}
-
-type hashAt struct {
-	at   time.Duration
-	from uint32
-	m    *msg.StateHash
-}
-
-type hashQueue []hashAt
-
-func (q hashQueue) Len() int { return len(q) }
-func (q hashQueue) Less(i, j int) bool {
-	return q[i].at < q[j].at || q[i].at == q[j].at && q[i].from < q[j].from
-}
-func (q hashQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *hashQueue) Push(x any)   { *q = append(*q, x.(hashAt)) }
-func (q *hashQueue) Pop() any {
-	old := *q
-	x := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return x
 }

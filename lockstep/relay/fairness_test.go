@@ -8,6 +8,88 @@ import (
 	"github.com/tickwire/tickwire/protocol"
 )
 
+// The contests of the fairness tests: a player 20 ms away and one 150 ms
+// away, clocks off by +37 and −120 ms, through a relay of the ranked
+// profile (its outlier clip widened: the shared deadline must cover the far
+// path for its orders to be on time at all, and the clip would cut a
+// two-player match down to the near one's latency). Contest i: both issue
+// Move{unit i} at the same instant, uniformly placed in tick
+// firstTick+i*spacing's window; spacing separates contests by more than
+// the clock estimators' memory (a gain of 1/8 per tick), so their outcomes
+// are nearly independent: 1,000 contests over a five-minute match.
+const (
+	near, far = protocol.PlayerID(1), protocol.PlayerID(2)
+	contests  = 1000
+	firstTick = 20
+	spacing   = 10
+)
+
+// place is where a contest's order of one player reached a frame, and
+// when its submission arrived.
+type place struct {
+	tick   uint64
+	index  int
+	seen   bool
+	arrive time.Duration
+}
+
+// runContests plays the contests over paths with nearJitter and farJitter
+// of jitter, the clients following TimingFeedback and echoing an older
+// frame as the lockstep client does if lockstepClient, and returns where
+// each order landed and the core.
+func runContests(t *testing.T, seed uint64, nearJitter, farJitter time.Duration, lockstepClient bool) (*[contests][2]place, *Core) {
+	t.Helper()
+	cfg := Config{Profile: Ranked()}
+	cfg.Profile.OneWayClip = 200 * time.Millisecond
+	n, err := newSimNet(cfg, []protocol.PlayerID{near, far}, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cn, cf := n.client(near), n.client(far)
+	cn.up, cn.down, cn.jitter, cn.trueOff = 20*time.Millisecond, 20*time.Millisecond, nearJitter, 37*time.Millisecond
+	cf.up, cf.down, cf.jitter, cf.trueOff = 150*time.Millisecond, 150*time.Millisecond, farJitter, -120*time.Millisecond
+	if lockstepClient {
+		for _, c := range []*simClient{cn, cf} {
+			c.follow, c.echoLag = true, 3
+		}
+	}
+	n.runUntil(time.Minute, func() bool { return n.core.Phase() >= PhasePlaying })
+	if n.core.Phase() != PhasePlaying {
+		t.Fatalf("phase %v after calibration and seed", n.core.Phase())
+	}
+	for i := range contests {
+		at := n.core.timeline.windowStart(int64(firstTick+i*spacing)) + time.Duration(n.rng.Int64N(int64(n.core.TickInterval())))
+		o := protocol.Move{Units: []protocol.EntityID{protocol.EntityID(i)}}
+		n.issue(cn, at, o)
+		n.issue(cf, at, o)
+	}
+	var got [contests][2]place // [contest][near, far]
+	n.onFrame = func(f *msg.TickFrame) {
+		for i, o := range f.Orders {
+			if m, ok := o.Order.(protocol.Move); ok {
+				if p := &got[m.Units[0]][o.Player-near]; !p.seen {
+					p.tick, p.index, p.seen = f.Tick, i, true
+				}
+			}
+		}
+	}
+	n.onSubmit = func(id protocol.PlayerID, s *msg.OrderSubmit) {
+		for _, o := range s.Orders {
+			if m, ok := o.Order.(protocol.Move); ok {
+				got[m.Units[0]][id-near].arrive = n.now
+			}
+		}
+	}
+	last := uint64(firstTick + contests*spacing + 2)
+	n.runUntil(10*time.Minute, func() bool { return n.core.NextTick() > last })
+	return &got, n.core
+}
+
+// farFirst reports whether the far player's order came first in a contest.
+func farFirst(g [2]place) bool {
+	return g[1].tick < g[0].tick || g[1].tick == g[0].tick && g[1].index < g[0].index
+}
+
 // TestFairness is the sub-tick fairness claim: two clients, 20 ms and
 // 150 ms away with jittery paths and clocks off by different amounts, go
 // through calibration and then each issue an order at the same true
@@ -15,93 +97,33 @@ import (
 // comes first in about half of the contests; by arrival order it would
 // never come first.
 func TestFairness(t *testing.T) {
-	const (
-		near, far = protocol.PlayerID(1), protocol.PlayerID(2)
-		contests  = 1000
-		firstTick = 20
-		// spacing separates contests by more than the clock estimators'
-		// memory (a gain of 1/8 per tick), so their outcomes are nearly
-		// independent: 1,000 contests over a five-minute match.
-		spacing = 10
-	)
-	cfg := Config{Profile: Ranked()}
-	// The shared deadline must cover the far path for its orders to be on
-	// time at all; the ranked profile's outlier clip would cut a two-player
-	// match down to the near one's latency.
-	cfg.Profile.OneWayClip = 200 * time.Millisecond
-	n, err := newSimNet(cfg, []protocol.PlayerID{near, far}, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cn, cf := n.client(near), n.client(far)
-	cn.up, cn.down, cn.jitter, cn.trueOff = 20*time.Millisecond, 20*time.Millisecond, 4*time.Millisecond, 37*time.Millisecond
-	cf.up, cf.down, cf.jitter, cf.trueOff = 150*time.Millisecond, 150*time.Millisecond, 4*time.Millisecond, -120*time.Millisecond
-
-	n.runUntil(time.Minute, func() bool { return n.core.Phase() >= PhasePlaying })
-	if n.core.Phase() != PhasePlaying {
-		t.Fatalf("phase %v after calibration and seed", n.core.Phase())
-	}
-	t.Logf("deadline %v, run-ahead %d", n.core.Deadline(), n.core.RunAhead())
-	// Contest i: both issue Move{unit i} at the same instant, uniformly
-	// placed in tick firstTick+i*spacing's window.
-	for i := range contests {
-		at := n.core.timeline.windowStart(int64(firstTick+i*spacing)) + time.Duration(n.rng.Int64N(int64(n.core.TickInterval())))
-		o := protocol.Move{Units: []protocol.EntityID{protocol.EntityID(i)}}
-		n.issue(cn, at, o)
-		n.issue(cf, at, o)
-	}
-
-	type place struct {
-		tick   uint64
-		index  int
-		seen   bool
-		arrive time.Duration
-	}
-	var got [contests][2]place // [contest][near, far]
-	slot := func(id protocol.PlayerID) int { return int(id - near) }
-	n.onFrame = func(f *msg.TickFrame) {
-		for i, o := range f.Orders {
-			if m, ok := o.Order.(protocol.Move); ok {
-				p := &got[m.Units[0]][slot(o.Player)]
-				p.tick, p.index, p.seen = f.Tick, i, true
-			}
-		}
-	}
-	n.onSubmit = func(id protocol.PlayerID, s *msg.OrderSubmit) {
-		for _, o := range s.Orders {
-			if m, ok := o.Order.(protocol.Move); ok {
-				got[m.Units[0]][slot(id)].arrive = n.now
-			}
-		}
-	}
-	last := uint64(firstTick + contests*spacing + 2)
-	n.runUntil(10*time.Minute, func() bool { return n.core.NextTick() > last })
-
-	farFirst, farArrivedFirst := 0, 0
+	got, core := runContests(t, 7, 4*time.Millisecond, 4*time.Millisecond, false)
+	t.Logf("deadline %v, run-ahead %d", core.Deadline(), core.RunAhead())
+	first, arrivedFirst := 0, 0
 	for i, g := range got {
 		if !g[0].seen || !g[1].seen {
 			t.Fatalf("contest %d: an order was not forwarded (near %v, far %v)", i, g[0].seen, g[1].seen)
 		}
-		if g[1].tick < g[0].tick || g[1].tick == g[0].tick && g[1].index < g[0].index {
-			farFirst++
+		if farFirst(g) {
+			first++
 		}
 		if g[1].arrive < g[0].arrive {
-			farArrivedFirst++
+			arrivedFirst++
 		}
 	}
 	for _, id := range []protocol.PlayerID{near, far} {
-		st, _ := n.core.Player(id)
+		st, _ := core.Player(id)
 		if st.LateSubmissions > 0 || st.Suspicious > 0 || st.Strikes > 0 {
 			t.Errorf("player %d: late %d, suspicious %d, strikes %d; want none", id, st.LateSubmissions, st.Suspicious, st.Strikes)
 		}
 	}
 	pct := func(k int) float64 { return 100 * float64(k) / contests }
-	t.Logf("far player first: %.1f%% normalised, %.1f%% by arrival order (%d contests)", pct(farFirst), pct(farArrivedFirst), contests)
-	if farFirst < contests*45/100 || farFirst > contests*55/100 {
-		t.Errorf("far player first in %d of %d contests, want 50%% ± 5%%", farFirst, contests)
+	t.Logf("far player first: %.1f%% normalised, %.1f%% by arrival order (%d contests)", pct(first), pct(arrivedFirst), contests)
+	if first < contests*45/100 || first > contests*55/100 {
+		t.Errorf("far player first in %d of %d contests, want 50%% ± 5%%", first, contests)
 	}
-	if farArrivedFirst != 0 {
-		t.Errorf("far player arrived first in %d contests; the paths should make that impossible", farArrivedFirst)
+	if arrivedFirst != 0 {
+		t.Errorf("far player arrived first in %d contests; the paths should make that impossible", arrivedFirst)
 	}
 }
 
@@ -129,57 +151,14 @@ func TestFairness(t *testing.T) {
 // orders about a millisecond late: far first in 19–22% at 20 and 40 ms of
 // jitter.
 func TestFairnessUnderJitter(t *testing.T) {
-	const (
-		near, far = protocol.PlayerID(1), protocol.PlayerID(2)
-		contests  = 1000
-		firstTick = 20
-		spacing   = 10
-		settled   = 100 // contests in the first 30 s
-	)
-	farFirst, both := 0, 0
+	const settled = 100 // contests in the first 30 s
+	first, both := 0, 0
 	for _, nj := range []time.Duration{4, 40} {
 		for _, fj := range []time.Duration{0, 10, 20, 30, 40} {
 			for seed := uint64(1); seed <= 3; seed++ {
-				cfg := Config{Profile: Ranked()}
-				cfg.Profile.OneWayClip = 200 * time.Millisecond
-				n, err := newSimNet(cfg, []protocol.PlayerID{near, far}, seed)
-				if err != nil {
-					t.Fatal(err)
-				}
-				cn, cf := n.client(near), n.client(far)
-				cn.up, cn.down, cn.jitter, cn.trueOff = 20*time.Millisecond, 20*time.Millisecond, nj*time.Millisecond, 37*time.Millisecond
-				cf.up, cf.down, cf.jitter, cf.trueOff = 150*time.Millisecond, 150*time.Millisecond, fj*time.Millisecond, -120*time.Millisecond
-				for _, c := range []*simClient{cn, cf} {
-					c.follow, c.echoLag = true, 3
-				}
-				n.runUntil(time.Minute, func() bool { return n.core.Phase() >= PhasePlaying })
-				for i := range contests {
-					at := n.core.timeline.windowStart(int64(firstTick+i*spacing)) + time.Duration(n.rng.Int64N(int64(n.core.TickInterval())))
-					o := protocol.Move{Units: []protocol.EntityID{protocol.EntityID(i)}}
-					n.issue(cn, at, o)
-					n.issue(cf, at, o)
-				}
-				type place struct {
-					tick  uint64
-					index int
-					seen  bool
-				}
-				var got [contests][2]place
-				n.onFrame = func(f *msg.TickFrame) {
-					for i, o := range f.Orders {
-						if m, ok := o.Order.(protocol.Move); ok {
-							p := &got[m.Units[0]][o.Player-near]
-							if !p.seen {
-								*p = place{f.Tick, i, true}
-							}
-						}
-					}
-				}
-				last := uint64(firstTick + contests*spacing + 2)
-				n.runUntil(10*time.Minute, func() bool { return n.core.NextTick() > last })
+				got, core := runContests(t, seed, nj*time.Millisecond, fj*time.Millisecond, true)
 				var lost [2]int
-				for i := settled; i < contests; i++ {
-					g := got[i]
+				for _, g := range got[settled:] {
 					for k := range g {
 						if !g[k].seen {
 							lost[k]++
@@ -187,13 +166,13 @@ func TestFairnessUnderJitter(t *testing.T) {
 					}
 					if g[0].seen && g[1].seen {
 						both++
-						if g[1].tick < g[0].tick || g[1].tick == g[0].tick && g[1].index < g[0].index {
-							farFirst++
+						if farFirst(g) {
+							first++
 						}
 					}
 				}
 				for k, id := range []protocol.PlayerID{near, far} {
-					st, _ := n.core.Player(id)
+					st, _ := core.Player(id)
 					if lost[k]*100 >= contests-settled || lost[k] > st.LateSubmissions {
 						t.Errorf("near jitter %v, far %v, seed %d: player %d lost %d of %d orders, %d late submissions reported",
 							nj*time.Millisecond, fj*time.Millisecond, seed, id, lost[k], contests-settled, st.LateSubmissions)
@@ -202,8 +181,8 @@ func TestFairnessUnderJitter(t *testing.T) {
 			}
 		}
 	}
-	pct := 100 * float64(farFirst) / float64(both)
-	t.Logf("far player first in %d of %d contests: %.1f%%", farFirst, both, pct)
+	pct := 100 * float64(first) / float64(both)
+	t.Logf("far player first in %d of %d contests: %.1f%%", first, both, pct)
 	if pct < 47 || pct > 53 {
 		t.Errorf("far player first in %.1f%% of the contests, want 50%% ± 3%%", pct)
 	}
