@@ -191,6 +191,9 @@ func (f *serveFlags) merge(fc *fileConfig, set map[string]bool) {
 	if r.Agones != nil && !set["agones"] {
 		f.op.agones = *r.Agones
 	}
+	if r.AgonesOneMatch != nil && !set["agones-one-match"] {
+		f.op.oneMatch = *r.AgonesOneMatch
+	}
 	if r.DrainTimeout != nil && !set["drain-timeout"] {
 		f.op.drainTimeout = r.DrainTimeout.Duration
 	}
@@ -267,7 +270,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if f.adminToken == "" && !isLoopback(f.admin) {
 			log.Warn("admin address is not loopback and has no --admin-token: anyone who reaches it sees every room", "addr", f.admin)
 		}
-		adm := newAdmin(srv, ln, f.adminToken)
+		adm := newAdmin(srv, ln, f.adminToken, op.metrics)
+		op.addChecks(adm)
 		notReady = func() { adm.SetReady(false) }
 		wg.Go(func() { adminErr = serveAdminWith(life, hl, adm, srv) })
 		log.Info("admin listening", "addr", hl.Addr().String(), "dashboard", dashboardURL(hl))
@@ -338,8 +342,8 @@ func listenRelay(ctx context.Context, addr string, readers int, tcfg transport.C
 }
 
 // adminSource exposes a relay server's figures (and its listener's
-// handshake refusals) to the admin endpoint.
-func adminSource(srv *server.Server, ln *transport.Listener) admin.Source {
+// handshake refusals, and extra's series when set) to the admin endpoint.
+func adminSource(srv *server.Server, ln *transport.Listener, extra func() []admin.Metric) admin.Source {
 	return admin.SourceFunc(func() admin.Stats {
 		st := srv.Stats()
 		sendErrors := make(map[string]uint64, server.NumSendCauses)
@@ -353,6 +357,9 @@ func adminSource(srv *server.Server, ln *transport.Listener) admin.Source {
 			BytesOut:    st.BytesOut,
 			SendErrors:  sendErrors,
 			Extra:       st.AdminMetrics(),
+		}
+		if extra != nil {
+			a.Extra = append(a.Extra, extra()...)
 		}
 		addFigures(&a, st, ln.Stats())
 		return a
