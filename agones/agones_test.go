@@ -2,8 +2,8 @@ package agones
 
 import (
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -84,7 +84,7 @@ func (f *flaky) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 func (f *flaky) set(down bool) { f.mu.Lock(); f.down = down; f.mu.Unlock() }
-func (f *flaky) tries() int   { f.mu.Lock(); defer f.mu.Unlock(); return f.attempts }
+func (f *flaky) tries() int    { f.mu.Lock(); defer f.mu.Unlock(); return f.attempts }
 
 // fleet runs a Lifecycle against a fake sidecar; the test sets the rooms.
 type fleet struct {
