@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"crypto/ed25519"
+	"errors"
 	"flag"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -53,7 +55,8 @@ type operator struct {
 	replays  *replayLog        // the finished replays, for the records
 	agones   *agones.Lifecycle // nil without Agones
 	mu       sync.Mutex
-	ids      map[uint64]int64 // match Seq → database id
+	ids      map[uint64]int64  // match Seq → database id
+	rooms    map[uint64]string // match Seq → room, of the matches running
 	// recordErr is the last failed write of a match record, nil once a
 	// write succeeds again; recordErrors counts the failures.
 	recordErr    error
@@ -64,7 +67,7 @@ type operator struct {
 // is set when there is a database. The tracker URLs were checked with the
 // flags (parseServeFlags).
 func newOperator(ctx context.Context, o operatorFlags, cfg *server.Config, log *slog.Logger) (*operator, error) {
-	op := &operator{flags: o, log: log, ids: make(map[uint64]int64)}
+	op := &operator{flags: o, log: log, ids: make(map[uint64]int64), rooms: make(map[uint64]string)}
 	if c, ok := agones.FromEnv(); ok || o.agones {
 		op.agones = &agones.Lifecycle{Client: c, Logger: log}
 		if o.oneMatch {
@@ -74,7 +77,7 @@ func newOperator(ctx context.Context, o operatorFlags, cfg *server.Config, log *
 	if o.db != "" {
 		db, err := records.Open(ctx, o.db)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%w: --db (relay.db): %w", errConfig, err)
 		}
 		op.db = db
 		cfg.OnMatch = op.onMatch
@@ -133,17 +136,18 @@ func (op *operator) onMatch(ev server.MatchEvent) {
 			return
 		}
 		op.mu.Lock()
-		op.ids[ev.Seq] = id
+		op.ids[ev.Seq], op.rooms[ev.Seq] = id, ev.Room
 		op.mu.Unlock()
 		return
 	}
 	op.mu.Lock()
 	id, ok := op.ids[ev.Seq]
+	delete(op.rooms, ev.Seq)
 	op.mu.Unlock()
 	if !ok {
 		return
 	}
-	r := records.Record{ID: id, EndedAt: ev.EndedAt, Ticks: ev.Tick, Outcome: ev.Outcome}
+	r := records.Record{ID: id, EndedAt: ev.EndedAt, Ticks: ev.Tick, Outcome: ev.Outcome, FinalHash: ev.FinalHash}
 	if op.replays != nil {
 		r.ReplayFile, r.ReplayHash = op.replays.take(ev.Room)
 	}
@@ -151,6 +155,44 @@ func (op *operator) onMatch(ev server.MatchEvent) {
 	op.recorded(err)
 	if err != nil {
 		op.log.Error("match record not ended", "room", ev.Room, "err", err)
+	}
+}
+
+// progressEvery is how often the rows of running matches get their ticks
+// played and the time: what a match cut by a crash shows.
+const progressEvery = 2 * time.Second
+
+// progress writes the ticks each running match has played (st's rooms).
+func (op *operator) progress(st server.Stats) {
+	ticks := make(map[string]uint64, len(st.Rooms))
+	for _, r := range st.Rooms {
+		ticks[r.Name] = r.Tick
+	}
+	type running struct {
+		id   int64
+		tick uint64
+	}
+	var rows []running
+	op.mu.Lock()
+	for seq, room := range op.rooms {
+		if tick, ok := ticks[room]; ok {
+			rows = append(rows, running{op.ids[seq], tick})
+		}
+	}
+	op.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	now := time.Now()
+	for _, r := range rows {
+		err := op.db.Progress(ctx, r.id, r.tick, now)
+		if errors.Is(err, records.ErrNotFound) {
+			continue // it ended meanwhile
+		}
+		was := op.recordsReady()
+		op.recorded(err)
+		if err != nil && was == nil { // once per failing spell
+			op.log.Error("match progress not written", "id", r.id, "err", err)
+		}
 	}
 }
 
@@ -218,6 +260,20 @@ func (op *operator) run(ctx context.Context, srv *server.Server, addr, serverKey
 			return op.listingsOf(srv.Stats(), addr, serverKey)
 		}}
 		wg.Go(func() { p.Run(ctx) })
+	}
+	if op.db != nil {
+		wg.Go(func() {
+			t := time.NewTicker(progressEvery)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					op.progress(srv.Stats())
+				}
+			}
+		})
 	}
 	if lc := op.agones; lc != nil {
 		lc.Rooms = func() agones.Rooms {
