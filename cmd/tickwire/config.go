@@ -58,6 +58,7 @@ type relayFile struct {
 	// list, Agones, and how long SIGTERM lets running matches finish.
 	DB             *string   `toml:"db"`
 	Trackers       []string  `toml:"trackers"`
+	TrackerToken   *string   `toml:"tracker_token"`
 	PublicAddr     *string   `toml:"public_addr"`
 	Region         *string   `toml:"region"`
 	Agones         *bool     `toml:"agones"`

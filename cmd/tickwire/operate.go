@@ -23,6 +23,7 @@ import (
 type operatorFlags struct {
 	db           string
 	trackers     stringList
+	trackerToken string
 	publicAddr   string
 	region       string
 	agones       bool
@@ -38,6 +39,7 @@ func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
 func (o *operatorFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.db, "db", "", "match records database (SQLite file; empty: none)")
+	fs.StringVar(&o.trackerToken, "tracker-token", "", "publisher token presented to the trackers (a tracker started with --publisher-tokens asks for one)")
 	fs.Var(&o.trackers, "tracker", "tracker URL to publish open rooms at (repeatable, at most 10; https:// or loopback http://)")
 	fs.StringVar(&o.publicAddr, "public-addr", "", "address players reach the server at, for tracker listings (default: --listen)")
 	fs.StringVar(&o.region, "region", "", "the server's region, for tracker listings")
@@ -250,6 +252,9 @@ func (op *operator) run(ctx context.Context, srv *server.Server, addr, serverKey
 	var wg sync.WaitGroup
 	if len(op.flags.trackers) > 0 {
 		cs, _ := tracker.Clients(op.flags.trackers)
+		for _, c := range cs {
+			c.PublisherToken = op.flags.trackerToken
+		}
 		if op.flags.publicAddr != "" {
 			addr = op.flags.publicAddr
 		}

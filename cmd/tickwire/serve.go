@@ -183,6 +183,7 @@ func (f *serveFlags) merge(fc *fileConfig, set map[string]bool) {
 	}
 	takeString("db", &f.op.db, r.DB)
 	takeString("public-addr", &f.op.publicAddr, r.PublicAddr)
+	takeString("tracker-token", &f.op.trackerToken, r.TrackerToken)
 	takeString("region", &f.op.region, r.Region)
 	takeString("replay-dir", &f.rep.dir, r.ReplayDir)
 	if len(r.Trackers) > 0 && !set["tracker"] {
