@@ -44,6 +44,7 @@ type relayFile struct {
 	// WaitingRoomTimeout is a duration string ("2m", "90s"); "0s" never.
 	WaitingRoomTimeout *duration `toml:"waiting_room_timeout"`
 	MaxWaitingRooms    *int      `toml:"max_waiting_rooms_per_address"`
+	MaxConnsPerAddr    *int      `toml:"max_conns_per_addr"`
 	MessageRate        *int      `toml:"message_rate"`
 	MessageBurst       *int      `toml:"message_burst"`
 

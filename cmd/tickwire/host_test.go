@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"image/png"
 	"io"
 	"os"
@@ -79,5 +80,28 @@ func TestHostAndJoinByURI(t *testing.T) {
 	img, err := png.Decode(f)
 	if err != nil || img.Bounds().Dx() != 256 {
 		t.Fatalf("the QR PNG: %v, %v", img.Bounds(), err)
+	}
+}
+
+// TestHostAddrLimitFlags: host takes serve's per-address limit flags, so
+// that players behind one address can all join a listen server.
+func TestHostAddrLimitFlags(t *testing.T) {
+	for _, parse := range []func([]string) (securityFlags, error){
+		func(a []string) (securityFlags, error) {
+			f, err := parseHostFlags(append([]string{"--rendezvous", "127.0.0.1:1"}, a...), io.Discard)
+			return f.sec, err
+		},
+		func(a []string) (securityFlags, error) { f, err := parseServeFlags(a, io.Discard); return f.sec, err },
+	} {
+		s, err := parse([]string{"--max-conns-per-addr", "20", "--exempt-loopback"})
+		if l := s.limits(0); err != nil || l.MaxPerIP != 20 || !l.ExemptLoopback {
+			t.Fatalf("limits %+v, %v", l, err)
+		}
+		if s, _ := parse(nil); s.limits(0).MaxPerIP != 5 {
+			t.Fatalf("default per-address connections %d, want 5 (secure's)", s.limits(0).MaxPerIP)
+		}
+		if _, err := parse([]string{"--max-conns-per-addr", "0"}); !errors.Is(err, errUsage) {
+			t.Fatalf("--max-conns-per-addr 0: %v", err)
+		}
 	}
 }

@@ -112,6 +112,8 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 		return f, fmt.Errorf("%w: --readers (relay.readers) must be 0..%d", errUsage, maxReaders)
 	case f.debugLevel < 0 || f.debugLevel > msg.MaxDebugLevel:
 		return f, fmt.Errorf("%w: --debug-level (relay.debug_level) must be 0..%d", errUsage, msg.MaxDebugLevel)
+	case f.sec.maxPerAddr < 1:
+		return f, fmt.Errorf("%w: --max-conns-per-addr (relay.max_conns_per_addr) must be at least 1", errUsage)
 	case f.op.drainTimeout < 0:
 		return f, fmt.Errorf("%w: --drain-timeout (relay.drain_timeout) must not be negative", errUsage)
 	}
@@ -159,6 +161,7 @@ func (f *serveFlags) merge(fc *fileConfig, set map[string]bool) {
 	take("readers", &f.readers, r.Readers)
 	take("max-room-size", &f.maxRoomSize, r.MaxRoomSize)
 	take("max-waiting-per-addr", &f.maxWaiting, r.MaxWaitingRooms)
+	take("max-conns-per-addr", &f.sec.maxPerAddr, r.MaxConnsPerAddr)
 	take("message-rate", &f.messageRate, r.MessageRate)
 	take("message-burst", &f.messageBurst, r.MessageBurst)
 	take("debug-level", &f.debugLevel, r.DebugLevel)
