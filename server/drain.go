@@ -7,7 +7,8 @@ import (
 
 // Drain stops the server taking new rooms: a join that would create a
 // room is refused as shutting down ("the server is draining"), and rooms
-// still waiting for players expire now. Playing rooms go on (rejoins and
+// still waiting for players close now, their players told "server shutting
+// down". Playing rooms go on (rejoins and
 // spectators included) until they end. Drain returns at once; Wait waits
 // for the rooms.
 func (s *Server) Drain() {
@@ -16,7 +17,8 @@ func (s *Server) Drain() {
 	s.draining = true
 	for _, h := range s.rooms {
 		if !h.started {
-			s.expireLocked(h)
+			h.log.Info("relay: waiting room closed by the drain", "players", h.seated, "size", h.size)
+			s.closeWaitingLocked(h, ShuttingDown+": draining, no new matches")
 		}
 	}
 }
