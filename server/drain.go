@@ -13,12 +13,20 @@ import (
 // for the rooms.
 func (s *Server) Drain() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.draining = true
+	s.mu.Unlock()
+	s.CloseWaiting(ShuttingDown + ": draining, no new matches")
+}
+
+// CloseWaiting ends every room still waiting for players, telling their
+// players reason (a host that stops waiting says why).
+func (s *Server) CloseWaiting(reason string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for _, h := range s.rooms {
 		if !h.started {
-			h.log.Info("relay: waiting room closed by the drain", "players", h.seated, "size", h.size)
-			s.closeWaitingLocked(h, ShuttingDown+": draining, no new matches")
+			h.log.Info("relay: waiting room closed", "players", h.seated, "size", h.size, "reason", reason)
+			s.closeWaitingLocked(h, reason)
 		}
 	}
 }

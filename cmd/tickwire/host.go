@@ -125,6 +125,9 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	r, err := lockstepbot.Run(ctx, lockstepbot.Config{Players: 1, RoomSize: f.players, Ticks: f.ticks, StartTimeout: f.wait,
 		Join: func(context.Context, int) (lockstepbot.Client, error) { return hostBot{relay}, nil }})
+	// A room still waiting never started: the joiners in it learn why it
+	// closes.
+	relay.Server().CloseWaiting(fmt.Sprintf("the host stopped waiting: the match did not start within %v (--wait)", f.wait))
 	if err != nil {
 		return err
 	}

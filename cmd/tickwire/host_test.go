@@ -105,3 +105,35 @@ func TestHostAddrLimitFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinerToldWhyHostGaveUp: a host of three that gives up waiting
+// (--wait) tells the joiner that came why its room closed, and the
+// joiner says so.
+func TestJoinerToldWhyHostGaveUp(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rv := loopback.ClosedUDP(t)
+	go runRendezvous(ctx, []string{"--listen", rv}, io.Discard, io.Discard)
+	pr, pw := io.Pipe()
+	hostDone := make(chan error, 1)
+	go func() {
+		err := runHost(ctx, []string{"--rendezvous", rv, "--players", "3", "--wait", "3s", "--json"}, pw, io.Discard)
+		pw.CloseWithError(err)
+		hostDone <- err
+	}()
+	lines := bufio.NewScanner(pr)
+	if !lines.Scan() {
+		t.Fatalf("no join line: %v", <-hostDone)
+	}
+	var first map[string]string
+	if err := json.Unmarshal(lines.Bytes(), &first); err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, pr)
+	var out, errOut bytes.Buffer
+	code := run(ctx, []string{"bot", "--join", first["join"], "--players", "1", "--ticks", "40"}, &out, &errOut)
+	if code == 0 || !strings.Contains(out.String()+errOut.String(), "the host stopped waiting") {
+		t.Fatalf("joiner exit %d: %s%s", code, out.String(), errOut.String())
+	}
+	<-hostDone
+}
