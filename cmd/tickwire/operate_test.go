@@ -250,3 +250,25 @@ func TestRecordFailureFailsReadiness(t *testing.T) {
 		t.Fatalf("/readyz once records are written again: %d", code)
 	}
 }
+
+// TestCheckConfigChecksPlaces: --check-config refuses (exit 2, naming the
+// key) what the start would fail on: a port out of range, an address
+// without a port, a database in a missing directory.
+func TestCheckConfigChecksPlaces(t *testing.T) {
+	missing := filepath.ToSlash(filepath.Join(t.TempDir(), "none", "tickwire.db"))
+	for _, c := range []struct{ file, key string }{
+		{`listen = "127.0.0.1:99999"`, "relay.listen"},
+		{`listen = "localhost"`, "relay.listen"},
+		{`admin = "localhost"`, "relay.admin"},
+		{`db = "` + missing + `"`, "relay.db"},
+	} {
+		cfg := writeConfig(t, "[relay]\n"+c.file+"\n")
+		code, _, errOut := runCmd(t, "serve", "--config", cfg, "--check-config")
+		if code != 2 || !strings.Contains(errOut, c.key) {
+			t.Errorf("%s: exit %d: %s", c.file, code, errOut)
+		}
+	}
+	if code, _, errOut := runCmd(t, "serve", "--listen", "127.0.0.1:0", "--admin", "", "--check-config"); code != 0 {
+		t.Errorf("a good configuration: exit %d: %s", code, errOut)
+	}
+}

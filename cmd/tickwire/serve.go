@@ -10,6 +10,8 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -116,6 +118,9 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 		return f, fmt.Errorf("%w: --max-conns-per-addr (relay.max_conns_per_addr) must be at least 1", errUsage)
 	case f.op.drainTimeout < 0:
 		return f, fmt.Errorf("%w: --drain-timeout (relay.drain_timeout) must not be negative", errUsage)
+	}
+	if err := f.checkPlaces(); err != nil {
+		return f, fmt.Errorf("%w: %v", errConfig, err)
 	}
 	if _, err := tracker.Clients(f.op.trackers); err != nil {
 		return f, fmt.Errorf("%w: --tracker (relay.trackers): %v", errUsage, err)
@@ -379,4 +384,37 @@ func (f *serveFlags) predictArena() int {
 		}
 	}
 	return 0
+}
+
+// checkPlaces checks, as the start would find, that the listen addresses
+// are addresses (with a port in range) and that the match database's
+// directory exists: --check-config then fails where the start would.
+func (f *serveFlags) checkPlaces() error {
+	addrs := []struct{ name, network, addr string }{
+		{"--listen (relay.listen)", "udp", f.listen},
+		{"--admin (relay.admin)", "tcp", f.admin},
+		{"--play", "tcp", f.play},
+	}
+	for _, a := range addrs {
+		if a.addr == "" {
+			continue
+		}
+		_, port, err := net.SplitHostPort(a.addr)
+		if err != nil {
+			return fmt.Errorf("%s %q: %v (want host:port)", a.name, a.addr, err)
+		}
+		if _, err := net.LookupPort(a.network, port); err != nil {
+			return fmt.Errorf("%s %q: port %q is not 0..65535", a.name, a.addr, port)
+		}
+	}
+	if f.op.db != "" {
+		dir := filepath.Dir(f.op.db)
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return fmt.Errorf("--db (relay.db) %q: directory %q does not exist", f.op.db, dir)
+		}
+		if st, err := os.Stat(f.op.db); err == nil && !st.Mode().IsRegular() {
+			return fmt.Errorf("--db (relay.db) %q is not a file", f.op.db)
+		}
+	}
+	return nil
 }
