@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -44,6 +45,13 @@ type HandlerConfig struct {
 	// list rooms, and the per-address cap no longer applies to them
 	// (the per-server-key cap does). Browsing and join codes stay open.
 	PublisherTokens []string
+	// Verify, when set, checks a listing before it is first accepted:
+	// the advertised server must prove, over its own address, that it
+	// holds the listing's server key (cmd/tickwire does a secure
+	// handshake pinning the key). Its error (wrapping ErrUnverified)
+	// refuses the publish with 422. Heartbeats are not verified again:
+	// they carry the listing's token and cannot change its key.
+	Verify func(ctx context.Context, l Listing) error
 	// Logger receives internal errors (a store that fails), at most one
 	// line a second; nil discards.
 	Logger *slog.Logger
@@ -58,8 +66,8 @@ type Handler struct {
 	heartbeats *Limiter
 	now        func() time.Time
 
-	lastLog        atomic.Int64    // unix nanoseconds of the last internal error logged
-	lastRefusalLog [2]atomic.Int64 // of the last refusal logged: full, source_full
+	lastLog        atomic.Int64                      // unix nanoseconds of the last internal error logged
+	lastRefusalLog [len(refusalReasons)]atomic.Int64 // of the last refusal logged, by reason
 	// shared, when the store keeps rate limits for every tracker on it,
 	// replaces the in-process limiters.
 	shared     SharedLimiter
@@ -96,7 +104,7 @@ func NewHandler(dir *Directory, cfg HandlerConfig) *Handler {
 	h.rateLimited = prometheus.NewCounter(prometheus.CounterOpts{Name: "tickwire_tracker_rate_limited_total",
 		Help: "Requests refused by the per-address rate limit."})
 	h.refused = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tickwire_tracker_publishes_refused_total",
-		Help: "Publishes refused, by reason (full, source_full, publisher_token)."}, []string{"reason"})
+		Help: "Publishes refused, by reason (full, source_full, unverified, publisher_token)."}, []string{"reason"})
 	h.codes = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tickwire_tracker_join_codes_total",
 		Help: "Join codes issued and resolutions, by result."}, []string{"result"})
 	listings := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tickwire_tracker_listings",
@@ -172,12 +180,18 @@ func (h *Handler) route(pattern, name string, lim *Limiter, fn func(http.Respons
 	})
 }
 
-// logRefusal logs a refused publish, at most once a second per reason.
-func (h *Handler) logRefusal(reason, from string, err error) {
-	last := &h.lastRefusalLog[0]
-	if reason == "source_full" {
-		last = &h.lastRefusalLog[1]
+// refusalReasons are the reasons a publish is refused for, as labels.
+var refusalReasons = [...]string{"full", "source_full", "unverified", "publisher_token"}
+
+// refuse counts a refused publish and logs it, at most once a second per
+// reason.
+func (h *Handler) refuse(reason, from string, err error) {
+	h.refused.WithLabelValues(reason).Inc()
+	i := slices.Index(refusalReasons[:], reason)
+	if i < 0 {
+		return
 	}
+	last := &h.lastRefusalLog[i]
 	now := h.now().UnixNano()
 	if l := last.Load(); now-l >= int64(time.Second) && last.CompareAndSwap(l, now) {
 		h.cfg.Logger.Warn("tracker: publish refused", "reason", reason, "from", from, "err", err)
@@ -297,6 +311,8 @@ func errorStatus(err error) (int, string) {
 		return http.StatusConflict, err.Error()
 	case errors.Is(err, errPublisherToken):
 		return http.StatusUnauthorized, err.Error()
+	case errors.Is(err, ErrUnverified):
+		return http.StatusUnprocessableEntity, err.Error()
 	}
 	return http.StatusInternalServerError, "internal error"
 }
@@ -358,7 +374,7 @@ func (h *Handler) publisherOK(r *http.Request) bool {
 
 func (h *Handler) publish(w http.ResponseWriter, r *http.Request) error {
 	if !h.publisherOK(r) {
-		h.refused.WithLabelValues("publisher_token").Inc()
+		h.refuse("publisher_token", h.clientAddr(r), errPublisherToken)
 		return errPublisherToken
 	}
 	var l Listing
@@ -369,6 +385,15 @@ func (h *Handler) publish(w http.ResponseWriter, r *http.Request) error {
 		return fieldError("id", "id, expires and source are set by the tracker")
 	}
 	from := h.clientAddr(r)
+	if h.cfg.Verify != nil {
+		if err := l.Validate(); err != nil {
+			return err
+		}
+		if err := h.cfg.Verify(r.Context(), l); err != nil {
+			h.refuse("unverified", from, err)
+			return err
+		}
+	}
 	publisher := from
 	if len(h.publishers) > 0 {
 		publisher = "" // the operator's own servers: no per-address cap
@@ -376,11 +401,9 @@ func (h *Handler) publish(w http.ResponseWriter, r *http.Request) error {
 	p, err := h.dir.PublishFrom(r.Context(), publisher, l)
 	switch {
 	case errors.Is(err, ErrFull):
-		h.refused.WithLabelValues("full").Inc()
-		h.logRefusal("full", from, err)
+		h.refuse("full", from, err)
 	case errors.Is(err, ErrSourceFull):
-		h.refused.WithLabelValues("source_full").Inc()
-		h.logRefusal("source_full", from, err)
+		h.refuse("source_full", from, err)
 	}
 	if err != nil {
 		return err

@@ -16,6 +16,9 @@ var (
 	// with as many listings as Limits allow one.
 	ErrSourceFull = errors.New("tracker: listing limit of the source reached")
 	ErrCodeTaken  = errors.New("tracker: join code already issued")
+	// ErrUnverified is a listing whose server did not prove it holds the
+	// listing's server key (HandlerConfig.Verify).
+	ErrUnverified = errors.New("tracker: the listed server did not prove its key")
 )
 
 // Entry is a stored listing with the hash of its token and who published

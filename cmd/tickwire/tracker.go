@@ -24,6 +24,7 @@ type trackerFlags struct {
 	ttl                            time.Duration
 	maxListings                    int
 	maxPerAddr, maxPerKey          int
+	verify                         bool
 	trustedProxies                 []netip.Prefix
 	publisherTokens                []string
 }
@@ -38,6 +39,7 @@ func parseTrackerFlags(args []string, stderr io.Writer) (trackerFlags, tracker.R
 	fs.IntVar(&f.maxListings, "max-listings", 1000, "most listings at once (-1: no limit)")
 	fs.IntVar(&f.maxPerAddr, "max-listings-per-addr", 16, "most listings one client address may publish without a publisher token (-1: no limit)")
 	fs.IntVar(&f.maxPerKey, "max-listings-per-key", 64, "most listings naming one server key (-1: no limit)")
+	fs.BoolVar(&f.verify, "verify-listings", true, "accept a new listing only once its server proved its server_key in a secure handshake on the listed address (false: trust publishers)")
 	proxies := fs.String("trusted-proxies", "", "load balancers in front of the tracker, CIDR,...: their X-Forwarded-For names the client (for rate limits and per-address caps)")
 	tokens := fs.String("publisher-tokens", "", "file of publisher tokens, one a line: a publish must present one (Authorization: Bearer); empty: anyone may publish")
 	fs.StringVar(&f.rate, "rate", "60/min", "requests per client address (N/s, N/min, N/hour); heartbeats get ten times as many")
@@ -104,7 +106,7 @@ func runTracker(ctx context.Context, args []string, _, stderr io.Writer) error {
 	}
 	var ready atomic.Bool
 	h := tracker.NewHandler(tracker.NewDirectory(cfg), tracker.HandlerConfig{Rate: rate, Logger: log, Ready: ready.Load,
-		TrustedProxies: f.trustedProxies, PublisherTokens: f.publisherTokens})
+		TrustedProxies: f.trustedProxies, PublisherTokens: f.publisherTokens, Verify: f.verifier()})
 	l, err := net.Listen("tcp", f.listen)
 	if err != nil {
 		return err
@@ -126,7 +128,7 @@ func runTracker(ctx context.Context, args []string, _, stderr io.Writer) error {
 	ready.Store(true)
 	log.Info("tracker listening", "url", scheme+"://"+l.Addr().String(), "store", storeName(f.store), "ttl", f.ttl,
 		"max_listings", f.maxListings, "max_listings_per_addr", f.maxPerAddr, "max_listings_per_key", f.maxPerKey, "rate", rate.String(),
-		"trusted_proxies", len(f.trustedProxies), "publisher_tokens", len(f.publisherTokens) > 0)
+		"trusted_proxies", len(f.trustedProxies), "publisher_tokens", len(f.publisherTokens) > 0, "verify_listings", f.verify)
 	select {
 	case err := <-errc:
 		return err
@@ -150,4 +152,12 @@ func storeName(s string) string {
 		return "redis://…" + s[i:]
 	}
 	return s
+}
+
+// verifier is the listings' check of --verify-listings, nil without.
+func (f *trackerFlags) verifier() func(context.Context, tracker.Listing) error {
+	if !f.verify {
+		return nil
+	}
+	return (&keyVerifier{}).Verify
 }
