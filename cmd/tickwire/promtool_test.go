@@ -38,7 +38,9 @@ func TestRendezvousAdmin(t *testing.T) {
 	rv, adm := freeAddr(t, "udp"), freeAddr(t, "tcp")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"rendezvous", "--listen", rv, "--admin", adm}, io.Discard, io.Discard) }()
+	go func() {
+		done <- run(ctx, []string{"rendezvous", "--listen", rv, "--admin", adm}, io.Discard, io.Discard)
+	}()
 	defer func() { cancel(); <-done }()
 	waitReady(t, "http://"+adm+"/readyz")
 	if code, _ := httpGet(t, "http://"+adm+"/healthz"); code != 200 {
