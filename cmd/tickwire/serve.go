@@ -119,9 +119,6 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 	case f.op.drainTimeout < 0:
 		return f, fmt.Errorf("%w: --drain-timeout (relay.drain_timeout) must not be negative", errUsage)
 	}
-	if err := f.checkPlaces(); err != nil {
-		return f, fmt.Errorf("%w: %v", errConfig, err)
-	}
 	if _, err := tracker.Clients(f.op.trackers); err != nil {
 		return f, fmt.Errorf("%w: --tracker (relay.trackers): %v", errUsage, err)
 	}
@@ -232,6 +229,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	scfg := f.serverConfig(log)
 	if err := scfg.Check(); err != nil {
 		return err
+	}
+	if err := f.checkPlaces(); err != nil {
+		return fmt.Errorf("%w: %v", errConfig, err)
 	}
 	if f.checkConfig {
 		return f.printConfigOK(stdout)
