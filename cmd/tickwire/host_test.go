@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tickwire/tickwire/internal/loopback"
 )
@@ -136,4 +137,14 @@ func TestJoinerToldWhyHostGaveUp(t *testing.T) {
 		t.Fatalf("joiner exit %d: %s%s", code, out.String(), errOut.String())
 	}
 	<-hostDone
+}
+
+// TestJoinerToldWhyNoRoute: a joiner whose code no host admits in time
+// says so (the host may have gone, or the rendezvous is out of reach),
+// not just "context deadline exceeded".
+func TestJoinerToldWhyNoRoute(t *testing.T) {
+	f := botCommon{joinURI: "tickwire://join/TICK-ABCD@" + loopback.ClosedUDP(t), players: 1, joinTimeout: time.Second}
+	if err := f.resolveJoinURI(); err == nil || !strings.Contains(err.Error(), "the host never admitted this joiner") {
+		t.Fatalf("resolveJoinURI: %v", err)
+	}
 }
