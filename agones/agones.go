@@ -263,6 +263,27 @@ func (l *Lifecycle) log() *slog.Logger {
 	return l.Logger
 }
 
+// backoff is the wait after the nth failure in a row (n ≥ 1): Backoff[0]
+// doubled n−1 times, at most Backoff[1].
+func (l *Lifecycle) backoff(n int) time.Duration {
+	lo, hi := l.Backoff[0], l.Backoff[1]
+	if lo <= 0 {
+		lo = 250 * time.Millisecond
+	}
+	if hi <= 0 {
+		hi = 30 * time.Second
+	}
+	wait := lo
+	for ; n > 1 && wait < hi; n-- {
+		wait *= 2
+	}
+	return min(wait, hi)
+}
+
+// logged reports whether the nth failure in a row is logged: the 1st,
+// 2nd, 4th, 8th, … so that a sidecar gone for hours logs a few lines.
+func logged(n int) bool { return n&(n-1) == 0 }
+
 // Run marks the server ready, then pings health, updates the room labels
 // when they change, self-allocates when a room starts playing and, once
 // no room plays any more, marks the server Ready again or asks for its
@@ -275,15 +296,8 @@ func (l *Lifecycle) Run(ctx context.Context) {
 	if every <= 0 {
 		every = 2 * time.Second
 	}
-	lo, hi := l.Backoff[0], l.Backoff[1]
-	if lo <= 0 {
-		lo = 250 * time.Millisecond
-	}
-	if hi <= 0 {
-		hi = 30 * time.Second
-	}
 	s := &lifecycle{Lifecycle: l}
-	wait, failures := lo, 0
+	failures := 0
 	for {
 		err := s.step(ctx)
 		if ctx.Err() != nil {
@@ -291,10 +305,11 @@ func (l *Lifecycle) Run(ctx context.Context) {
 		}
 		switch {
 		case err != nil:
-			if failures == 0 || failures&(failures-1) == 0 { // 1st, 2nd, 4th, 8th … failure in a row
-				s.log().Warn("agones sdk call failed, retrying", "err", err, "failures", failures+1, "retry_in", wait)
-			}
 			failures++
+			wait := l.backoff(failures)
+			if logged(failures) {
+				s.log().Warn("agones sdk call failed, retrying", "err", err, "failures", failures, "retry_in", wait)
+			}
 			l.setErr(err)
 			t := time.NewTimer(wait)
 			select {
@@ -303,12 +318,11 @@ func (l *Lifecycle) Run(ctx context.Context) {
 				return
 			case <-t.C:
 			}
-			wait = min(2*wait, hi)
 			continue
 		case failures > 0:
 			s.log().Info("agones sdk answers again", "failures", failures)
 		}
-		failures, wait = 0, lo
+		failures = 0
 		if s.phase == starting {
 			l.setErr(ErrNotReady)
 		} else {

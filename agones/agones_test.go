@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -144,6 +145,14 @@ func TestLifecycleReuse(t *testing.T) {
 	f.waitFor("ready and labelled", func(s *sidecar) bool {
 		return s.state == "Ready" && s.labels["agones.dev/sdk-tickwire-free-rooms"] == "10"
 	})
+	healths := count("POST /health")
+	f.waitFor("health pings with the rooms unchanged", func(s *sidecar) bool { return healths(s) >= 5 })
+	f.sc.mu.Lock()
+	labels := count("PUT /metadata/label")(f.sc)
+	f.sc.mu.Unlock()
+	if labels != 2 {
+		t.Fatalf("labels sent %d times with the rooms unchanged, want once each", labels)
+	}
 	for match := 1; match <= 3; match++ {
 		f.setRooms(Rooms{Active: 1, Free: 9, Started: uint64(match)})
 		f.waitFor("allocated", func(s *sidecar) bool {
@@ -242,5 +251,29 @@ func TestFromEnv(t *testing.T) {
 	t.Setenv(EnvPort, "9999")
 	if c, ok := FromEnv(); !ok || c.Base != "http://localhost:9999" {
 		t.Errorf("FromEnv = %+v, %v", c, ok)
+	}
+}
+
+// TestBackoff: the wait after each failure in a row doubles from the
+// first bound up to the second, and the defaults are 250 ms and 30 s.
+func TestBackoff(t *testing.T) {
+	l := &Lifecycle{Backoff: [2]time.Duration{time.Second, 5 * time.Second}}
+	for n, want := range []time.Duration{1: time.Second, 2: 2 * time.Second, 3: 4 * time.Second, 4: 5 * time.Second, 5: 5 * time.Second} {
+		if n > 0 && l.backoff(n) != want {
+			t.Errorf("after %d failures: %v, want %v", n, l.backoff(n), want)
+		}
+	}
+	var def Lifecycle
+	if def.backoff(1) != 250*time.Millisecond || def.backoff(100) != 30*time.Second || def.backoff(8) != 30*time.Second || def.backoff(7) != 16*time.Second {
+		t.Errorf("defaults: %v, %v, %v, %v", def.backoff(1), def.backoff(7), def.backoff(8), def.backoff(100))
+	}
+	var lines []int
+	for n := 1; n <= 100; n++ {
+		if logged(n) {
+			lines = append(lines, n)
+		}
+	}
+	if fmt.Sprint(lines) != "[1 2 4 8 16 32 64]" {
+		t.Errorf("failures logged: %v", lines)
 	}
 }
