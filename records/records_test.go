@@ -345,6 +345,9 @@ func TestListHasPlayers(t *testing.T) {
 	if err != nil || len(ls) != 2 {
 		t.Fatal(ls, err)
 	}
+	if all, _ := db.List(ctx, 0); len(all) != 2 {
+		t.Fatalf("List with no limit: %d matches", len(all))
+	}
 	b, _ := json.Marshal(ls)
 	if len(ls[1].Players) != 2 || ls[1].Players[1].Name != "bo" || strings.Contains(string(b), `"players":null`) {
 		t.Fatalf("List = %s", b)
