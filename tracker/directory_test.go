@@ -216,3 +216,25 @@ func TestCodeAlphabet(t *testing.T) {
 		}
 	}
 }
+
+// TestUpdateKeepsServerKey: a heartbeat cannot swap a listing's server
+// key (the key a verification proved, and the per-key cap counted).
+func TestUpdateKeepsServerKey(t *testing.T) {
+	ctx := context.Background()
+	d := NewDirectory(Config{Now: newClock().now})
+	l := sample("r")
+	l.ServerKey = strings.Repeat("ab", 32)
+	p, err := d.PublishFrom(ctx, "192.0.2.1", l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.ServerKey = strings.Repeat("cd", 32)
+	var fe *FieldError
+	if _, err := d.Update(ctx, p.ID, p.Token, l); !errors.As(err, &fe) || !strings.Contains(err.Error(), "server_key") {
+		t.Fatalf("a heartbeat with another key: %v", err)
+	}
+	l.ServerKey = strings.Repeat("ab", 32)
+	if _, err := d.Update(ctx, p.ID, p.Token, l); err != nil {
+		t.Fatalf("a heartbeat: %v", err)
+	}
+}
