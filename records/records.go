@@ -243,19 +243,33 @@ func (d *DB) Start(ctx context.Context, r Record) (int64, error) {
 	return id, tx.Commit()
 }
 
-// Progress records that running match id has played ticks by now (so
-// that a match cut by a crash still says how far it got and when it was
-// last seen). A match no longer running is left alone (ErrNotFound).
-func (d *DB) Progress(ctx context.Context, id int64, ticks uint64, now time.Time) error {
-	res, err := d.db.ExecContext(ctx, `UPDATE matches SET ticks = ?, updated_at = ? WHERE id = ? AND outcome = ?`,
-		int64(ticks), us(now), id, OutcomeRunning)
+// Played is how far a running match got: the ticks match ID played.
+type Played struct {
+	ID    int64
+	Ticks uint64
+}
+
+// Progress records, in one transaction, the ticks each running match of
+// played has played by now (so that a match cut by a crash still says how
+// far it got and when it was last seen). It returns how many rows it
+// updated: a match no longer running is left alone.
+func (d *DB) Progress(ctx context.Context, now time.Time, played ...Played) (int, error) {
+	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("%w: %d running", ErrNotFound, id)
+	defer tx.Rollback()
+	updated := 0
+	for _, p := range played {
+		res, err := tx.ExecContext(ctx, `UPDATE matches SET ticks = ?, updated_at = ? WHERE id = ? AND outcome = ?`,
+			int64(p.Ticks), us(now), p.ID, OutcomeRunning)
+		if err != nil {
+			return 0, err
+		}
+		n, _ := res.RowsAffected()
+		updated += int(n)
 	}
-	return nil
+	return updated, tx.Commit()
 }
 
 // End records how match r.ID ended: EndedAt (also its last write),

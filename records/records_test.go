@@ -224,7 +224,7 @@ func TestOneWriter(t *testing.T) {
 	if r, _ := first.Get(ctx, id); r.Outcome != OutcomeRunning {
 		t.Fatalf("the first writer's running match became %q", r.Outcome)
 	}
-	if err := first.Progress(ctx, id, 5, time.Now()); err != nil {
+	if n, err := first.Progress(ctx, time.Now(), Played{id, 5}); n != 1 || err != nil {
 		t.Fatalf("the first writer cannot write any more: %v", err)
 	}
 	first.Close()
@@ -313,13 +313,11 @@ func TestProgressSurvivesACrash(t *testing.T) {
 	r := sampleRecord()
 	id, _ := db.Start(ctx, r)
 	at := r.StartedAt.Add(76 * time.Second / 30).Truncate(time.Microsecond)
-	if err := db.Progress(ctx, id, 76, at); err != nil {
-		t.Fatal(err)
-	}
 	done, _ := db.Start(ctx, r)
 	db.End(ctx, Record{ID: done, Outcome: OutcomeFinished, EndedAt: at, Ticks: 9})
-	if err := db.Progress(ctx, done, 10, at); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("Progress of an ended match = %v", err)
+	// One write for both: the ended match is left alone.
+	if n, err := db.Progress(ctx, at, Played{id, 76}, Played{done, 10}); n != 1 || err != nil {
+		t.Fatalf("Progress = %d, %v; want the running match's row alone", n, err)
 	}
 	db.Close() // as a crash: the match never ended
 	db, _ = Open(ctx, path)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/ed25519"
-	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -170,31 +169,24 @@ func (op *operator) progress(st server.Stats) {
 	for _, r := range st.Rooms {
 		ticks[r.Name] = r.Tick
 	}
-	type running struct {
-		id   int64
-		tick uint64
-	}
-	var rows []running
+	var played []records.Played
 	op.mu.Lock()
 	for seq, room := range op.rooms {
 		if tick, ok := ticks[room]; ok {
-			rows = append(rows, running{op.ids[seq], tick})
+			played = append(played, records.Played{ID: op.ids[seq], Ticks: tick})
 		}
 	}
 	op.mu.Unlock()
+	if len(played) == 0 {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	now := time.Now()
-	for _, r := range rows {
-		err := op.db.Progress(ctx, r.id, r.tick, now)
-		if errors.Is(err, records.ErrNotFound) {
-			continue // it ended meanwhile
-		}
-		was := op.recordsReady()
-		op.recorded(err)
-		if err != nil && was == nil { // once per failing spell
-			op.log.Error("match progress not written", "id", r.id, "err", err)
-		}
+	_, err := op.db.Progress(ctx, time.Now(), played...) // a match that ended meanwhile is left alone
+	was := op.recordsReady()
+	op.recorded(err)
+	if err != nil && was == nil { // once per failing spell
+		op.log.Error("match progress not written", "matches", len(played), "err", err)
 	}
 }
 
