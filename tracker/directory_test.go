@@ -3,6 +3,7 @@ package tracker
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -236,5 +237,26 @@ func TestUpdateKeepsServerKey(t *testing.T) {
 	l.ServerKey = strings.Repeat("ab", 32)
 	if _, err := d.Update(ctx, p.ID, p.Token, l); err != nil {
 		t.Fatalf("a heartbeat: %v", err)
+	}
+}
+
+// TestDefaultSourceCaps: by default one address holds 16 listings and one
+// server key 64.
+func TestDefaultSourceCaps(t *testing.T) {
+	ctx := context.Background()
+	d := NewDirectory(Config{Now: newClock().now})
+	for i := range 17 {
+		_, err := d.PublishFrom(ctx, "192.0.2.1", sample(fmt.Sprint("a", i)))
+		if want := i == 16; errors.Is(err, ErrSourceFull) != want || (!want && err != nil) {
+			t.Fatalf("listing %d of one address: %v", i+1, err)
+		}
+	}
+	for i := range 65 {
+		l := sample(fmt.Sprint("k", i))
+		l.ServerKey = strings.Repeat("ab", 32)
+		_, err := d.PublishFrom(ctx, fmt.Sprintf("198.51.100.%d", i), l)
+		if want := i == 64; errors.Is(err, ErrSourceFull) != want || (!want && err != nil) {
+			t.Fatalf("listing %d of one key: %v", i+1, err)
+		}
 	}
 }

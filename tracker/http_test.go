@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -362,5 +363,28 @@ func TestPerAddressCap(t *testing.T) {
 	h.ServeHTTP(w, r)
 	if w.Code != http.StatusCreated {
 		t.Fatalf("another address: %d", w.Code)
+	}
+}
+
+// TestRefusalLogBounded: refused publishes are counted each, and logged
+// at most once a second per reason.
+func TestRefusalLogBounded(t *testing.T) {
+	clk := newClock()
+	var buf strings.Builder
+	h := NewHandler(NewDirectory(Config{Now: clk.now, MaxPerPublisher: 1}),
+		HandlerConfig{Rate: Rate{N: 1000, Per: time.Second}, Logger: slog.New(slog.NewTextHandler(&buf, nil))})
+	for i := range 6 {
+		b, _ := json.Marshal(sample(fmt.Sprint("r", i)))
+		do(t, h, http.MethodPost, "/v1/listings", string(b), "")
+		if i == 3 {
+			clk.advance(time.Second)
+		}
+	}
+	if n := strings.Count(buf.String(), "publish refused"); n != 2 {
+		t.Fatalf("%d log lines for 5 refusals over two seconds, want 2:\n%s", n, buf.String())
+	}
+	w, _ := do(t, h, http.MethodGet, "/metrics", "", "")
+	if !strings.Contains(w.Body.String(), `tickwire_tracker_publishes_refused_total{reason="source_full"} 5`) {
+		t.Fatalf("metrics:\n%s", w.Body.String())
 	}
 }
