@@ -1,8 +1,10 @@
 // Package agones talks to the Agones SDK sidecar over its documented REST
 // API (the sidecar listens on localhost:$AGONES_SDK_HTTP_PORT, 9358 by
 // default): Ready once the server listens, Health pings on an interval,
-// labels with the server's room counts, self-Allocate when the first room
-// starts playing, and Shutdown once drained.
+// labels with the server's room counts, self-Allocate when a room starts
+// playing, Ready again (or Shutdown, one match per server) once no room
+// plays any more, and Shutdown once drained. A failed call is retried with
+// exponential backoff for as long as the server runs.
 //
 //	POST /ready  /health  /allocate  /shutdown   body {}
 //	PUT  /metadata/label                          body {"key": K, "value": V}
@@ -23,6 +25,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -122,76 +125,214 @@ func (c *Client) State(ctx context.Context) (string, error) {
 // Rooms is what the server reports to Agones.
 type Rooms struct {
 	Active, Free int
+	// Started counts the matches started since the server started, so
+	// that a match that began and ended between two looks still counts.
+	Started uint64
 }
+
+// AfterMatch is what a server that was allocated does once its last
+// match ended (no room plays any more).
+type AfterMatch int
+
+const (
+	// Reuse marks the server Ready again: Agones may allocate it anew,
+	// scale it down or roll it out (the default).
+	Reuse AfterMatch = iota
+	// Shutdown asks Agones to shut the server down: one match per pod.
+	Shutdown
+)
+
+// ErrNotReady is what Lifecycle.Err returns before the sidecar took the
+// first Ready.
+var ErrNotReady = errors.New("agones: not marked ready yet")
 
 // Lifecycle drives a server's part of the Agones protocol.
 type Lifecycle struct {
 	Client *Client
 	// Health is the interval of health pings and label updates; 0 means 2 s.
 	Health time.Duration
+	// Backoff bounds the wait before retrying a failed SDK call: it starts
+	// at Backoff[0] (0: 250 ms) and doubles up to Backoff[1] (0: 30 s).
+	Backoff [2]time.Duration
 	// Rooms reports the server's rooms now.
 	Rooms func() Rooms
+	// AfterMatch says what an allocated server does once no room plays.
+	AfterMatch AfterMatch
+	// Drain, when set, is called before Shutdown (AfterMatch Shutdown) so
+	// that no new room starts on a server about to go.
+	Drain func()
 	// Logger receives failures; nil discards.
 	Logger *slog.Logger
+
+	mu  sync.Mutex
+	err error // the last SDK call's failure; ErrNotReady before Ready
+	set bool  // err was set once (the zero Lifecycle has not run)
 }
 
-// Run marks the server ready (retrying while the sidecar starts), then
-// pings health, updates the room labels when they change and
-// self-allocates when a room becomes active, until ctx ends. It returns
-// when ctx ends or Ready could not be sent for 30 s.
-func (l *Lifecycle) Run(ctx context.Context) error {
-	log := l.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+// Err is why the server is not in touch with Agones: ErrNotReady before
+// the first Ready went through, the last SDK call's failure while the
+// sidecar does not answer, nil once a call succeeds again. A readiness
+// probe fails while it is not nil.
+func (l *Lifecycle) Err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.set {
+		return ErrNotReady
 	}
+	return l.err
+}
+
+func (l *Lifecycle) setErr(err error) {
+	l.mu.Lock()
+	l.err, l.set = err, true
+	l.mu.Unlock()
+}
+
+// phase is where the server is in the Agones protocol.
+type phase int
+
+const (
+	starting  phase = iota // Ready not yet taken
+	ready                  // Ready: waiting for a match
+	allocated              // a match plays (self-allocated)
+	shutdown               // Shutdown taken: nothing more to say
+)
+
+// lifecycle is Run's state between steps.
+type lifecycle struct {
+	*Lifecycle
+	phase   phase
+	labels  *Rooms // the labels last set
+	started uint64 // Rooms.Started when last allocated
+}
+
+// step makes the SDK calls the server's state asks for now and returns
+// the first failure (the rest wait for the next step).
+func (s *lifecycle) step(ctx context.Context) error {
+	if s.phase == starting {
+		if err := s.Client.Ready(ctx); err != nil {
+			return err
+		}
+		s.phase = ready
+	}
+	if err := s.Client.Health(ctx); err != nil {
+		return err
+	}
+	if s.Rooms == nil {
+		return nil
+	}
+	r := s.Rooms()
+	if s.labels == nil || s.labels.Active != r.Active || s.labels.Free != r.Free {
+		if err := s.Client.SetLabel(ctx, "tickwire-active-rooms", strconv.Itoa(r.Active)); err != nil {
+			return err
+		}
+		if err := s.Client.SetLabel(ctx, "tickwire-free-rooms", strconv.Itoa(r.Free)); err != nil {
+			return err
+		}
+		s.labels = &r
+	}
+	switch {
+	case s.phase == ready && (r.Active > 0 || r.Started > s.started):
+		if err := s.Client.Allocate(ctx); err != nil {
+			return err
+		}
+		s.phase, s.started = allocated, r.Started
+	case s.phase == allocated && r.Active == 0 && s.AfterMatch == Shutdown:
+		if s.Drain != nil {
+			s.Drain()
+		}
+		if err := s.Client.Shutdown(ctx); err != nil {
+			return err
+		}
+		s.phase = shutdown
+		s.log().Info("agones: last match over, shutdown asked (one match per server)")
+	case s.phase == allocated && r.Active == 0:
+		if err := s.Client.Ready(ctx); err != nil {
+			return err
+		}
+		s.phase, s.started = ready, r.Started
+		s.log().Info("agones: last match over, ready again")
+	}
+	return nil
+}
+
+func (l *Lifecycle) log() *slog.Logger {
+	if l.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return l.Logger
+}
+
+// backoff is the wait after the nth failure in a row (n ≥ 1): Backoff[0]
+// doubled n−1 times, at most Backoff[1].
+func (l *Lifecycle) backoff(n int) time.Duration {
+	lo, hi := l.Backoff[0], l.Backoff[1]
+	if lo <= 0 {
+		lo = 250 * time.Millisecond
+	}
+	if hi <= 0 {
+		hi = 30 * time.Second
+	}
+	wait := lo
+	for ; n > 1 && wait < hi; n-- {
+		wait *= 2
+	}
+	return min(wait, hi)
+}
+
+// logged reports whether the nth failure in a row is logged: the 1st,
+// 2nd, 4th, 8th, … so that a sidecar gone for hours logs a few lines.
+func logged(n int) bool { return n&(n-1) == 0 }
+
+// Run marks the server ready, then pings health, updates the room labels
+// when they change, self-allocates when a room starts playing and, once
+// no room plays any more, marks the server Ready again or asks for its
+// shutdown (AfterMatch), until ctx ends. A failed SDK call (the sidecar
+// not started yet, or gone) is retried with exponential backoff for as
+// long as ctx lasts; Err tells readiness probes meanwhile. Run returns
+// when ctx ends.
+func (l *Lifecycle) Run(ctx context.Context) {
 	every := l.Health
 	if every <= 0 {
 		every = 2 * time.Second
 	}
-	t := time.NewTicker(every)
-	defer t.Stop()
-	// The sidecar may start after the server: retry Ready.
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		err := l.Client.Ready(ctx)
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("agones: ready: %w", errors.Join(err, ctx.Err()))
-		}
-		select {
-		case <-ctx.Done():
-		case <-t.C:
-		}
-	}
-	var last *Rooms
-	allocated := false
+	s := &lifecycle{Lifecycle: l}
+	failures := 0
 	for {
-		if err := l.Client.Health(ctx); err != nil && ctx.Err() == nil {
-			log.Warn("agones health ping failed", "err", err)
+		err := s.step(ctx)
+		if ctx.Err() != nil {
+			return
 		}
-		if l.Rooms != nil {
-			r := l.Rooms()
-			if last == nil || *last != r {
-				err := errors.Join(l.Client.SetLabel(ctx, "tickwire-active-rooms", strconv.Itoa(r.Active)),
-					l.Client.SetLabel(ctx, "tickwire-free-rooms", strconv.Itoa(r.Free)))
-				if err == nil {
-					last = &r
-				} else if ctx.Err() == nil {
-					log.Warn("agones labels failed", "err", err)
-				}
+		switch {
+		case err != nil:
+			failures++
+			wait := l.backoff(failures)
+			if logged(failures) {
+				s.log().Warn("agones sdk call failed, retrying", "err", err, "failures", failures, "retry_in", wait)
 			}
-			if r.Active > 0 && !allocated {
-				if err := l.Client.Allocate(ctx); err == nil {
-					allocated = true
-				} else if ctx.Err() == nil {
-					log.Warn("agones allocate failed", "err", err)
-				}
+			l.setErr(err)
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
 			}
+			continue
+		case failures > 0:
+			s.log().Info("agones sdk answers again", "failures", failures)
 		}
+		failures = 0
+		if s.phase == starting {
+			l.setErr(ErrNotReady)
+		} else {
+			l.setErr(nil)
+		}
+		t := time.NewTimer(every)
 		select {
 		case <-ctx.Done():
-			return nil
+			t.Stop()
+			return
 		case <-t.C:
 		}
 	}

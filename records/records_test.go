@@ -38,6 +38,7 @@ func TestStartEndGet(t *testing.T) {
 		t.Fatalf("running match = %+v", got)
 	}
 	r.ID, r.EndedAt, r.Ticks, r.Outcome, r.FinalHash = id, r.StartedAt.Add(time.Minute), 1800, OutcomeFinished, "cd25999b085a0de3"
+	r.UpdatedAt = r.EndedAt
 	r.Desyncs, r.QosAdjustments = 1, 2
 	r.Removals = []Removal{{Player: 2, AtTick: 900, Reason: "timeout"}}
 	r.ReplayFile, r.ReplayHash = "m.replay", "00ff"
@@ -201,5 +202,186 @@ func TestCertify(t *testing.T) {
 		if err := Verify(c2, nil); !errors.Is(err, ErrBadSignature) {
 			t.Errorf("tampered %s verifies: %v", name, err)
 		}
+	}
+}
+
+// TestOneWriter: a second Open of a database in use (here in the same
+// process; another process is refused alike) fails with ErrInUse naming
+// the writer, and reads or writes nothing: the first writer's running
+// match stays running. Once the first closes, the database opens again.
+func TestOneWriter(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m.db")
+	first, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := first.Start(ctx, sampleRecord())
+	second, err := Open(ctx, path)
+	if !errors.Is(err, ErrInUse) || !strings.Contains(err.Error(), fmt.Sprintf("pid %d on ", os.Getpid())) {
+		t.Fatalf("second Open = %v, %v; want ErrInUse naming pid %d", second, err, os.Getpid())
+	}
+	if r, _ := first.Get(ctx, id); r.Outcome != OutcomeRunning {
+		t.Fatalf("the first writer's running match became %q", r.Outcome)
+	}
+	if n, err := first.Progress(ctx, time.Now(), Played{id, 5}); n != 1 || err != nil {
+		t.Fatalf("the first writer cannot write any more: %v", err)
+	}
+	first.Close()
+	again, err := Open(ctx, path)
+	if err != nil {
+		t.Fatalf("Open after the writer closed: %v", err)
+	}
+	defer again.Close()
+	if r, _ := again.Get(ctx, id); r.Outcome != OutcomeUnfinished || r.Ticks != 5 {
+		t.Fatalf("the match after its writer left: %+v", r)
+	}
+}
+
+// TestRacingFirstOpens: servers started together on a new file: one opens
+// it, the others are refused with ErrInUse, none fails otherwise; and
+// with the writer lock out of the way (as on a filesystem without locks)
+// racing migrations still apply each step once.
+func TestRacingFirstOpens(t *testing.T) {
+	ctx := context.Background()
+	for round := range 20 {
+		path := filepath.Join(t.TempDir(), fmt.Sprintf("m%d.db", round))
+		const n = 6
+		errs := make(chan error, n)
+		dbs := make(chan *DB, n)
+		for range n {
+			go func() {
+				db, err := Open(ctx, path)
+				if err == nil {
+					dbs <- db
+				}
+				errs <- err
+			}()
+		}
+		opened := 0
+		for range n {
+			err := <-errs
+			switch {
+			case err == nil:
+				opened++
+			case !errors.Is(err, ErrInUse):
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+		if opened < 1 {
+			t.Fatalf("round %d: no Open succeeded", round)
+		}
+		for range opened {
+			(<-dbs).Close()
+		}
+	}
+	for round := range 20 {
+		path := filepath.Join(t.TempDir(), fmt.Sprintf("raw%d.db", round))
+		const n = 6
+		errs := make(chan error, n)
+		for range n {
+			go func() {
+				d := &DB{db: openWriter(path)}
+				defer d.db.Close()
+				errs <- d.migrate(ctx)
+			}()
+		}
+		for range n {
+			if err := <-errs; err != nil {
+				t.Fatalf("round %d: racing migrations: %v", round, err)
+			}
+		}
+		db, err := Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v int
+		db.db.QueryRow(`PRAGMA user_version`).Scan(&v)
+		db.Close()
+		if v != len(migrations) {
+			t.Fatalf("round %d: user_version %d", round, v)
+		}
+	}
+}
+
+// TestProgressSurvivesACrash: a running match's progress (ticks, time of
+// the last write) is what its row says after the server died.
+func TestProgressSurvivesACrash(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m.db")
+	db, _ := Open(ctx, path)
+	r := sampleRecord()
+	id, _ := db.Start(ctx, r)
+	at := r.StartedAt.Add(76 * time.Second / 30).Truncate(time.Microsecond)
+	done, _ := db.Start(ctx, r)
+	db.End(ctx, Record{ID: done, Outcome: OutcomeFinished, EndedAt: at, Ticks: 9})
+	// One write for both: the ended match is left alone.
+	if n, err := db.Progress(ctx, at, Played{id, 76}, Played{done, 10}); n != 1 || err != nil {
+		t.Fatalf("Progress = %d, %v; want the running match's row alone", n, err)
+	}
+	db.Close() // as a crash: the match never ended
+	db, _ = Open(ctx, path)
+	defer db.Close()
+	got, _ := db.Get(ctx, id)
+	if got.Outcome != OutcomeUnfinished || got.Ticks != 76 || !got.UpdatedAt.Equal(at) || !got.EndedAt.IsZero() {
+		t.Fatalf("unfinished match = %+v", got)
+	}
+	if got, _ := db.Get(ctx, done); got.Ticks != 9 || !got.UpdatedAt.Equal(at) {
+		t.Fatalf("finished match = %+v", got)
+	}
+}
+
+// TestListHasPlayers: List gives each match's players (an empty list, not
+// null, for none).
+func TestListHasPlayers(t *testing.T) {
+	ctx := context.Background()
+	db, _ := Open(ctx, filepath.Join(t.TempDir(), "m.db"))
+	defer db.Close()
+	db.Start(ctx, sampleRecord())
+	db.Start(ctx, Record{Room: "empty", NetworkModel: "lockstep", StartedAt: time.Now()})
+	ls, err := db.List(ctx, 10)
+	if err != nil || len(ls) != 2 {
+		t.Fatal(ls, err)
+	}
+	if all, _ := db.List(ctx, 0); len(all) != 2 {
+		t.Fatalf("List with no limit: %d matches", len(all))
+	}
+	b, _ := json.Marshal(ls)
+	if len(ls[1].Players) != 2 || ls[1].Players[1].Name != "bo" || strings.Contains(string(b), `"players":null`) {
+		t.Fatalf("List = %s", b)
+	}
+}
+
+// TestMigrateFromV1: a database of the first schema gets updated_at (its
+// rows' last known write) and opens for reading.
+func TestMigrateFromV1(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m.db")
+	raw := openWriter(path)
+	for _, q := range []string{migrations[0], `PRAGMA user_version = 1`,
+		`INSERT INTO matches (room, network_model, started_at, ended_at, ticks, outcome) VALUES ('a', 'lockstep', 10, 20, 3, 'finished')`,
+		`INSERT INTO matches (room, network_model, started_at, outcome) VALUES ('b', 'lockstep', 30, 'running')`} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw.Close()
+	if _, err := OpenReadOnly(ctx, path); err == nil || !strings.Contains(err.Error(), "schema version 1") {
+		t.Fatalf("OpenReadOnly of an old schema = %v", err)
+	}
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	ro, err := OpenReadOnly(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	a, _ := ro.Get(ctx, 1)
+	b, _ := ro.Get(ctx, 2)
+	if a.UpdatedAt.UnixMicro() != 20 || b.UpdatedAt.UnixMicro() != 30 || b.Outcome != OutcomeUnfinished {
+		t.Fatalf("after the migration: %+v, %+v", a, b)
 	}
 }

@@ -60,6 +60,24 @@ type Server struct {
 	cfg   ServerConfig
 	codes map[string]*entry
 	limit *tracker.Limiter
+	// refused counts the datagrams refused by cause (index: ReasonLabel)
+	// and lastRefused is the last source of each.
+	refused     Refusals
+	lastRefused [NumReasons]netip.AddrPort
+}
+
+// Refusals counts refused datagrams by cause: index 0 malformed, the
+// others the Reason codes (ReasonLabel names them).
+type Refusals [NumReasons]uint64
+
+// Refused is the count of refused datagrams by cause and the source of
+// the last of each.
+func (s *Server) Refused() (Refusals, [NumReasons]netip.AddrPort) { return s.refused, s.lastRefused }
+
+// refuse counts a refusal of cause r (0: malformed) from from.
+func (s *Server) refuse(r uint8, from netip.AddrPort) {
+	s.refused[r]++
+	s.lastRefused[r] = from
 }
 
 // entry is one registered code.
@@ -122,6 +140,7 @@ func (s *Server) Expire(now time.Time) {
 func (s *Server) Handle(now time.Time, from netip.AddrPort, b []byte, out []Datagram) []Datagram {
 	m, err := decode(b)
 	if err != nil {
+		s.refuse(0, from)
 		return out
 	}
 	switch m := m.(type) {
@@ -135,12 +154,22 @@ func (s *Server) Handle(now time.Time, from netip.AddrPort, b []byte, out []Data
 	return out
 }
 
+// allowed takes a token of from's rate limit; a refusal is counted
+// (rate_limited) whether or not it is answered.
 func (s *Server) allowed(now time.Time, from netip.AddrPort) bool {
 	ok, _ := s.limit.Allow(from.Addr().String(), now)
+	if !ok {
+		s.refuse(ReasonRateLimited, from)
+	}
 	return ok
 }
 
-func rejectTo(to netip.AddrPort, reason uint8, code string, out []Datagram) []Datagram {
+// rejectTo counts and answers a refusal (a rate limit, counted by
+// allowed, is only answered).
+func (s *Server) rejectTo(to netip.AddrPort, reason uint8, code string, out []Datagram) []Datagram {
+	if reason != ReasonRateLimited {
+		s.refuse(reason, to)
+	}
 	return append(out, Datagram{To: to, Data: (&reject{Reason: reason, Code: code}).append(nil)})
 }
 
@@ -163,12 +192,12 @@ func (s *Server) owner(now time.Time, from netip.AddrPort, code string, secret S
 		if !s.allowed(now, from) {
 			return nil, out
 		}
-		return nil, rejectTo(from, ReasonUnknownCode, code, out)
+		return nil, s.rejectTo(from, ReasonUnknownCode, code, out)
 	case e.secret != secret:
 		if !s.allowed(now, from) {
 			return nil, out
 		}
-		return nil, rejectTo(from, ReasonBadSecret, code, out)
+		return nil, s.rejectTo(from, ReasonBadSecret, code, out)
 	}
 	return e, out
 }
@@ -188,7 +217,7 @@ func (s *Server) register(now time.Time, from netip.AddrPort, m *register, out [
 	if len(s.codes) >= s.cfg.MaxCodes {
 		s.Expire(now)
 		if len(s.codes) >= s.cfg.MaxCodes {
-			return rejectTo(from, ReasonFull, "", out)
+			return s.rejectTo(from, ReasonFull, "", out)
 		}
 	}
 	code := tracker.NewCode()
@@ -204,12 +233,12 @@ func (s *Server) register(now time.Time, from netip.AddrPort, m *register, out [
 
 func (s *Server) resolve(now time.Time, from netip.AddrPort, m *resolve, out []Datagram) []Datagram {
 	if !s.allowed(now, from) {
-		return rejectTo(from, ReasonRateLimited, m.Code, out)
+		return s.rejectTo(from, ReasonRateLimited, m.Code, out)
 	}
 	code, err := tracker.ParseCode(m.Code)
 	e := s.lookup(now, code)
 	if err != nil || e == nil {
-		return rejectTo(from, ReasonUnknownCode, m.Code, out)
+		return s.rejectTo(from, ReasonUnknownCode, m.Code, out)
 	}
 	for i := range e.sessions { // a joiner asking again: the same session
 		if e.sessions[i].joiner == from {
@@ -217,7 +246,7 @@ func (s *Server) resolve(now time.Time, from netip.AddrPort, m *resolve, out []D
 		}
 	}
 	if len(e.sessions) >= e.uses {
-		return rejectTo(from, ReasonCodeUsed, m.Code, out)
+		return s.rejectTo(from, ReasonCodeUsed, m.Code, out)
 	}
 	ss := session{id: random64(), joiner: from}
 	rand.Read(ss.token[:])

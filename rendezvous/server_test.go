@@ -1,12 +1,15 @@
 package rendezvous
 
 import (
+	"bytes"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"net/netip"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -271,5 +274,62 @@ func TestJoinURI(t *testing.T) {
 		if _, _, err := ParseJoinURI(bad); !errors.Is(err, ErrBadURI) {
 			t.Errorf("%q: %v", bad, err)
 		}
+	}
+}
+
+// TestRefusalsCounted: every refusal is counted by its cause, with its
+// source, answered or not (a malformed datagram, a rate-limited register).
+func TestRefusalsCounted(t *testing.T) {
+	s := NewServer(ServerConfig{MaxCodes: 1, MaxClients: 10, Rate: tracker.Rate{N: 4, Per: time.Minute}})
+	reg := one[*registered](t, call(t, s, t0, hostAt, &register{Room: "r"}))
+	reasonOf(t, call(t, s, t0, otherAt, &register{Room: "x"}))                         // full
+	reasonOf(t, call(t, s, t0, otherAt, &register{Code: reg.Code, Secret: Secret{1}})) // bad secret
+	reasonOf(t, call(t, s, t0, otherAt, &resolve{Code: "TICK-ZZZZ"}))                  // unknown code
+	call(t, s, t0, joinerAt, &resolve{Code: reg.Code})
+	reasonOf(t, call(t, s, t0, otherAt, &resolve{Code: reg.Code})) // used: single use
+	s.Handle(t0, otherAt, []byte{0xff, 0x00}, nil)                 // malformed
+	for range 3 {
+		reasonOf(t, call(t, s, t0, otherAt, &resolve{Code: reg.Code})) // past 4 a minute: rate limited
+	}
+	got, from := s.Refused()
+	want := Refusals{0: 1, ReasonUnknownCode: 1, ReasonCodeUsed: 1, ReasonRateLimited: 3, ReasonFull: 1, ReasonBadSecret: 1}
+	if got != want {
+		for r := range NumReasons {
+			t.Errorf("%s: %d, want %d", ReasonLabel(r), got[r], want[r])
+		}
+	}
+	for r := range NumReasons {
+		if from[r] != otherAt {
+			t.Errorf("%s: last from %v, want %v", ReasonLabel(r), from[r], otherAt)
+		}
+	}
+}
+
+// TestRefusalLogsBounded: 21 refusals of one cause within a second make
+// one log line at once, and one more line with the other 20 a second
+// later; each cause has its own line.
+func TestRefusalLogsBounded(t *testing.T) {
+	var buf bytes.Buffer
+	svc := NewService(ServerConfig{Rate: tracker.Rate{N: 1000, Per: time.Second}})
+	svc.Logger = slog.New(slog.NewTextHandler(&buf, nil))
+	now := t0
+	for i := range 21 {
+		svc.srv.Handle(now, otherAt, (&resolve{Code: "TICK-ZZZZ"}).append(nil), nil)
+		if i == 10 {
+			svc.srv.Handle(now, otherAt, []byte{0xff}, nil)
+		}
+		svc.logRefusals(now)
+		now = now.Add(10 * time.Millisecond)
+	}
+	if n := strings.Count(buf.String(), "\n"); n != 2 || !strings.Contains(buf.String(), "reason=unknown_code count=1 ") ||
+		!strings.Contains(buf.String(), "reason=malformed count=1 ") {
+		t.Fatalf("log within the second:\n%s", buf.String())
+	}
+	svc.logRefusals(t0.Add(time.Second))
+	if n := strings.Count(buf.String(), "\n"); n != 3 || !strings.Contains(buf.String(), "reason=unknown_code count=20 ") {
+		t.Fatalf("log a second later:\n%s", buf.String())
+	}
+	if st := svc.Stats(); st.Refused[ReasonUnknownCode] != 21 || st.Refused[0] != 1 {
+		t.Fatalf("Stats: %+v", st)
 	}
 }

@@ -102,6 +102,15 @@ const (
 	ReasonBadSecret                    // not the code's host
 )
 
+// NumReasons bounds the refusal causes Refusals counts: 0 is a malformed
+// datagram (which gets no answer), the others the Reason codes.
+const NumReasons = int(ReasonBadSecret) + 1
+
+// ReasonLabel is refusal cause r (0: malformed) as a metric label.
+func ReasonLabel(r int) string {
+	return [NumReasons]string{"malformed", "unknown_code", "code_used", "rate_limited", "full", "bad_secret"}[r]
+}
+
 var reasonText = map[uint8]string{
 	ReasonUnknownCode: "unknown or expired code",
 	ReasonCodeUsed:    "code already used",

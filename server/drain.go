@@ -7,16 +7,26 @@ import (
 
 // Drain stops the server taking new rooms: a join that would create a
 // room is refused as shutting down ("the server is draining"), and rooms
-// still waiting for players expire now. Playing rooms go on (rejoins and
+// still waiting for players close now, their players told "server shutting
+// down". Playing rooms go on (rejoins and
 // spectators included) until they end. Drain returns at once; Wait waits
 // for the rooms.
 func (s *Server) Drain() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.draining = true
+	s.mu.Unlock()
+	s.CloseWaiting(ShuttingDown + ": draining, no new matches")
+}
+
+// CloseWaiting ends every room still waiting for players, telling their
+// players reason (a host that stops waiting says why).
+func (s *Server) CloseWaiting(reason string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for _, h := range s.rooms {
 		if !h.started {
-			s.expireLocked(h)
+			h.log.Info("relay: waiting room closed", "players", h.seated, "size", h.size, "reason", reason)
+			s.closeWaitingLocked(h, reason)
 		}
 	}
 }

@@ -115,11 +115,19 @@ func (s *Server) checkExpiry(h *hostedRoom) {
 	s.expireLocked(h)
 }
 
+// ShuttingDown is the reason a client is told when the server's drain or
+// shutdown ends its room (and the outcome its match record says).
+const ShuttingDown = "server shutting down"
+
 // expireLocked ends a waiting room that did not fill in time.
 func (s *Server) expireLocked(h *hostedRoom) {
 	s.counters.roomsExpired.Add(1)
 	h.log.Info("relay: waiting room expired", "players", h.seated, "size", h.size)
-	reason := fmt.Sprintf("room %q expired: not full within %v", h.name, s.cfg.WaitingTimeout)
+	s.closeWaitingLocked(h, fmt.Sprintf("room %q expired: not full within %v", h.name, s.cfg.WaitingTimeout))
+}
+
+// closeWaitingLocked ends waiting room h, telling its seats reason.
+func (s *Server) closeWaitingLocked(h *hostedRoom, reason string) {
 	for _, st := range h.seats {
 		if st != nil && !st.ended {
 			st.ended = true
@@ -235,9 +243,13 @@ func (s *Server) end(h *hostedRoom) {
 	h.seated, h.spectators = 0, 0
 	s.endLocked(h)
 	s.mu.Unlock()
+	reason := "game over"
+	if h.ctx.Err() != nil { // the server closed the room: its record says shutdown
+		reason = ShuttingDown
+	}
 	for _, st := range open {
 		s.countBytes(st.conn)
-		s.closeConn(st.conn, "game over")
+		s.closeConn(st.conn, reason)
 	}
 	h.log.Info("relay: room closed")
 }

@@ -35,9 +35,10 @@ type MatchEvent struct {
 	EndedAt time.Time
 	// Outcome is OutcomeFinished, OutcomeAbandoned or OutcomeShutdown.
 	Outcome string
-	// Tick and Phase are the room's last published status.
-	Tick  uint64
-	Phase string
+	// Tick, Phase and FinalHash are the room's last published status.
+	Tick      uint64
+	Phase     string
+	FinalHash string
 }
 
 // MatchPlayer is a seat of a match.
@@ -84,7 +85,7 @@ func (s *Server) matchEnded(h *hostedRoom, ev MatchEvent, st room.Status) []byte
 		return nil
 	}
 	ev.Ended, ev.EndedAt = true, time.Now()
-	ev.Tick, ev.Phase = st.Tick, st.Phase
+	ev.Tick, ev.Phase, ev.FinalHash = st.Tick, st.Phase, st.FinalHash
 	switch {
 	case h.ctx.Err() != nil:
 		ev.Outcome = OutcomeShutdown

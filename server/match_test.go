@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -10,12 +11,14 @@ import (
 
 	"github.com/tickwire/tickwire/server"
 	"github.com/tickwire/tickwire/server/join"
+	"github.com/tickwire/tickwire/transport"
 )
 
 // TestMatchEventsAndDrain: OnMatch hears a match's start (with its seats)
 // and end (with an outcome); after Drain a join that would create a room
-// is refused, a waiting room expires, the playing room goes on until its
-// players leave, and WaitRooms then returns.
+// is refused, a waiting room closes telling its player the server is
+// shutting down, the playing room goes on until its players leave, and
+// WaitRooms then returns.
 func TestMatchEventsAndDrain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var echoed atomic.Uint64
@@ -54,6 +57,12 @@ func TestMatchEventsAndDrain(t *testing.T) {
 		if !closed(t, waiting) {
 			t.Error("a waiting room survived the drain")
 		}
+		if err := endOf(waiting); !strings.Contains(err.Error(), server.ShuttingDown) {
+			t.Errorf("the waiting player was told %q, want %q", err, server.ShuttingDown)
+		}
+		if st := h.srv.Stats(); st.RoomsExpired != 0 || !st.Draining {
+			t.Errorf("after the drain: %d rooms expired (the drain closes, no timeout), draining %v", st.RoomsExpired, st.Draining)
+		}
 		if n := h.srv.Rooms(); n != 1 {
 			t.Fatalf("%d rooms during the drain, want the playing one", n)
 		}
@@ -68,6 +77,49 @@ func TestMatchEventsAndDrain(t *testing.T) {
 		defer mu.Unlock()
 		if len(events) != 2 || !events[1].Ended || events[1].Seq != events[0].Seq || events[1].Outcome != server.OutcomeAbandoned {
 			t.Fatalf("end event %+v", events)
+		}
+	})
+}
+
+// endOf is why c ended: the error Receive gives after its messages.
+func endOf(c *transport.Conn) error {
+	for {
+		if _, err := c.Receive(context.Background()); err != nil {
+			return err
+		}
+	}
+}
+
+// TestShutdownTellsPlayers: a match the server's shutdown cuts (a drain
+// deadline passed) tells its players the server is shutting down, as its
+// record's outcome says, not "game over".
+func TestShutdownTellsPlayers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var echoed atomic.Uint64
+		cfg := modelConfig(&echoed)
+		outcome := make(chan string, 1)
+		cfg.OnMatch = func(ev server.MatchEvent) {
+			if ev.Ended {
+				outcome <- ev.Outcome
+			}
+		}
+		h := newModelHarness(t, cfg)
+		a, _ := h.joinWith(&join.JoinRoom{Room: "cup", RoomSize: 2})
+		h.joinWith(&join.JoinRoom{Room: "cup", RoomSize: 2})
+		synctest.Wait()
+		go h.srv.Close()
+		defer func() {
+			for _, c := range h.conns {
+				c.Close()
+			}
+			h.l.Close()
+			<-h.done // Serve ends: the server closed
+		}()
+		if err := endOf(a); !strings.Contains(err.Error(), server.ShuttingDown) {
+			t.Errorf("the player was told %q, want %q", err, server.ShuttingDown)
+		}
+		if o := <-outcome; o != server.OutcomeShutdown {
+			t.Errorf("outcome %q", o)
 		}
 	})
 }

@@ -47,6 +47,9 @@ type Stats struct {
 	// (Config.RequireToken), by reason: "missing", "wrong_room".
 	TokenRefusals map[string]uint64
 
+	// Draining is set once Drain was called: no new room starts.
+	Draining bool
+
 	Rooms []RoomStats
 	// Models describes each hosted network model, in the order of
 	// Config.Models.
@@ -138,6 +141,7 @@ func (s *Server) Stats() Stats {
 	st.MalformedByKind = c.malformedByKind.Snapshot()
 	st.TokenRefusals = c.tokens.snapshot()
 	s.mu.Lock()
+	st.Draining = s.draining
 	for _, h := range s.rooms {
 		rs := RoomStats{Name: h.name, NetworkModel: h.model.Name, MatchType: h.matchType, Size: h.size, Players: h.seated, Spectators: h.spectators, Phase: "waiting"}
 		ms := byModel[h.model.Name]
@@ -219,6 +223,7 @@ func (st *Stats) AdminMetrics() []admin.Metric {
 			Labels: [][2]string{{"reason", RefusalLabel(join.RefusalReason(r))}}, Value: float64(n)})
 	}
 	out = append(out,
+		admin.Metric{Name: "tickwire_relay_draining", Help: "1 while the server drains (no new room starts, the running matches finish), 0 otherwise.", Value: boolValue(st.Draining)},
 		admin.Metric{Name: "tickwire_relay_rooms_expired_total", Help: "Waiting rooms closed because they did not fill in time.", Counter: true, Value: float64(st.RoomsExpired)},
 		admin.Metric{Name: "tickwire_relay_messages_rate_limited_total", Help: "Inbound messages dropped by the per-connection rate limit.", Counter: true, Value: float64(st.RateLimited)})
 	out = append(out,
@@ -235,4 +240,11 @@ func (st *Stats) AdminMetrics() []admin.Metric {
 		out = append(out, m.Metrics...)
 	}
 	return out
+}
+
+func boolValue(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -30,6 +30,9 @@ type Client struct {
 	base *url.URL
 	// HTTP is the client used; nil means http.DefaultClient.
 	HTTP *http.Client
+	// PublisherToken is presented when publishing, to a tracker that
+	// asks for one (its --publisher-tokens).
+	PublisherToken string
 }
 
 // NewClient returns a client of the tracker at rawURL. It refuses plain
@@ -108,6 +111,9 @@ func (c *Client) do(ctx context.Context, method, path, token string, in, out any
 		case http.StatusUnauthorized:
 			return errors.Join(err, ErrBadToken)
 		case http.StatusConflict:
+			if strings.Contains(e.Error, ErrSourceFull.Error()) {
+				return errors.Join(err, ErrSourceFull)
+			}
 			return errors.Join(err, ErrFull)
 		}
 		return err
@@ -124,7 +130,7 @@ func (c *Client) do(ctx context.Context, method, path, token string, in, out any
 // Publish lists l and returns its id and token.
 func (c *Client) Publish(ctx context.Context, l Listing) (Published, error) {
 	var p Published
-	err := c.do(ctx, http.MethodPost, "/v1/listings", "", l, &p)
+	err := c.do(ctx, http.MethodPost, "/v1/listings", c.PublisherToken, l, &p)
 	return p, err
 }
 

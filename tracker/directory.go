@@ -19,6 +19,11 @@ type Config struct {
 	TTL time.Duration
 	// MaxListings bounds the listings; 0 means 1,000, -1 no limit.
 	MaxListings int
+	// MaxPerPublisher bounds the listings one client address publishes
+	// (0 means 16), MaxPerServerKey those naming one server key (0 means
+	// 64); -1 is no limit. With them a flood from a few addresses or one
+	// key cannot take the whole directory.
+	MaxPerPublisher, MaxPerServerKey int
 	// MaxCodes bounds the unexpired join codes; 0 means 4 × MaxListings
 	// (4,000 by default), -1 no limit.
 	MaxCodes int
@@ -37,6 +42,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxListings == 0 {
 		c.MaxListings = 1000
+	}
+	if c.MaxPerPublisher == 0 {
+		c.MaxPerPublisher = 16
+	}
+	if c.MaxPerServerKey == 0 {
+		c.MaxPerServerKey = 64
 	}
 	if c.MaxCodes == 0 {
 		c.MaxCodes = 4 * max(c.MaxListings, 1000)
@@ -82,13 +93,21 @@ func hashToken(t string) string {
 
 // Publish adds l and returns its id and the token later calls present.
 func (d *Directory) Publish(ctx context.Context, l Listing) (Published, error) {
+	return d.PublishFrom(ctx, "", l)
+}
+
+// PublishFrom adds l published from address publisher (a client's IP
+// address; "" unknown), within the per-publisher and per-server-key
+// limits.
+func (d *Directory) PublishFrom(ctx context.Context, publisher string, l Listing) (Published, error) {
 	if err := l.Validate(); err != nil {
 		return Published{}, err
 	}
 	now := d.cfg.Now()
 	p := Published{ID: randomHex(8), Token: randomHex(24), Expires: now.Add(d.cfg.TTL)}
 	l.ID, l.Expires, l.Source = p.ID, p.Expires, ""
-	if err := d.cfg.Store.Put(ctx, Entry{Listing: l, TokenHash: hashToken(p.Token)}, now, true, d.cfg.MaxListings); err != nil {
+	lim := Limits{Total: d.cfg.MaxListings, PerPublisher: d.cfg.MaxPerPublisher, PerServerKey: d.cfg.MaxPerServerKey}
+	if err := d.cfg.Store.Put(ctx, Entry{Listing: l, TokenHash: hashToken(p.Token), Publisher: publisher}, now, true, lim); err != nil {
 		return Published{}, err
 	}
 	return p, nil
@@ -117,9 +136,12 @@ func (d *Directory) Update(ctx context.Context, id, token string, l Listing) (Pu
 	if err != nil {
 		return Published{}, err
 	}
+	if l.ServerKey != e.Listing.ServerKey {
+		return Published{}, fieldError("server_key", "differs from the published listing's: publish it anew")
+	}
 	l.ID, l.Expires, l.Source = id, now.Add(d.cfg.TTL), ""
 	e.Listing = l
-	if err := d.cfg.Store.Put(ctx, e, now, false, 0); err != nil {
+	if err := d.cfg.Store.Put(ctx, e, now, false, Limits{}); err != nil {
 		return Published{}, err
 	}
 	return Published{ID: id, Expires: l.Expires}, nil
@@ -131,6 +153,15 @@ func (d *Directory) Unpublish(ctx context.Context, id, token string) error {
 		return err
 	}
 	return d.cfg.Store.Delete(ctx, id)
+}
+
+// Ping is nil when the store answers (always, but for a store with a
+// backend out of reach: Pinger).
+func (d *Directory) Ping(ctx context.Context) error {
+	if p, ok := d.cfg.Store.(Pinger); ok {
+		return p.Ping(ctx)
+	}
+	return nil
 }
 
 // Browse returns the unexpired listings that pass f, ordered by id.

@@ -3,6 +3,7 @@ package tracker
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -213,6 +214,49 @@ func TestCodeAlphabet(t *testing.T) {
 	for i := range len(codeAlphabet) {
 		if n := seen[codeAlphabet[i]]; n < 250 || n > 550 {
 			t.Errorf("letter %c drawn %d times of 12,000", codeAlphabet[i], n)
+		}
+	}
+}
+
+// TestUpdateKeepsServerKey: a heartbeat cannot swap a listing's server
+// key (the key a verification proved, and the per-key cap counted).
+func TestUpdateKeepsServerKey(t *testing.T) {
+	ctx := context.Background()
+	d := NewDirectory(Config{Now: newClock().now})
+	l := sample("r")
+	l.ServerKey = strings.Repeat("ab", 32)
+	p, err := d.PublishFrom(ctx, "192.0.2.1", l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.ServerKey = strings.Repeat("cd", 32)
+	var fe *FieldError
+	if _, err := d.Update(ctx, p.ID, p.Token, l); !errors.As(err, &fe) || !strings.Contains(err.Error(), "server_key") {
+		t.Fatalf("a heartbeat with another key: %v", err)
+	}
+	l.ServerKey = strings.Repeat("ab", 32)
+	if _, err := d.Update(ctx, p.ID, p.Token, l); err != nil {
+		t.Fatalf("a heartbeat: %v", err)
+	}
+}
+
+// TestDefaultSourceCaps: by default one address holds 16 listings and one
+// server key 64.
+func TestDefaultSourceCaps(t *testing.T) {
+	ctx := context.Background()
+	d := NewDirectory(Config{Now: newClock().now})
+	for i := range 17 {
+		_, err := d.PublishFrom(ctx, "192.0.2.1", sample(fmt.Sprint("a", i)))
+		if want := i == 16; errors.Is(err, ErrSourceFull) != want || (!want && err != nil) {
+			t.Fatalf("listing %d of one address: %v", i+1, err)
+		}
+	}
+	for i := range 65 {
+		l := sample(fmt.Sprint("k", i))
+		l.ServerKey = strings.Repeat("ab", 32)
+		_, err := d.PublishFrom(ctx, fmt.Sprintf("198.51.100.%d", i), l)
+		if want := i == 64; errors.Is(err, ErrSourceFull) != want || (!want && err != nil) {
+			t.Fatalf("listing %d of one key: %v", i+1, err)
 		}
 	}
 }

@@ -2,6 +2,8 @@ package tracker
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +11,8 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -27,8 +31,27 @@ type HandlerConfig struct {
 	// MaxClients bounds the addresses the rate limiter remembers; 0
 	// means 100,000.
 	MaxClients int
-	// Ready reports readiness for /readyz; nil means always ready.
+	// Ready reports readiness for /readyz; nil means always ready. /readyz
+	// also fails while the directory's store is out of reach (Pinger).
 	Ready func() bool
+	// TrustedProxies are the addresses of the load balancers in front of
+	// the tracker: a request from one of them is the client's that
+	// X-Forwarded-For names (its rightmost address not itself a trusted
+	// proxy). Without them X-Forwarded-For is ignored: anyone could
+	// write it.
+	TrustedProxies []netip.Prefix
+	// PublisherTokens, when set, are the bearer tokens a publish must
+	// present (Authorization: Bearer T): only the operator's servers
+	// list rooms, and the per-address cap no longer applies to them
+	// (the per-server-key cap does). Browsing and join codes stay open.
+	PublisherTokens []string
+	// Verify, when set, checks a listing before it is first accepted:
+	// the advertised server must prove, over its own address, that it
+	// holds the listing's server key (cmd/tickwire does a secure
+	// handshake pinning the key). Its error (wrapping ErrUnverified)
+	// refuses the publish with 422. Heartbeats are not verified again:
+	// they carry the listing's token and cannot change its key.
+	Verify func(ctx context.Context, l Listing) error
 	// Logger receives internal errors (a store that fails), at most one
 	// line a second; nil discards.
 	Logger *slog.Logger
@@ -43,10 +66,16 @@ type Handler struct {
 	heartbeats *Limiter
 	now        func() time.Time
 
-	lastLog atomic.Int64 // unix nanoseconds of the last internal error logged
+	lastLog        atomic.Int64                      // unix nanoseconds of the last internal error logged
+	lastRefusalLog [len(refusalReasons)]atomic.Int64 // of the last refusal logged, by reason
+	// shared, when the store keeps rate limits for every tracker on it,
+	// replaces the in-process limiters.
+	shared     SharedLimiter
+	publishers [][32]byte // SHA-256 of HandlerConfig.PublisherTokens
 
 	requests    *prometheus.CounterVec
 	rateLimited prometheus.Counter
+	refused     *prometheus.CounterVec
 	codes       *prometheus.CounterVec
 }
 
@@ -65,11 +94,17 @@ func NewHandler(dir *Directory, cfg HandlerConfig) *Handler {
 		limit:      NewLimiter(cfg.Rate, cfg.MaxClients),
 		heartbeats: NewLimiter(Rate{N: cfg.Rate.N * 10, Per: cfg.Rate.Per}, cfg.MaxClients),
 	}
+	h.shared, _ = dir.cfg.Store.(SharedLimiter)
+	for _, t := range cfg.PublisherTokens {
+		h.publishers = append(h.publishers, sha256.Sum256([]byte(t)))
+	}
 	reg := prometheus.NewRegistry()
 	h.requests = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tickwire_tracker_requests_total",
 		Help: "API requests by route and status code."}, []string{"route", "code"})
 	h.rateLimited = prometheus.NewCounter(prometheus.CounterOpts{Name: "tickwire_tracker_rate_limited_total",
 		Help: "Requests refused by the per-address rate limit."})
+	h.refused = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tickwire_tracker_publishes_refused_total",
+		Help: "Publishes refused, by reason (full, source_full, unverified, publisher_token)."}, []string{"reason"})
 	h.codes = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tickwire_tracker_join_codes_total",
 		Help: "Join codes issued and resolutions, by result."}, []string{"result"})
 	listings := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tickwire_tracker_listings",
@@ -82,7 +117,7 @@ func NewHandler(dir *Directory, cfg HandlerConfig) *Handler {
 		}
 		return float64(len(l))
 	})
-	reg.MustRegister(h.requests, h.rateLimited, h.codes, listings)
+	reg.MustRegister(h.requests, h.rateLimited, h.codes, h.refused, listings)
 
 	h.route("POST /v1/listings", "publish", h.limit, h.publish)
 	h.route("PUT /v1/listings/{id}", "update", h.heartbeats, h.update)
@@ -91,9 +126,15 @@ func NewHandler(dir *Directory, cfg HandlerConfig) *Handler {
 	h.route("POST /v1/join-codes", "register_code", h.limit, h.registerCode)
 	h.route("GET /v1/join-codes/{code}", "resolve_code", h.limit, h.resolveCode)
 	h.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok\n")) })
-	h.mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+	h.mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		if cfg.Ready != nil && !cfg.Ready() {
 			http.Error(w, "not ready", http.StatusServiceUnavailable)
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if err := dir.Ping(ctx); err != nil {
+			http.Error(w, "not ready: store unreachable: "+err.Error(), http.StatusServiceUnavailable)
 			return
 		}
 		w.Write([]byte("ok\n"))
@@ -122,7 +163,7 @@ func (h *Handler) route(pattern, name string, lim *Limiter, fn func(http.Respons
 	h.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		sw := &statusWriter{ResponseWriter: w, code: http.StatusOK}
 		defer func() { h.requests.WithLabelValues(name, strconv.Itoa(sw.code)).Inc() }()
-		if ok, wait := lim.Allow(clientAddr(r), h.now()); !ok {
+		if ok, wait := h.allow(r.Context(), lim, h.clientAddr(r)); !ok {
 			h.rateLimited.Inc()
 			sw.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
 			writeError(sw, http.StatusTooManyRequests, "rate limited: at most "+lim.rate.String()+" per address")
@@ -139,6 +180,24 @@ func (h *Handler) route(pattern, name string, lim *Limiter, fn func(http.Respons
 	})
 }
 
+// refusalReasons are the reasons a publish is refused for, as labels.
+var refusalReasons = [...]string{"full", "source_full", "unverified", "publisher_token"}
+
+// refuse counts a refused publish and logs it, at most once a second per
+// reason.
+func (h *Handler) refuse(reason, from string, err error) {
+	h.refused.WithLabelValues(reason).Inc()
+	i := slices.Index(refusalReasons[:], reason)
+	if i < 0 {
+		return
+	}
+	last := &h.lastRefusalLog[i]
+	now := h.now().UnixNano()
+	if l := last.Load(); now-l >= int64(time.Second) && last.CompareAndSwap(l, now) {
+		h.cfg.Logger.Warn("tracker: publish refused", "reason", reason, "from", from, "err", err)
+	}
+}
+
 func (h *Handler) logInternal(route string, err error) {
 	now := h.now().UnixNano()
 	if last := h.lastLog.Load(); now-last >= int64(time.Second) && h.lastLog.CompareAndSwap(last, now) {
@@ -146,12 +205,92 @@ func (h *Handler) logInternal(route string, err error) {
 	}
 }
 
-func clientAddr(r *http.Request) string {
+// allow takes a token of lim's rate for addr: from the store's shared
+// limiter when it has one (every tracker on it counts together), else
+// (or while the store fails) from lim itself.
+func (h *Handler) allow(ctx context.Context, lim *Limiter, addr string) (bool, time.Duration) {
+	if h.shared != nil {
+		kind := "req:"
+		if lim == h.heartbeats {
+			kind = "hb:"
+		}
+		ok, wait, err := h.shared.Allow(ctx, kind+addr, lim.rate, h.now())
+		if err == nil {
+			return ok, wait
+		}
+		h.logInternal("rate limit", err)
+	}
+	return lim.Allow(addr, h.now())
+}
+
+// clientAddr is the address a request comes from: its peer's, or behind
+// a trusted proxy the one X-Forwarded-For names.
+func (h *Handler) clientAddr(r *http.Request) string {
+	return ClientAddr(r, h.cfg.TrustedProxies)
+}
+
+// ClientAddr is the IP address r comes from: the peer's, or when the peer
+// is one of trusted (load balancers) the rightmost X-Forwarded-For address
+// that is not itself trusted. Headers from untrusted peers are ignored.
+func ClientAddr(r *http.Request, trusted []netip.Prefix) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		return r.RemoteAddr
+		host = r.RemoteAddr
+	}
+	isTrusted := func(s string) (netip.Addr, bool) {
+		a, err := netip.ParseAddr(strings.TrimSpace(s))
+		if err != nil {
+			return netip.Addr{}, false
+		}
+		a = a.Unmap()
+		for _, p := range trusted {
+			if p.Contains(a) {
+				return a, true
+			}
+		}
+		return a, false
+	}
+	if _, ok := isTrusted(host); !ok {
+		return host
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, ok := isTrusted(hops[i])
+		if !a.IsValid() {
+			break // garbage: stop at the last proxy we trust
+		}
+		if !ok {
+			return a.String()
+		}
+		host = a.String()
 	}
 	return host
+}
+
+// ParseCIDRs reads "10.0.0.0/8,192.168.1.7" (an address alone is /32 or
+// /128).
+func ParseCIDRs(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if !strings.Contains(f, "/") {
+			a, err := netip.ParseAddr(f)
+			if err != nil {
+				return nil, fmt.Errorf("%q is neither an address nor a CIDR", f)
+			}
+			out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			return nil, fmt.Errorf("%q is neither an address nor a CIDR", f)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }
 
 func errorStatus(err error) (int, string) {
@@ -168,13 +307,21 @@ func errorStatus(err error) (int, string) {
 		return http.StatusUnauthorized, err.Error()
 	case errors.Is(err, ErrNotFound), errors.Is(err, ErrCodeNotFound):
 		return http.StatusNotFound, err.Error()
-	case errors.Is(err, ErrFull):
+	case errors.Is(err, ErrFull), errors.Is(err, ErrSourceFull):
 		return http.StatusConflict, err.Error()
+	case errors.Is(err, errPublisherToken):
+		return http.StatusUnauthorized, err.Error()
+	case errors.Is(err, ErrUnverified):
+		return http.StatusUnprocessableEntity, err.Error()
 	}
 	return http.StatusInternalServerError, "internal error"
 }
 
 var errBadJSON = errors.New("malformed JSON body")
+
+// errPublisherToken is a publish without a publisher token the tracker
+// knows (HandlerConfig.PublisherTokens).
+var errPublisherToken = errors.New("tracker: publishing needs a publisher token (Authorization: Bearer TOKEN)")
 
 // decode reads exactly one JSON object into v, refusing unknown fields.
 func decode(r *http.Request, v any) error {
@@ -211,7 +358,25 @@ func bearer(r *http.Request) string {
 	return strings.TrimSpace(t)
 }
 
+// publisherOK reports whether r bears a publisher token, if any is
+// required.
+func (h *Handler) publisherOK(r *http.Request) bool {
+	if len(h.publishers) == 0 {
+		return true
+	}
+	got := sha256.Sum256([]byte(bearer(r)))
+	ok := 0
+	for _, want := range h.publishers {
+		ok |= subtle.ConstantTimeCompare(got[:], want[:])
+	}
+	return ok == 1
+}
+
 func (h *Handler) publish(w http.ResponseWriter, r *http.Request) error {
+	if !h.publisherOK(r) {
+		h.refuse("publisher_token", h.clientAddr(r), errPublisherToken)
+		return errPublisherToken
+	}
 	var l Listing
 	if err := decode(r, &l); err != nil {
 		return err
@@ -219,7 +384,27 @@ func (h *Handler) publish(w http.ResponseWriter, r *http.Request) error {
 	if l.ID != "" || !l.Expires.IsZero() || l.Source != "" {
 		return fieldError("id", "id, expires and source are set by the tracker")
 	}
-	p, err := h.dir.Publish(r.Context(), l)
+	from := h.clientAddr(r)
+	if h.cfg.Verify != nil {
+		if err := l.Validate(); err != nil {
+			return err
+		}
+		if err := h.cfg.Verify(r.Context(), l); err != nil {
+			h.refuse("unverified", from, err)
+			return err
+		}
+	}
+	publisher := from
+	if len(h.publishers) > 0 {
+		publisher = "" // the operator's own servers: no per-address cap
+	}
+	p, err := h.dir.PublishFrom(r.Context(), publisher, l)
+	switch {
+	case errors.Is(err, ErrFull):
+		h.refuse("full", from, err)
+	case errors.Is(err, ErrSourceFull):
+		h.refuse("source_full", from, err)
+	}
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -256,4 +258,133 @@ func FuzzHandler(f *testing.F) {
 		}
 		io.Copy(io.Discard, w.Body)
 	})
+}
+
+// TestClientAddr: X-Forwarded-For counts only from a trusted proxy, and
+// then its rightmost address not itself a trusted proxy is the client
+// (what the client wrote on the left is ignored).
+func TestClientAddr(t *testing.T) {
+	trusted, err := ParseCIDRs("10.0.0.0/8, 192.0.2.7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		remote, xff, want string
+	}{
+		{"203.0.113.5:1000", "", "203.0.113.5"},
+		{"203.0.113.5:1000", "1.2.3.4", "203.0.113.5"},                // not from a proxy: header ignored
+		{"10.1.2.3:1000", "198.51.100.9", "198.51.100.9"},             // the balancer names the client
+		{"10.1.2.3:1000", "6.6.6.6, 198.51.100.9", "198.51.100.9"},    // a forged leftmost entry
+		{"10.1.2.3:1000", "198.51.100.9, 10.9.9.9", "198.51.100.9"},   // two proxies
+		{"192.0.2.7:1000", "198.51.100.9, 192.0.2.7", "198.51.100.9"}, // a single trusted address
+		{"10.1.2.3:1000", "", "10.1.2.3"},                             // no header: the proxy itself
+		{"10.1.2.3:1000", "garbage", "10.1.2.3"},                      // unreadable: stop at the proxy
+		{"10.1.2.3:1000", "::ffff:198.51.100.9", "198.51.100.9"},      // IPv4-mapped
+		{"[2001:db8::1]:1000", "198.51.100.9", "2001:db8::1"},         // untrusted IPv6 peer
+	} {
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.RemoteAddr = c.remote
+		if c.xff != "" {
+			r.Header.Set("X-Forwarded-For", c.xff)
+		}
+		if got := ClientAddr(r, trusted); got != c.want {
+			t.Errorf("from %s with X-Forwarded-For %q: %s, want %s", c.remote, c.xff, got, c.want)
+		}
+	}
+	if _, err := ParseCIDRs("10.0.0.0/33"); err == nil {
+		t.Error("a bad CIDR parsed")
+	}
+}
+
+// TestTrustedProxyRateLimit: behind a trusted balancer every player has
+// their own bucket; without the setting they would all share the
+// balancer's.
+func TestTrustedProxyRateLimit(t *testing.T) {
+	proxies, _ := ParseCIDRs("192.0.2.1")
+	h := NewHandler(NewDirectory(Config{Now: newClock().now}), HandlerConfig{Rate: Rate{N: 2, Per: time.Minute}, TrustedProxies: proxies})
+	browse := func(client string) int {
+		r := httptest.NewRequest(http.MethodGet, "/v1/listings", nil)
+		r.RemoteAddr = "192.0.2.1:5555"
+		r.Header.Set("X-Forwarded-For", client)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w.Code
+	}
+	for i := range 10 {
+		if code := browse(fmt.Sprintf("198.51.100.%d", i)); code != http.StatusOK {
+			t.Fatalf("player %d behind the balancer: %d", i, code)
+		}
+	}
+	browse("198.51.100.0")
+	if code := browse("198.51.100.0"); code != http.StatusTooManyRequests {
+		t.Fatalf("one player's third request: %d, want 429", code)
+	}
+}
+
+// TestPublisherTokens: with publisher tokens a publish needs one (401
+// without, or with a wrong one); browsing stays open; a publisher with a
+// token is not held to the per-address cap.
+func TestPublisherTokens(t *testing.T) {
+	h := NewHandler(NewDirectory(Config{Now: newClock().now, MaxPerPublisher: 1}),
+		HandlerConfig{Rate: Rate{N: 1000, Per: time.Second}, PublisherTokens: []string{"s3cret", "other"}})
+	for _, tok := range []string{"", "wrong", "s3cre"} {
+		if w, out := do(t, h, http.MethodPost, "/v1/listings", validBody(), tok); w.Code != http.StatusUnauthorized || !strings.Contains(fmt.Sprint(out["error"]), "publisher token") {
+			t.Fatalf("publish with token %q: %d %v", tok, w.Code, out)
+		}
+	}
+	for i := range 3 {
+		b, _ := json.Marshal(sample(fmt.Sprint("r", i)))
+		if w, out := do(t, h, http.MethodPost, "/v1/listings", string(b), "s3cret"); w.Code != http.StatusCreated {
+			t.Fatalf("publish %d with the token: %d %v", i, w.Code, out)
+		}
+	}
+	if w, _ := do(t, h, http.MethodGet, "/v1/listings", "", ""); w.Code != http.StatusOK {
+		t.Fatalf("browse without a token: %d", w.Code)
+	}
+}
+
+// TestPerAddressCap: one address's listings past the cap are refused
+// with 409 naming the source; another address still publishes.
+func TestPerAddressCap(t *testing.T) {
+	h := NewHandler(NewDirectory(Config{Now: newClock().now, MaxPerPublisher: 2}), HandlerConfig{Rate: Rate{N: 1000, Per: time.Second}})
+	for i := range 3 {
+		b, _ := json.Marshal(sample(fmt.Sprint("r", i)))
+		w, out := do(t, h, http.MethodPost, "/v1/listings", string(b), "")
+		if want := map[bool]int{true: http.StatusCreated, false: http.StatusConflict}[i < 2]; w.Code != want {
+			t.Fatalf("publish %d: %d %v", i, w.Code, out)
+		}
+		if i == 2 && !strings.Contains(fmt.Sprint(out["error"]), "source") {
+			t.Fatalf("refusal says %v", out)
+		}
+	}
+	r := httptest.NewRequest(http.MethodPost, "/v1/listings", strings.NewReader(validBody()))
+	r.RemoteAddr = "192.0.2.99:1"
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	if w.Code != http.StatusCreated {
+		t.Fatalf("another address: %d", w.Code)
+	}
+}
+
+// TestRefusalLogBounded: refused publishes are counted each, and logged
+// at most once a second per reason.
+func TestRefusalLogBounded(t *testing.T) {
+	clk := newClock()
+	var buf strings.Builder
+	h := NewHandler(NewDirectory(Config{Now: clk.now, MaxPerPublisher: 1}),
+		HandlerConfig{Rate: Rate{N: 1000, Per: time.Second}, Logger: slog.New(slog.NewTextHandler(&buf, nil))})
+	for i := range 6 {
+		b, _ := json.Marshal(sample(fmt.Sprint("r", i)))
+		do(t, h, http.MethodPost, "/v1/listings", string(b), "")
+		if i == 3 {
+			clk.advance(time.Second)
+		}
+	}
+	if n := strings.Count(buf.String(), "publish refused"); n != 2 {
+		t.Fatalf("%d log lines for 5 refusals over two seconds, want 2:\n%s", n, buf.String())
+	}
+	w, _ := do(t, h, http.MethodGet, "/metrics", "", "")
+	if !strings.Contains(w.Body.String(), `tickwire_tracker_publishes_refused_total{reason="source_full"} 5`) {
+		t.Fatalf("metrics:\n%s", w.Body.String())
+	}
 }

@@ -30,7 +30,7 @@ func (s *MemoryStore) sweep(now time.Time) {
 	}
 }
 
-func (s *MemoryStore) Put(_ context.Context, e Entry, now time.Time, create bool, limit int) error {
+func (s *MemoryStore) Put(_ context.Context, e Entry, now time.Time, create bool, lim Limits) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.listings == nil {
@@ -38,8 +38,20 @@ func (s *MemoryStore) Put(_ context.Context, e Entry, now time.Time, create bool
 	}
 	if create {
 		s.sweep(now)
-		if limit > 0 && len(s.listings) >= limit {
+		if lim.Total > 0 && len(s.listings) >= lim.Total {
 			return ErrFull
+		}
+		byPublisher, byKey := 0, 0
+		for _, o := range s.listings {
+			if e.Publisher != "" && o.Publisher == e.Publisher {
+				byPublisher++
+			}
+			if e.Listing.ServerKey != "" && o.Listing.ServerKey == e.Listing.ServerKey {
+				byKey++
+			}
+		}
+		if (lim.PerPublisher > 0 && byPublisher >= lim.PerPublisher) || (lim.PerServerKey > 0 && byKey >= lim.PerServerKey) {
+			return ErrSourceFull
 		}
 	} else if old, ok := s.listings[e.Listing.ID]; !ok || !now.Before(old.Listing.Expires) {
 		return ErrNotFound

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/tickwire/tickwire/internal/botpool"
 	"github.com/tickwire/tickwire/transport"
@@ -22,13 +23,16 @@ type dialer = botpool.Dial
 
 // botCommon are the options every "tickwire bot --mode M" has.
 type botCommon struct {
-	server   string
-	room     string
-	players  int
-	roomSize int
-	ticks    uint64
-	json     bool
-	sec      securityFlags
+	// joinTimeout bounds a --join's resolution and route; 0 means
+	// defaultJoinTimeout.
+	joinTimeout time.Duration
+	server      string
+	room        string
+	players     int
+	roomSize    int
+	ticks       uint64
+	json        bool
+	sec         securityFlags
 	// spectate: the bots watch instead of playing (a mode that offers
 	// --spectate binds it): --players defaults to 1 and --ticks is not
 	// needed, as a spectator watches until the match ends.

@@ -46,7 +46,7 @@ func recordOf(ev server.MatchEvent) records.Record {
 		r.Players = append(r.Players, rp)
 	}
 	if ev.Ended {
-		r.EndedAt, r.Ticks, r.Outcome = ev.EndedAt.UTC(), ev.Tick, ev.Outcome
+		r.EndedAt, r.Ticks, r.Outcome, r.FinalHash = ev.EndedAt.UTC(), ev.Tick, ev.Outcome, ev.FinalHash
 	}
 	return r
 }

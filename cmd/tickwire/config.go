@@ -44,6 +44,7 @@ type relayFile struct {
 	// WaitingRoomTimeout is a duration string ("2m", "90s"); "0s" never.
 	WaitingRoomTimeout *duration `toml:"waiting_room_timeout"`
 	MaxWaitingRooms    *int      `toml:"max_waiting_rooms_per_address"`
+	MaxConnsPerAddr    *int      `toml:"max_conns_per_addr"`
 	MessageRate        *int      `toml:"message_rate"`
 	MessageBurst       *int      `toml:"message_burst"`
 
@@ -56,12 +57,14 @@ type relayFile struct {
 	// The operator's side (docs/serve.md): the match database, the
 	// trackers to publish open rooms at, the address and region they
 	// list, Agones, and how long SIGTERM lets running matches finish.
-	DB           *string   `toml:"db"`
-	Trackers     []string  `toml:"trackers"`
-	PublicAddr   *string   `toml:"public_addr"`
-	Region       *string   `toml:"region"`
-	Agones       *bool     `toml:"agones"`
-	DrainTimeout *duration `toml:"drain_timeout"`
+	DB             *string   `toml:"db"`
+	Trackers       []string  `toml:"trackers"`
+	TrackerToken   *string   `toml:"tracker_token"`
+	PublicAddr     *string   `toml:"public_addr"`
+	Region         *string   `toml:"region"`
+	Agones         *bool     `toml:"agones"`
+	AgonesOneMatch *bool     `toml:"agones_one_match"`
+	DrainTimeout   *duration `toml:"drain_timeout"`
 	// DebugLevel is lockstep rooms' desync debug level, 0..3; DesyncDir
 	// receives their desync reports (--debug-level, --desync-dir).
 	DebugLevel *int    `toml:"debug_level"`

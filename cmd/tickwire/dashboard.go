@@ -15,12 +15,13 @@ import (
 // serveAdmin serves srv's admin endpoints and its dashboard on hl until
 // ctx ends; token, if set, protects all but the probes and the page.
 func serveAdmin(ctx context.Context, hl net.Listener, srv *server.Server, ln *transport.Listener, token string) error {
-	return serveAdminWith(ctx, hl, newAdmin(srv, ln, token), srv)
+	return serveAdminWith(ctx, hl, newAdmin(srv, ln, token, nil), srv)
 }
 
-// newAdmin is the admin server of srv, ready, with token (or none).
-func newAdmin(srv *server.Server, ln *transport.Listener, token string) *admin.Server {
-	adm := admin.New(adminSource(srv, ln))
+// newAdmin is the admin server of srv, ready, with token (or none) and
+// extra's series (nil: none).
+func newAdmin(srv *server.Server, ln *transport.Listener, token string, extra func() []admin.Metric) *admin.Server {
+	adm := admin.New(adminSource(srv, ln, extra))
 	adm.SetToken(token)
 	adm.SetReady(true)
 	return adm

@@ -39,6 +39,7 @@ type hostFlags struct {
 	insecure   bool
 	wait       time.Duration
 	firstTTL   int
+	sec        securityFlags // the per-address limits
 }
 
 func parseHostFlags(args []string, stderr io.Writer) (hostFlags, error) {
@@ -54,6 +55,7 @@ func parseHostFlags(args []string, stderr io.Writer) (hostFlags, error) {
 	fs.BoolVar(&f.json, "json", false, `print {"join": URI} first, then the bot summary as one JSON object with "path"`)
 	fs.BoolVar(&f.insecure, "insecure", false, "plaintext connections (the joiners must say --insecure too)")
 	fs.DurationVar(&f.wait, "wait", 10*time.Minute, "how long to wait for the joiners")
+	f.sec.addAddrLimits(fs)
 	fs.IntVar(&f.firstTTL, "first-ttl", rendezvous.DefaultFirstTTL, "IP TTL of the first round of punch probes: opens this NAT's mapping without reaching the joiner's router; -1: the full TTL")
 	if err := parseFlags(fs, args); err != nil {
 		return f, err
@@ -67,6 +69,8 @@ func parseHostFlags(args []string, stderr io.Writer) (hostFlags, error) {
 		return f, fmt.Errorf("%w: --players must be between 2 and %d", errUsage, rendezvous.MaxUses+1)
 	case f.ticks < 1:
 		return f, fmt.Errorf("%w: --ticks must be at least 1", errUsage)
+	case f.sec.maxPerAddr < 1:
+		return f, fmt.Errorf("%w: --max-conns-per-addr must be at least 1", errUsage)
 	}
 	return f, nil
 }
@@ -95,7 +99,7 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err != nil {
 			return err
 		}
-		tcfg.Security, key = &transport.SecurityConfig{Identity: id}, pub
+		tcfg.Security, key = &transport.SecurityConfig{Identity: id, Limits: f.sec.limits(0)}, pub
 	}
 	l, err := transport.Listen(ctx, conn, tcfg)
 	if err != nil {
@@ -121,6 +125,9 @@ func runHost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	r, err := lockstepbot.Run(ctx, lockstepbot.Config{Players: 1, RoomSize: f.players, Ticks: f.ticks, StartTimeout: f.wait,
 		Join: func(context.Context, int) (lockstepbot.Client, error) { return hostBot{relay}, nil }})
+	// A room still waiting never started: the joiners in it learn why it
+	// closes.
+	relay.Server().CloseWaiting(fmt.Sprintf("the host stopped waiting: the match did not start within %v (--wait)", f.wait))
 	if err != nil {
 		return err
 	}

@@ -5,12 +5,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"image/png"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tickwire/tickwire/internal/loopback"
 )
@@ -79,5 +81,70 @@ func TestHostAndJoinByURI(t *testing.T) {
 	img, err := png.Decode(f)
 	if err != nil || img.Bounds().Dx() != 256 {
 		t.Fatalf("the QR PNG: %v, %v", img.Bounds(), err)
+	}
+}
+
+// TestHostAddrLimitFlags: host takes serve's per-address limit flags, so
+// that players behind one address can all join a listen server.
+func TestHostAddrLimitFlags(t *testing.T) {
+	for _, parse := range []func([]string) (securityFlags, error){
+		func(a []string) (securityFlags, error) {
+			f, err := parseHostFlags(append([]string{"--rendezvous", "127.0.0.1:1"}, a...), io.Discard)
+			return f.sec, err
+		},
+		func(a []string) (securityFlags, error) { f, err := parseServeFlags(a, io.Discard); return f.sec, err },
+	} {
+		s, err := parse([]string{"--max-conns-per-addr", "20", "--exempt-loopback"})
+		if l := s.limits(0); err != nil || l.MaxPerIP != 20 || !l.ExemptLoopback {
+			t.Fatalf("limits %+v, %v", l, err)
+		}
+		if s, _ := parse(nil); s.limits(0).MaxPerIP != 5 {
+			t.Fatalf("default per-address connections %d, want 5 (secure's)", s.limits(0).MaxPerIP)
+		}
+		if _, err := parse([]string{"--max-conns-per-addr", "0"}); !errors.Is(err, errUsage) {
+			t.Fatalf("--max-conns-per-addr 0: %v", err)
+		}
+	}
+}
+
+// TestJoinerToldWhyHostGaveUp: a host of three that gives up waiting
+// (--wait) tells the joiner that came why its room closed, and the
+// joiner says so.
+func TestJoinerToldWhyHostGaveUp(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rv := loopback.ClosedUDP(t)
+	go runRendezvous(ctx, []string{"--listen", rv}, io.Discard, io.Discard)
+	pr, pw := io.Pipe()
+	hostDone := make(chan error, 1)
+	go func() {
+		err := runHost(ctx, []string{"--rendezvous", rv, "--players", "3", "--wait", "3s", "--json"}, pw, io.Discard)
+		pw.CloseWithError(err)
+		hostDone <- err
+	}()
+	lines := bufio.NewScanner(pr)
+	if !lines.Scan() {
+		t.Fatalf("no join line: %v", <-hostDone)
+	}
+	var first map[string]string
+	if err := json.Unmarshal(lines.Bytes(), &first); err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, pr)
+	var out, errOut bytes.Buffer
+	code := run(ctx, []string{"bot", "--join", first["join"], "--players", "1", "--ticks", "40"}, &out, &errOut)
+	if code == 0 || !strings.Contains(out.String()+errOut.String(), "the host stopped waiting") {
+		t.Fatalf("joiner exit %d: %s%s", code, out.String(), errOut.String())
+	}
+	<-hostDone
+}
+
+// TestJoinerToldWhyNoRoute: a joiner whose code no host admits in time
+// says so (the host may have gone, or the rendezvous is out of reach),
+// not just "context deadline exceeded".
+func TestJoinerToldWhyNoRoute(t *testing.T) {
+	f := botCommon{joinURI: "tickwire://join/TICK-ABCD@" + loopback.ClosedUDP(t), players: 1, joinTimeout: time.Second}
+	if err := f.resolveJoinURI(); err == nil || !strings.Contains(err.Error(), "the host never admitted this joiner") {
+		t.Fatalf("resolveJoinURI: %v", err)
 	}
 }

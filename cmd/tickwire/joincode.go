@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
 	"time"
@@ -70,6 +71,9 @@ func (j *joinedRoute) dial(tcfg transport.Config) dialer {
 	}
 }
 
+// defaultJoinTimeout bounds a --join's resolution and route.
+const defaultJoinTimeout = 30 * time.Second
+
 // resolveJoinURI resolves --join at its rendezvous: signals, punches (or
 // falls back to the relay route) from a socket of its own, and takes the
 // room and the host's key from the answer.
@@ -97,11 +101,18 @@ func (f *botCommon) resolveJoinURI() error {
 		return err
 	}
 	conn := rendezvous.NewConn(udp)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	timeout := cmp0(f.joinTimeout, defaultJoinTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	route, err := rendezvous.Connect(ctx, conn, rendezvous.Rendezvous{Server: rv.AddrPort(), Code: code}, rendezvous.PunchConfig{})
 	if err != nil {
 		conn.Close()
+		if errors.Is(err, context.DeadlineExceeded) {
+			// The rendezvous answers a joiner only once the host admitted
+			// it; an unknown or used code is refused at once.
+			return fmt.Errorf("join %s: the host never admitted this joiner within %v (it may have gone, or its match started), or the rendezvous %s is out of reach: %w",
+				code, timeout, addr, err)
+		}
 		return fmt.Errorf("join %s: %w", code, err)
 	}
 	f.server, f.room = route.Addr.String(), route.Room

@@ -36,7 +36,7 @@ func TestMatchesCommand(t *testing.T) {
 		t.Fatalf("list exit %d", code)
 	}
 	var ms []records.Record
-	if err := json.Unmarshal(out.Bytes(), &ms); err != nil || len(ms) != 1 || ms[0].Outcome != "finished" {
+	if err := json.Unmarshal(out.Bytes(), &ms); err != nil || len(ms) != 1 || ms[0].Outcome != "finished" || len(ms[0].Players) != 1 {
 		t.Fatalf("list --json = %s", out.String())
 	}
 	out.Reset()

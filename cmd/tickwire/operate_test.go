@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -12,9 +16,11 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/tickwire/tickwire/records"
 	"github.com/tickwire/tickwire/server"
+	"github.com/tickwire/tickwire/server/admin"
 	"github.com/tickwire/tickwire/tracker"
 )
 
@@ -49,6 +55,9 @@ func TestServeDrainsAndRecords(t *testing.T) {
 		code, _ := httpGet(t, "http://"+adm+"/readyz")
 		return code == 503
 	})
+	if _, metrics := httpGet(t, "http://"+adm+"/metrics"); !strings.Contains(metrics, "\ntickwire_relay_draining 1\n") {
+		t.Errorf("/metrics while draining has no tickwire_relay_draining 1")
+	}
 	code, refusedOut, refusedErr := runCmd(t, "bot", "--server", udp, "--room", "late", "--players", "1", "--ticks", "10", "--json")
 	if code == 0 || !strings.Contains(refusedOut+refusedErr, "draining") {
 		t.Errorf("a new room during the drain: exit %d: %s", code, refusedOut)
@@ -70,7 +79,7 @@ func TestServeDrainsAndRecords(t *testing.T) {
 	}
 	m, _ := d.Get(context.Background(), ms[0].ID)
 	if m.Room != "long" || m.NetworkModel != "lockstep" || m.Outcome != records.OutcomeFinished || m.Ticks < 240 ||
-		len(m.Players) != 2 || len(m.Players[0].PublicKey) != 64 || m.EndedAt.IsZero() {
+		len(m.Players) != 2 || len(m.Players[0].PublicKey) != 64 || m.EndedAt.IsZero() || len(m.FinalHash) != 16 || !m.UpdatedAt.Equal(m.EndedAt) {
 		t.Fatalf("the match's row: %+v", m)
 	}
 }
@@ -114,8 +123,9 @@ func TestHelperServe(t *testing.T) {
 }
 
 // TestKill9KeepsMatchRecords starts the server as a process, kills it
-// with SIGKILL while a match plays, starts it again on the same database
-// and finds the match's row intact and marked unfinished.
+// with SIGKILL while a match plays (once its row shows progress), starts
+// it again on the same database and finds the match's row intact, marked
+// unfinished, with the ticks played and the time of its last write.
 func TestKill9KeepsMatchRecords(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
@@ -135,6 +145,15 @@ func TestKill9KeepsMatchRecords(t *testing.T) {
 	srv := start()
 	go runCmd(t, "bot", "--server", udp, "--room", "doomed", "--players", "2", "--ticks", "3000")
 	waitMatchPlays(t, adm)
+	waitFor(t, "the running match's row gets its progress", func() bool {
+		d, err := records.OpenReadOnly(context.Background(), db)
+		if err != nil {
+			return false
+		}
+		defer d.Close()
+		ms, _ := d.List(context.Background(), 1)
+		return len(ms) == 1 && ms[0].Ticks > 0
+	})
 	srv.Process.Kill()
 	srv.Wait()
 	srv = start() // opens the database again: the running match becomes unfinished
@@ -148,7 +167,8 @@ func TestKill9KeepsMatchRecords(t *testing.T) {
 	}
 	defer d.Close()
 	ms, err := d.List(context.Background(), 10)
-	if err != nil || len(ms) != 1 || ms[0].Room != "doomed" || ms[0].Outcome != records.OutcomeUnfinished {
+	if err != nil || len(ms) != 1 || ms[0].Room != "doomed" || ms[0].Outcome != records.OutcomeUnfinished ||
+		ms[0].Ticks == 0 || !ms[0].UpdatedAt.After(ms[0].StartedAt) || len(ms[0].Players) != 2 {
 		t.Fatalf("after kill -9 and a restart: %+v, %v", ms, err)
 	}
 }
@@ -161,4 +181,94 @@ func waitMatchPlays(t *testing.T, adm string) {
 		_, body := httpGet(t, "http://"+adm+"/metrics")
 		return strings.Contains(body, "tickwire_relay_active_games 1")
 	})
+}
+
+// TestSecondServerOnADatabaseRefused: a server started on a database
+// another server writes exits 2 naming that server's process, and the
+// first server's running match is left alone.
+func TestSecondServerOnADatabaseRefused(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "tickwire.db")
+	udp, adm := freeAddr(t, "udp"), freeAddr(t, "tcp")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--listen", udp, "--admin", adm, "--db", db, "--exempt-loopback"}, io.Discard, io.Discard)
+	}()
+	waitReady(t, "http://"+adm+"/readyz")
+	code, _, errOut := runCmd(t, "serve", "--listen", freeAddr(t, "udp"), "--admin", "", "--db", db)
+	if code != 2 || !strings.Contains(errOut, "in use") || !strings.Contains(errOut, fmt.Sprintf("pid %d", os.Getpid())) {
+		t.Fatalf("second server: exit %d: %s", code, errOut)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("first server exit %d", code)
+	}
+}
+
+// TestRecordFailureFailsReadiness: while match records cannot be written
+// /readyz answers 503 naming the records and
+// tickwire_relay_record_write_errors_total counts; a write that works
+// again clears it.
+func TestRecordFailureFailsReadiness(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tickwire.db")
+	var cfg server.Config
+	op, err := newOperator(context.Background(), operatorFlags{db: path}, &cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	adm := admin.New(admin.SourceFunc(func() admin.Stats { return admin.Stats{Extra: op.metrics()} }))
+	adm.SetReady(true)
+	op.addChecks(adm)
+	h := adm.Handler()
+	probe := func(path string) (int, string) {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
+		return w.Code, w.Body.String()
+	}
+	start := server.MatchEvent{Seq: 1, Room: "r", NetworkModel: "lockstep", Started: time.Now()}
+	cfg.OnMatch(start)
+	if code, _ := probe("/readyz"); code != http.StatusOK {
+		t.Fatalf("/readyz with records written: %d", code)
+	}
+	op.db.Close() // as a full disk: every write fails
+	start.Seq = 2
+	cfg.OnMatch(start)
+	if code, body := probe("/readyz"); code != http.StatusServiceUnavailable || !strings.Contains(body, "records") {
+		t.Fatalf("/readyz with a record lost: %d %q", code, body)
+	}
+	if _, m := probe("/metrics"); !strings.Contains(m, "tickwire_relay_record_write_errors_total 1") {
+		t.Fatalf("/metrics: %s", m)
+	}
+	if op.db, err = records.Open(context.Background(), path); err != nil {
+		t.Fatal(err)
+	}
+	defer op.db.Close()
+	start.Seq = 3
+	cfg.OnMatch(start)
+	if code, _ := probe("/readyz"); code != http.StatusOK {
+		t.Fatalf("/readyz once records are written again: %d", code)
+	}
+}
+
+// TestCheckConfigChecksPlaces: --check-config refuses (exit 2, naming the
+// key) what the start would fail on: a port out of range, an address
+// without a port, a database in a missing directory.
+func TestCheckConfigChecksPlaces(t *testing.T) {
+	missing := filepath.ToSlash(filepath.Join(t.TempDir(), "none", "tickwire.db"))
+	for _, c := range []struct{ file, key string }{
+		{`listen = "127.0.0.1:99999"`, "relay.listen"},
+		{`listen = "localhost"`, "relay.listen"},
+		{`admin = "localhost"`, "relay.admin"},
+		{`db = "` + missing + `"`, "relay.db"},
+	} {
+		cfg := writeConfig(t, "[relay]\n"+c.file+"\n")
+		code, _, errOut := runCmd(t, "serve", "--config", cfg, "--check-config")
+		if code != 2 || !strings.Contains(errOut, c.key) {
+			t.Errorf("%s: exit %d: %s", c.file, code, errOut)
+		}
+	}
+	if code, _, errOut := runCmd(t, "serve", "--listen", "127.0.0.1:0", "--admin", "", "--check-config"); code != 0 {
+		t.Errorf("a good configuration: exit %d: %s", code, errOut)
+	}
 }

@@ -46,7 +46,7 @@ func TestRelayAdmin(t *testing.T) {
 		"tickwire_relay_strikes_total", "tickwire_relay_qos_adjustments_total", "tickwire_relay_desyncs_total",
 		"tickwire_relay_bytes_received_total", "tickwire_relay_bytes_sent_total",
 		`tickwire_relay_games{network_model="lockstep"} 0`, `tickwire_relay_joins_refused_total{reason="room_full"} 0`,
-		"tickwire_relay_rooms_expired_total 0", "tickwire_relay_messages_rate_limited_total 0",
+		"tickwire_relay_rooms_expired_total 0", "tickwire_relay_messages_rate_limited_total 0", "tickwire_relay_draining 0",
 		// Every name the docs promise, lockstep's among them (its model's
 		// metrics since the server hosts it like any model).
 		"tickwire_relay_host_stalls_total", "tickwire_relay_removals_total", "tickwire_relay_broadcast_lateness_seconds_bucket",

@@ -24,6 +24,7 @@ type securityFlags struct {
 	keyFile        string             // relay: its identity
 	matchmakerKey  string             // relay: the matchmaker's public key, hex or a file holding it
 	exemptLoopback bool               // relay: no per-address limits for loopback peers
+	maxPerAddr     int                // relay: connections one address may hold (0: secure's default)
 	key            ed25519.PrivateKey // relay: its identity once loaded (identityKey)
 	serverKey      string             // bot: the relay key to pin, hex
 	identity       string             // bot: its identity file (the key a token names)
@@ -38,7 +39,20 @@ func (s *securityFlags) addServer(fs *flag.FlagSet) {
 	s.addInsecure(fs)
 	fs.StringVar(&s.keyFile, "key", "", "file with the relay's Ed25519 identity (hex seed), created if missing; empty: a new identity each run")
 	fs.StringVar(&s.matchmakerKey, "matchmaker-key", "", "the matchmaker's Ed25519 public key (hex, or a file holding it): admit only players with a connect token it signed for the room they join")
+	s.addAddrLimits(fs)
+}
+
+// addAddrLimits registers the per-address connection limits, which serve
+// and host share.
+func (s *securityFlags) addAddrLimits(fs *flag.FlagSet) {
 	fs.BoolVar(&s.exemptLoopback, "exempt-loopback", false, "exempt loopback peers from the per-address connection limits (local bots filling rooms)")
+	fs.IntVar(&s.maxPerAddr, "max-conns-per-addr", 5, "connections one IP address may hold (players behind one NAT share an address)")
+}
+
+// limits are the per-address limits of the flags, for maxConns
+// connections in all.
+func (s securityFlags) limits(maxConns int) secure.Limits {
+	return secure.Limits{MaxConnections: maxConns, MaxPerIP: s.maxPerAddr, ExemptLoopback: s.exemptLoopback}
 }
 
 func (s *securityFlags) addClient(fs *flag.FlagSet) {
@@ -72,7 +86,7 @@ func (s securityFlags) serverConfig(maxConns int) (*transport.SecurityConfig, er
 		return nil, err
 	}
 	return &transport.SecurityConfig{Identity: id, Matchmaker: mm,
-		Limits: secure.Limits{MaxConnections: maxConns, ExemptLoopback: s.exemptLoopback}}, nil
+		Limits: s.limits(maxConns)}, nil
 }
 
 // clientConfig is the bot side: a fresh identity per connection and the

@@ -10,6 +10,8 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -112,6 +114,8 @@ func parseServeFlags(args []string, stderr io.Writer) (serveFlags, error) {
 		return f, fmt.Errorf("%w: --readers (relay.readers) must be 0..%d", errUsage, maxReaders)
 	case f.debugLevel < 0 || f.debugLevel > msg.MaxDebugLevel:
 		return f, fmt.Errorf("%w: --debug-level (relay.debug_level) must be 0..%d", errUsage, msg.MaxDebugLevel)
+	case f.sec.maxPerAddr < 1:
+		return f, fmt.Errorf("%w: --max-conns-per-addr (relay.max_conns_per_addr) must be at least 1", errUsage)
 	case f.op.drainTimeout < 0:
 		return f, fmt.Errorf("%w: --drain-timeout (relay.drain_timeout) must not be negative", errUsage)
 	}
@@ -159,6 +163,7 @@ func (f *serveFlags) merge(fc *fileConfig, set map[string]bool) {
 	take("readers", &f.readers, r.Readers)
 	take("max-room-size", &f.maxRoomSize, r.MaxRoomSize)
 	take("max-waiting-per-addr", &f.maxWaiting, r.MaxWaitingRooms)
+	take("max-conns-per-addr", &f.sec.maxPerAddr, r.MaxConnsPerAddr)
 	take("message-rate", &f.messageRate, r.MessageRate)
 	take("message-burst", &f.messageBurst, r.MessageBurst)
 	take("debug-level", &f.debugLevel, r.DebugLevel)
@@ -183,6 +188,7 @@ func (f *serveFlags) merge(fc *fileConfig, set map[string]bool) {
 	}
 	takeString("db", &f.op.db, r.DB)
 	takeString("public-addr", &f.op.publicAddr, r.PublicAddr)
+	takeString("tracker-token", &f.op.trackerToken, r.TrackerToken)
 	takeString("region", &f.op.region, r.Region)
 	takeString("replay-dir", &f.rep.dir, r.ReplayDir)
 	if len(r.Trackers) > 0 && !set["tracker"] {
@@ -190,6 +196,9 @@ func (f *serveFlags) merge(fc *fileConfig, set map[string]bool) {
 	}
 	if r.Agones != nil && !set["agones"] {
 		f.op.agones = *r.Agones
+	}
+	if r.AgonesOneMatch != nil && !set["agones-one-match"] {
+		f.op.oneMatch = *r.AgonesOneMatch
 	}
 	if r.DrainTimeout != nil && !set["drain-timeout"] {
 		f.op.drainTimeout = r.DrainTimeout.Duration
@@ -220,6 +229,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	scfg := f.serverConfig(log)
 	if err := scfg.Check(); err != nil {
 		return err
+	}
+	if err := f.checkPlaces(); err != nil {
+		return fmt.Errorf("%w: %v", errConfig, err)
 	}
 	if f.checkConfig {
 		return f.printConfigOK(stdout)
@@ -267,7 +279,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if f.adminToken == "" && !isLoopback(f.admin) {
 			log.Warn("admin address is not loopback and has no --admin-token: anyone who reaches it sees every room", "addr", f.admin)
 		}
-		adm := newAdmin(srv, ln, f.adminToken)
+		adm := newAdmin(srv, ln, f.adminToken, op.metrics)
+		op.addChecks(adm)
 		notReady = func() { adm.SetReady(false) }
 		wg.Go(func() { adminErr = serveAdminWith(life, hl, adm, srv) })
 		log.Info("admin listening", "addr", hl.Addr().String(), "dashboard", dashboardURL(hl))
@@ -338,8 +351,8 @@ func listenRelay(ctx context.Context, addr string, readers int, tcfg transport.C
 }
 
 // adminSource exposes a relay server's figures (and its listener's
-// handshake refusals) to the admin endpoint.
-func adminSource(srv *server.Server, ln *transport.Listener) admin.Source {
+// handshake refusals, and extra's series when set) to the admin endpoint.
+func adminSource(srv *server.Server, ln *transport.Listener, extra func() []admin.Metric) admin.Source {
 	return admin.SourceFunc(func() admin.Stats {
 		st := srv.Stats()
 		sendErrors := make(map[string]uint64, server.NumSendCauses)
@@ -353,6 +366,9 @@ func adminSource(srv *server.Server, ln *transport.Listener) admin.Source {
 			BytesOut:    st.BytesOut,
 			SendErrors:  sendErrors,
 			Extra:       st.AdminMetrics(),
+		}
+		if extra != nil {
+			a.Extra = append(a.Extra, extra()...)
 		}
 		addFigures(&a, st, ln.Stats())
 		return a
@@ -368,4 +384,37 @@ func (f *serveFlags) predictArena() int {
 		}
 	}
 	return 0
+}
+
+// checkPlaces checks, as the start would find, that the listen addresses
+// are addresses (with a port in range) and that the match database's
+// directory exists: --check-config then fails where the start would.
+func (f *serveFlags) checkPlaces() error {
+	addrs := []struct{ name, network, addr string }{
+		{"--listen (relay.listen)", "udp", f.listen},
+		{"--admin (relay.admin)", "tcp", f.admin},
+		{"--play", "tcp", f.play},
+	}
+	for _, a := range addrs {
+		if a.addr == "" {
+			continue
+		}
+		_, port, err := net.SplitHostPort(a.addr)
+		if err != nil {
+			return fmt.Errorf("%s %q: %v (want host:port)", a.name, a.addr, err)
+		}
+		if _, err := net.LookupPort(a.network, port); err != nil {
+			return fmt.Errorf("%s %q: port %q is not 0..65535", a.name, a.addr, port)
+		}
+	}
+	if f.op.db != "" {
+		dir := filepath.Dir(f.op.db)
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return fmt.Errorf("--db (relay.db) %q: directory %q does not exist", f.op.db, dir)
+		}
+		if st, err := os.Stat(f.op.db); err == nil && !st.Mode().IsRegular() {
+			return fmt.Errorf("--db (relay.db) %q is not a file", f.op.db)
+		}
+	}
+	return nil
 }

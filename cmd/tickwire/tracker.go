@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
+	"os"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -21,6 +23,10 @@ type trackerFlags struct {
 	listen, store, rate, cert, key string
 	ttl                            time.Duration
 	maxListings                    int
+	maxPerAddr, maxPerKey          int
+	verify                         bool
+	trustedProxies                 []netip.Prefix
+	publisherTokens                []string
 }
 
 func parseTrackerFlags(args []string, stderr io.Writer) (trackerFlags, tracker.Rate, error) {
@@ -31,6 +37,11 @@ func parseTrackerFlags(args []string, stderr io.Writer) (trackerFlags, tracker.R
 	fs.StringVar(&f.store, "store", "memory", "listing store: memory, or redis://HOST:PORT/DB (several trackers share one directory)")
 	fs.DurationVar(&f.ttl, "ttl", 30*time.Second, "how long a listing lives without a heartbeat")
 	fs.IntVar(&f.maxListings, "max-listings", 1000, "most listings at once (-1: no limit)")
+	fs.IntVar(&f.maxPerAddr, "max-listings-per-addr", 16, "most listings one client address may publish without a publisher token (-1: no limit)")
+	fs.IntVar(&f.maxPerKey, "max-listings-per-key", 64, "most listings naming one server key (-1: no limit)")
+	fs.BoolVar(&f.verify, "verify-listings", true, "accept a new listing only once its server proved its server_key in a secure handshake on the listed address (false: trust publishers)")
+	proxies := fs.String("trusted-proxies", "", "load balancers in front of the tracker, CIDR,...: their X-Forwarded-For names the client (for rate limits and per-address caps)")
+	tokens := fs.String("publisher-tokens", "", "file of publisher tokens, one a line: a publish must present one (Authorization: Bearer); empty: anyone may publish")
 	fs.StringVar(&f.rate, "rate", "60/min", "requests per client address (N/s, N/min, N/hour); heartbeats get ten times as many")
 	fs.StringVar(&f.cert, "cert", "", "TLS certificate file (PEM): serve HTTPS")
 	fs.StringVar(&f.key, "key", "", "TLS private key file (PEM), with --cert")
@@ -44,11 +55,30 @@ func parseTrackerFlags(args []string, stderr io.Writer) (trackerFlags, tracker.R
 	if err != nil {
 		return f, rate, fmt.Errorf("%w: --rate: %v", errUsage, err)
 	}
+	if f.trustedProxies, err = tracker.ParseCIDRs(*proxies); err != nil {
+		return f, rate, fmt.Errorf("%w: --trusted-proxies: %v", errUsage, err)
+	}
+	if *tokens != "" {
+		b, err := os.ReadFile(*tokens)
+		if err != nil {
+			return f, rate, fmt.Errorf("%w: --publisher-tokens: %v", errUsage, err)
+		}
+		for line := range strings.Lines(string(b)) {
+			if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "#") {
+				f.publisherTokens = append(f.publisherTokens, t)
+			}
+		}
+		if len(f.publisherTokens) == 0 {
+			return f, rate, fmt.Errorf("%w: --publisher-tokens: %s holds no token", errUsage, *tokens)
+		}
+	}
 	switch {
 	case f.ttl <= 0:
 		return f, rate, fmt.Errorf("%w: --ttl must be positive", errUsage)
 	case f.maxListings == 0 || f.maxListings < -1:
 		return f, rate, fmt.Errorf("%w: --max-listings must be positive or -1", errUsage)
+	case f.maxPerAddr == 0 || f.maxPerAddr < -1 || f.maxPerKey == 0 || f.maxPerKey < -1:
+		return f, rate, fmt.Errorf("%w: --max-listings-per-addr and --max-listings-per-key must be positive or -1", errUsage)
 	case (f.cert == "") != (f.key == ""):
 		return f, rate, fmt.Errorf("%w: --cert and --key go together", errUsage)
 	case f.store != "memory" && !strings.HasPrefix(f.store, "redis://"):
@@ -65,7 +95,7 @@ func runTracker(ctx context.Context, args []string, _, stderr io.Writer) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	cfg := tracker.Config{TTL: f.ttl, MaxListings: f.maxListings}
+	cfg := tracker.Config{TTL: f.ttl, MaxListings: f.maxListings, MaxPerPublisher: f.maxPerAddr, MaxPerServerKey: f.maxPerKey}
 	if strings.HasPrefix(f.store, "redis://") {
 		s, err := redisstore.Open(ctx, f.store)
 		if err != nil {
@@ -75,7 +105,8 @@ func runTracker(ctx context.Context, args []string, _, stderr io.Writer) error {
 		cfg.Store = s
 	}
 	var ready atomic.Bool
-	h := tracker.NewHandler(tracker.NewDirectory(cfg), tracker.HandlerConfig{Rate: rate, Logger: log, Ready: ready.Load})
+	h := tracker.NewHandler(tracker.NewDirectory(cfg), tracker.HandlerConfig{Rate: rate, Logger: log, Ready: ready.Load,
+		TrustedProxies: f.trustedProxies, PublisherTokens: f.publisherTokens, Verify: f.verifier()})
 	l, err := net.Listen("tcp", f.listen)
 	if err != nil {
 		return err
@@ -96,7 +127,8 @@ func runTracker(ctx context.Context, args []string, _, stderr io.Writer) error {
 	}()
 	ready.Store(true)
 	log.Info("tracker listening", "url", scheme+"://"+l.Addr().String(), "store", storeName(f.store), "ttl", f.ttl,
-		"max_listings", f.maxListings, "rate", rate.String())
+		"max_listings", f.maxListings, "max_listings_per_addr", f.maxPerAddr, "max_listings_per_key", f.maxPerKey, "rate", rate.String(),
+		"trusted_proxies", len(f.trustedProxies), "publisher_tokens", len(f.publisherTokens) > 0, "verify_listings", f.verify)
 	select {
 	case err := <-errc:
 		return err
@@ -120,4 +152,12 @@ func storeName(s string) string {
 		return "redis://…" + s[i:]
 	}
 	return s
+}
+
+// verifier is the listings' check of --verify-listings, nil without.
+func (f *trackerFlags) verifier() func(context.Context, tracker.Listing) error {
+	if !f.verify {
+		return nil
+	}
+	return (&keyVerifier{}).Verify
 }

@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"crypto/ecdsa"
+	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/hex"
 	"encoding/pem"
 	"io"
 	"math/big"
@@ -15,6 +17,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,7 +77,7 @@ func TestTrackerHTTPS(t *testing.T) {
 	addr := freeAddr(t, "tcp")
 	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}, Timeout: 5 * time.Second}
 	base := "https://" + addr
-	startTracker(t, base, hc, "--listen", addr, "--cert", certFile, "--key", keyFile)
+	startTracker(t, base, hc, "--listen", addr, "--cert", certFile, "--key", keyFile, "--verify-listings=false")
 	c, err := tracker.NewClient(base)
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +103,7 @@ func TestTrackersShareRedis(t *testing.T) {
 	var cs []*tracker.Client
 	for range 2 {
 		addr := freeAddr(t, "tcp")
-		startTracker(t, "http://"+addr, hc, "--listen", addr, "--store", url)
+		startTracker(t, "http://"+addr, hc, "--listen", addr, "--store", url, "--verify-listings=false")
 		c, _ := tracker.NewClient("http://" + addr)
 		cs = append(cs, c)
 	}
@@ -127,5 +130,47 @@ func TestTrackerUsageErrors(t *testing.T) {
 		if code := run(context.Background(), append([]string{"tracker"}, args...), io.Discard, io.Discard); code != 2 {
 			t.Errorf("tracker %v: exit %d, want 2", args, code)
 		}
+	}
+}
+
+// TestTrackerVerifiesListings: a tracker (verifying by default) accepts a
+// listing once the server at its address proves the listing's key in a
+// handshake, and refuses made-up listings: another key at a real server's
+// address, no key, an address nothing answers at.
+func TestTrackerVerifiesListings(t *testing.T) {
+	keyFile := filepath.Join(t.TempDir(), "relay.key")
+	key, err := loadOrCreateKey(keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, udp, _ := startServer(t, "serve", "--key", keyFile)
+	addr := freeAddr(t, "tcp")
+	hc := &http.Client{Timeout: 10 * time.Second}
+	startTracker(t, "http://"+addr, hc, "--listen", addr)
+	c, _ := tracker.NewClient("http://" + addr)
+	ctx := context.Background()
+	listing := func(host, serverKey string) tracker.Listing {
+		return tracker.Listing{Host: host, Room: "r", ServerKey: serverKey, Map: tracker.MapMeta{Name: "m", Seats: 2},
+			Status: tracker.StatusWaiting, Engine: "tickwire", NetworkModel: "lockstep"}
+	}
+	real := hex.EncodeToString(key.Public().(ed25519.PublicKey))
+	other, _, _ := ed25519.GenerateKey(nil)
+	for _, c2 := range []struct {
+		name string
+		l    tracker.Listing
+	}{
+		{"another key at the real server's address", listing(udp, hex.EncodeToString(other))},
+		{"no key", listing(udp, "")},
+		{"nothing at the address", listing(freeAddr(t, "udp"), real)},
+	} {
+		if _, err := c.Publish(ctx, c2.l); err == nil || !strings.Contains(err.Error(), "422") {
+			t.Errorf("%s: %v, want 422", c2.name, err)
+		}
+	}
+	if _, err := c.Publish(ctx, listing(udp, real)); err != nil {
+		t.Fatalf("the real server's listing: %v", err)
+	}
+	if ls, err := c.Browse(ctx, tracker.Filter{}); err != nil || len(ls) != 1 || ls[0].ServerKey != real {
+		t.Fatalf("browse = %v, %v", ls, err)
 	}
 }

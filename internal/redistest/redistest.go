@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"os/exec"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +18,14 @@ import (
 
 // Start runs redis-server and returns its redis:// URL.
 func Start(t testing.TB) string {
+	t.Helper()
+	url, _ := StartStoppable(t)
+	return url
+}
+
+// StartStoppable runs redis-server and returns its redis:// URL and a
+// function that kills it before the test ends (a store out of reach).
+func StartStoppable(t testing.TB) (string, func()) {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -32,7 +41,9 @@ func Start(t testing.TB) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	var once sync.Once
+	stop := func() { once.Do(func() { cmd.Process.Kill(); cmd.Wait() }) }
+	t.Cleanup(stop)
 	url := fmt.Sprintf("redis://127.0.0.1:%d/0", port)
 	opt, _ := redis.ParseURL(url)
 	rdb := redis.NewClient(opt)
@@ -42,7 +53,7 @@ func Start(t testing.TB) string {
 		err := rdb.Ping(ctx).Err()
 		cancel()
 		if err == nil {
-			return url
+			return url, stop
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("redis-server did not answer on port %d: %v", port, err)

@@ -1,6 +1,7 @@
 package lockstepserver
 
 import (
+	"fmt"
 	"log/slog"
 	"math"
 	"time"
@@ -34,6 +35,8 @@ type lockstepRoom struct {
 	feeds    map[int]*feed    // observers' delay lines, by seat
 	watching int              // observer seats open: broadcasts go to the players' seats only
 	replay   *matchReplay     // nil: not recorded
+	agreed   uint64           // the last sync hash every player agreed on
+	haveHash bool             // agreed is set
 }
 
 // member is a seat of a lockstep room.
@@ -195,6 +198,8 @@ func (r *lockstepRoom) event(ev relay.Event) {
 			r.members[i].removed = true
 		}
 		r.log.Info("relay: player removed", "player", e.Player, "tick", e.AtTick, "reason", e.Reason)
+	case relay.SyncAgreed:
+		r.agreed, r.haveHash = e.Hash, true
 	case relay.Desync:
 		r.log.Warn("relay: desync", "tick", e.Tick)
 	case relay.DesyncDiagnosed:
@@ -232,7 +237,11 @@ func (r *lockstepRoom) over() bool {
 
 // Status implements room.Core.
 func (r *lockstepRoom) Status(time.Duration) room.Status {
-	return room.Status{Phase: r.core.Phase().String(), Tick: r.core.NextTick()}
+	st := room.Status{Phase: r.core.Phase().String(), Tick: r.core.NextTick()}
+	if r.haveHash {
+		st.FinalHash = fmt.Sprintf("%016x", r.agreed)
+	}
+	return st
 }
 
 // End implements room.Core.

@@ -207,7 +207,11 @@ func (r *predictionRoom) Done() bool { return r.live <= 0 }
 
 // Status implements room.Core.
 func (r *predictionRoom) Status(time.Duration) room.Status {
-	return room.Status{Phase: "playing", Tick: r.srv.ServerTick()}
+	st := room.Status{Phase: "playing", Tick: r.srv.ServerTick()}
+	if r.game != nil {
+		st.FinalHash = fmt.Sprintf("%016x", r.game.StateHash())
+	}
+	return st
 }
 
 // End implements room.Core.

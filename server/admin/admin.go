@@ -3,8 +3,10 @@ package admin
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -62,6 +64,15 @@ type Server struct {
 	ready atomic.Bool
 	mux   *http.ServeMux
 	token string
+
+	mu     sync.Mutex
+	checks []check
+}
+
+// check is a readiness condition of /readyz.
+type check struct {
+	name string
+	err  func() error
 }
 
 // New returns a server exposing src. It starts not ready.
@@ -77,8 +88,8 @@ func New(src Source) *Server {
 		w.Write([]byte("ok\n"))
 	})
 	s.mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
-		if !s.ready.Load() {
-			http.Error(w, "not ready", http.StatusServiceUnavailable)
+		if err := s.Ready(); err != nil {
+			http.Error(w, "not ready: "+err.Error(), http.StatusServiceUnavailable)
 			return
 		}
 		w.Write([]byte("ready\n"))
@@ -87,8 +98,37 @@ func New(src Source) *Server {
 	return s
 }
 
-// SetReady sets what /readyz answers.
+// SetReady sets what /readyz answers when every check passes.
 func (s *Server) SetReady(ready bool) { s.ready.Store(ready) }
+
+// AddCheck adds a readiness condition: /readyz answers 503 naming it
+// while err returns an error (a store out of reach, records that cannot
+// be written, …). err is called on every probe and must be cheap and safe
+// for concurrent use.
+func (s *Server) AddCheck(name string, err func() error) {
+	s.mu.Lock()
+	s.checks = append(s.checks, check{name, err})
+	s.mu.Unlock()
+}
+
+// Ready is nil when /readyz answers 200: SetReady(true) and no check
+// fails; otherwise why not.
+func (s *Server) Ready() error {
+	if !s.ready.Load() {
+		return errNotReady
+	}
+	s.mu.Lock()
+	checks := s.checks
+	s.mu.Unlock()
+	for _, c := range checks {
+		if err := c.err(); err != nil {
+			return fmt.Errorf("%s: %w", c.name, err)
+		}
+	}
+	return nil
+}
+
+var errNotReady = errors.New("not listening or draining")
 
 // Mux is the server's request multiplexer, to add endpoints to (the
 // dashboard).

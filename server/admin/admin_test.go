@@ -2,6 +2,7 @@ package admin_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -42,6 +43,16 @@ func TestEndpoints(t *testing.T) {
 	s.SetReady(true)
 	if code, _ := get(t, h, "/readyz"); code != http.StatusOK {
 		t.Fatalf("/readyz when ready: %d", code)
+	}
+	var storeErr error
+	s.AddCheck("records", func() error { return storeErr })
+	storeErr = errors.New("disk full")
+	if code, body := get(t, h, "/readyz"); code != http.StatusServiceUnavailable || !strings.Contains(body, "records: disk full") {
+		t.Fatalf("/readyz with a failing check: %d %q", code, body)
+	}
+	storeErr = nil
+	if code, _ := get(t, h, "/readyz"); code != http.StatusOK {
+		t.Fatalf("/readyz once the check passes again: %d", code)
 	}
 	code, body := get(t, h, "/metrics")
 	if code != http.StatusOK {

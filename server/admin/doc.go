@@ -2,7 +2,8 @@
 // and Prometheus metrics.
 //
 //	GET /healthz   200 "ok" while the process serves requests
-//	GET /readyz    200 "ready" once the relay listens, 503 before
+//	GET /readyz    200 "ready" once the relay listens and every check added
+//	               with AddCheck passes; 503 naming the cause otherwise
 //	GET /metrics   Prometheus text exposition
 //
 // The metrics are read from a Source at scrape time, so the relay keeps

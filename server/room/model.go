@@ -143,6 +143,11 @@ type Status struct {
 	// decide (finished if the match got past tick 0, abandoned if not,
 	// shutdown if the server closed it).
 	Outcome string
+	// FinalHash is the model's hash of the match's state as it stands, in
+	// hex ("" if it has none), recorded as the match's final hash:
+	// lockstep's last sync hash every player agreed on, prediction's
+	// authoritative state hash.
+	FinalHash string
 	// Turns are the processing times of the driver's last turns (up to
 	// TurnHistory, oldest first) and Budget the tick interval they are
 	// measured against; the driver fills them.

@@ -26,7 +26,7 @@ func Run(t *testing.T, newStore func(t *testing.T) tracker.Store, now time.Time)
 	t.Run("put get list delete", func(t *testing.T) {
 		s := newStore(t)
 		for i := range 3 {
-			if err := s.Put(ctx, listing(fmt.Sprint(i), now.Add(time.Minute)), now, true, 0); err != nil {
+			if err := s.Put(ctx, listing(fmt.Sprint(i), now.Add(time.Minute)), now, true, tracker.Limits{}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -50,14 +50,14 @@ func Run(t *testing.T, newStore func(t *testing.T) tracker.Store, now time.Time)
 	})
 	t.Run("update needs an existing listing", func(t *testing.T) {
 		s := newStore(t)
-		if err := s.Put(ctx, listing("x", now.Add(time.Minute)), now, false, 0); !errors.Is(err, tracker.ErrNotFound) {
+		if err := s.Put(ctx, listing("x", now.Add(time.Minute)), now, false, tracker.Limits{}); !errors.Is(err, tracker.ErrNotFound) {
 			t.Fatalf("update of a missing listing = %v", err)
 		}
 	})
 	t.Run("expiry", func(t *testing.T) {
 		s := newStore(t)
-		s.Put(ctx, listing("old", now.Add(100*time.Millisecond)), now, true, 0)
-		s.Put(ctx, listing("new", now.Add(time.Minute)), now, true, 0)
+		s.Put(ctx, listing("old", now.Add(100*time.Millisecond)), now, true, tracker.Limits{})
+		s.Put(ctx, listing("new", now.Add(time.Minute)), now, true, tracker.Limits{})
 		later := now.Add(200 * time.Millisecond)
 		if _, err := s.Get(ctx, "old", later); !errors.Is(err, tracker.ErrNotFound) {
 			t.Fatalf("expired Get = %v", err)
@@ -66,7 +66,7 @@ func Run(t *testing.T, newStore func(t *testing.T) tracker.Store, now time.Time)
 		if len(ls) != 1 || ls[0].ID != "new" {
 			t.Fatalf("List after expiry = %v", ls)
 		}
-		if err := s.Put(ctx, listing("old", later.Add(time.Minute)), later, false, 0); !errors.Is(err, tracker.ErrNotFound) {
+		if err := s.Put(ctx, listing("old", later.Add(time.Minute)), later, false, tracker.Limits{}); !errors.Is(err, tracker.ErrNotFound) {
 			t.Fatalf("heartbeat of an expired listing = %v", err)
 		}
 	})
@@ -77,7 +77,7 @@ func Run(t *testing.T, newStore func(t *testing.T) tracker.Store, now time.Time)
 		ok, full := 0, 0
 		for i := range 40 {
 			wg.Go(func() {
-				err := s.Put(ctx, listing(fmt.Sprint(i), now.Add(time.Minute)), now, true, 25)
+				err := s.Put(ctx, listing(fmt.Sprint(i), now.Add(time.Minute)), now, true, tracker.Limits{Total: 25})
 				mu.Lock()
 				defer mu.Unlock()
 				switch {
@@ -93,6 +93,61 @@ func Run(t *testing.T, newStore func(t *testing.T) tracker.Store, now time.Time)
 		wg.Wait()
 		if ok != 25 || full != 15 {
 			t.Fatalf("%d stored, %d refused; want 25 and 15", ok, full)
+		}
+	})
+	t.Run("limits per publisher and per server key", func(t *testing.T) {
+		s := newStore(t)
+		lim := tracker.Limits{PerPublisher: 2, PerServerKey: 3}
+		put := func(id, publisher, key string) error {
+			e := listing(id, now.Add(time.Minute))
+			e.Publisher, e.Listing.ServerKey = publisher, key
+			return s.Put(ctx, e, now, true, lim)
+		}
+		for _, c := range []struct {
+			id, publisher, key string
+			want               error
+		}{
+			{"a1", "10.0.0.1", "", nil},
+			{"a2", "10.0.0.1", "", nil},
+			{"a3", "10.0.0.1", "", tracker.ErrSourceFull}, // the address's third
+			{"b1", "10.0.0.2", "k1", nil},
+			{"c1", "10.0.0.3", "k1", nil},
+			{"d1", "10.0.0.4", "k1", nil},
+			{"e1", "10.0.0.5", "k1", tracker.ErrSourceFull}, // the key's fourth
+			{"e2", "10.0.0.5", "k2", nil},
+			{"f1", "", "", nil}, // unknown publisher, no key: only the total counts
+			{"f2", "", "", nil},
+			{"f3", "", "", nil},
+		} {
+			if err := put(c.id, c.publisher, c.key); !errors.Is(err, c.want) && err != c.want {
+				t.Fatalf("%s from %q key %q: %v, want %v", c.id, c.publisher, c.key, err, c.want)
+			}
+		}
+		// A heartbeat is no new listing.
+		e := listing("a1", now.Add(2*time.Minute))
+		e.Publisher = "10.0.0.1"
+		if err := s.Put(ctx, e, now, false, lim); err != nil {
+			t.Fatalf("heartbeat at the limit: %v", err)
+		}
+		// Unpublishing frees a place of its source.
+		if err := s.Delete(ctx, "a2"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Delete(ctx, "b1"); err != nil {
+			t.Fatal(err)
+		}
+		if err := put("a3", "10.0.0.1", ""); err != nil {
+			t.Fatalf("after an unpublish: %v", err)
+		}
+		if err := put("e1", "10.0.0.5", "k1"); err != nil {
+			t.Fatalf("after an unpublish of the key's: %v", err)
+		}
+		// Expired listings count no more.
+		later := now.Add(3 * time.Minute)
+		e = listing("a9", later.Add(time.Minute))
+		e.Publisher = "10.0.0.1"
+		if err := s.Put(ctx, e, later, true, lim); err != nil {
+			t.Fatalf("after the address's listings expired: %v", err)
 		}
 	})
 	t.Run("codes", func(t *testing.T) {
