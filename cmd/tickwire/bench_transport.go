@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tickwire/tickwire/transport"
 	"github.com/tickwire/tickwire/transport/transportbench"
 )
 
@@ -36,10 +37,19 @@ func benchTransport(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	dur := fs.Duration("duration", 5*time.Second, "sending time of each workload (W3 ends by itself)")
-	names := fs.String("workload", strings.Join(all, ","), "comma-separated workloads to run (W1-W5, and C1, C2 of the congestion issue)")
+	names := fs.String("workload", strings.Join(all, ","), "comma-separated workloads to run (W1-W5, and C1-C3 of the congestion issues)")
 	seed := fs.Uint64("seed", 1, "netsim seed; client i uses seed+i")
+	cc := fs.String("congestion", "model", "congestion controller: model or fixed-window")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	peer := transportbench.Tickwire{}
+	switch *cc {
+	case transport.CongestionModel.String():
+	case transport.CongestionFixedWindow.String():
+		peer.Congestion = transport.CongestionFixedWindow
+	default:
+		return fmt.Errorf("%w: --congestion must be model or fixed-window, not %q", errUsage, *cc)
 	}
 	if *dur <= 0 {
 		return fmt.Errorf("%w: --duration must be positive", errUsage)
@@ -48,7 +58,7 @@ func benchTransport(ctx context.Context, args []string, stdout, stderr io.Writer
 	for _, n := range strings.Split(*names, ",") {
 		w, ok := transportbench.WorkloadByName(strings.ToUpper(strings.TrimSpace(n)))
 		if !ok {
-			return fmt.Errorf("%w: unknown workload %q (have %s, C1, C2)", errUsage, n, strings.Join(all, ", "))
+			return fmt.Errorf("%w: unknown workload %q (have %s, C1, C2, C3)", errUsage, n, strings.Join(all, ", "))
 		}
 		ws = append(ws, w)
 	}
@@ -57,12 +67,12 @@ func benchTransport(ctx context.Context, args []string, stdout, stderr io.Writer
 	defer progress.clear()
 	for i, w := range ws {
 		progress.printf("workload %s (%d/%d), %v", w.Name, i+1, len(ws), *dur)
-		res, err := transportbench.Run(ctx, transportbench.Tickwire{}, w, transportbench.RunConfig{Seed: *seed, Duration: *dur})
+		res, err := transportbench.Run(ctx, peer, w, transportbench.RunConfig{Seed: *seed, Duration: *dur})
 		if err != nil {
 			return err
 		}
 		progress.clear()
-		res.Peer = "tickwire"
+		res.Peer = "tickwire/" + *cc
 		r.Workloads = append(r.Workloads, res)
 		if !*asJSON {
 			transportbench.WriteText(stdout, res)
