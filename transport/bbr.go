@@ -12,7 +12,7 @@ const (
 	bbrMinRTTWindow  = 10 * time.Second
 	bbrProbeRTTTime  = 200 * time.Millisecond
 	bbrMinWindowMTUs = 4
-	bbrInitWindowMTU = 32
+	bbrInitWindowMTU = 10
 	// bbrQueueTarget is the standing queue, as a fraction of the min RTT,
 	// above which the flows sharing a bottleneck give back queue room.
 	bbrQueueTarget = 0.25
@@ -116,10 +116,10 @@ func (b *bbr) window() int {
 		return minW
 	}
 	if !b.filled {
-		// Startup never goes below the initial window: an estimate made
-		// of the handshake's and an idle flow's few datagrams measures
-		// them, not the path.
-		minW = bbrInitWindowMTU * b.mtu
+		// Startup never goes below what its initial pacing rate sends in
+		// a round: an estimate made of the handshake's and an idle flow's
+		// few datagrams measures them, not the path.
+		minW = int(bbrStartupGain * float64(bbrInitWindowMTU*b.mtu))
 	}
 	bdp := b.bdp()
 	if bdp == 0 {

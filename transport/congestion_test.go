@@ -133,15 +133,9 @@ func TestCongestionTwoFlows(t *testing.T) {
 // 2% random loss in both directions (no bandwidth limit) and returns how
 // long it took to deliver and the bytes both sides put on the wire.
 func transfer8MiB(t *testing.T, cc CongestionControl, seed uint64) (time.Duration, int) {
-	return transferOver(t, cc, netsim.Link{Latency: 20 * time.Millisecond, Loss: 0.02}, seed)
-}
-
-// transferOver sends one 8 MiB reliable message over link in both
-// directions and returns how long it took to deliver and the bytes both
-// sides put on the wire.
-func transferOver(t testing.TB, cc CongestionControl, link netsim.Link, seed uint64) (time.Duration, int) {
 	cfg := Config{Channels: []ChannelConfig{{ID: 1, Name: "file", Reliability: ReliableOrdered, AllowFragmentation: true}},
 		CongestionControl: cc}
+	link := netsim.Link{Latency: 20 * time.Millisecond, Loss: 0.02}
 	n := newPathNet(t)
 	f := n.addFlow(cfg, cfg, netsim.NewPath(link, seed, 0), netsim.NewPath(link, seed, 1))
 	const size = 8 << 20

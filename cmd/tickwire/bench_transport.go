@@ -40,8 +40,12 @@ func benchTransport(ctx context.Context, args []string, stdout, stderr io.Writer
 	names := fs.String("workload", strings.Join(all, ","), "comma-separated workloads to run (W1-W5, and C1-C3 of the congestion issues)")
 	seed := fs.Uint64("seed", 1, "netsim seed; client i uses seed+i")
 	cc := fs.String("congestion", "model", "congestion controller: model or fixed-window")
+	sweep := fs.Bool("sweep", false, "run the congestion sweep instead: every path of the grid and workload, model beside fixed window, in virtual time (prints a Markdown table)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *sweep {
+		return benchSweep(*seed, stdout, stderr)
 	}
 	peer := transportbench.Tickwire{}
 	switch *cc {
@@ -97,5 +101,33 @@ func benchTransport(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		fmt.Fprintf(stdout, "security: %s\n", b)
 	}
+	return nil
+}
+
+// benchSweep runs transportbench's congestion sweep and prints its table
+// and a summary line (a bench: cells that miss the bounds are reported in
+// the table, not as an error).
+func benchSweep(seed uint64, stdout, stderr io.Writer) error {
+	paths := transportbench.SweepPaths()
+	progress := newProgressLine(stderr, false)
+	defer progress.clear()
+	transportbench.WriteSweepHeader(stdout)
+	cells, misses, i := 0, 0, 0
+	err := transportbench.RunSweep(paths, seed, func(r transportbench.SweepRow) {
+		progress.clear()
+		transportbench.WriteSweepRow(stdout, r)
+		if cells++; r.Miss != "" {
+			misses++
+		}
+		if r.Model.Workload == transportbench.SweepFile {
+			i++
+		}
+		progress.printf("sweep: path %d/%d", i+1, len(paths))
+	})
+	progress.clear()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\n%d cells, %d within the bounds, %d not\n", cells, cells-misses, misses)
 	return nil
 }
