@@ -112,17 +112,19 @@ func benchSweep(seed uint64, stdout, stderr io.Writer) error {
 	progress := newProgressLine(stderr, false)
 	defer progress.clear()
 	transportbench.WriteSweepHeader(stdout)
-	cells, misses, i := 0, 0, 0
+	cells, misses := 0, 0
+	var rows []transportbench.SweepRow
 	err := transportbench.RunSweep(paths, seed, func(r transportbench.SweepRow) {
-		progress.clear()
-		transportbench.WriteSweepRow(stdout, r)
 		if cells++; r.Miss != "" {
 			misses++
 		}
-		if r.Model.Workload == transportbench.SweepFile {
-			i++
+		if rows = append(rows, r); r.Model.Workload != transportbench.SweepFile {
+			return
 		}
-		progress.printf("sweep: path %d/%d", i+1, len(paths))
+		progress.clear()
+		transportbench.WriteSweepRows(stdout, rows)
+		rows = rows[:0]
+		progress.printf("sweep: %d/%d paths", cells/3, len(paths))
 	})
 	progress.clear()
 	if err != nil {
