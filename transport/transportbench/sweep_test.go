@@ -8,12 +8,18 @@ import (
 
 // sweepCorners are the corners of the sweep's grid: loss 0 and 5%, jitter
 // 0 and 20 ms, one-way delay 5 and 150 ms, and a bursty and two
-// bottleneck paths.
+// bottleneck paths. The 5 ms paths with 20 ms of jitter are left to the
+// bench (tickwire bench transport --sweep): their min RTT is near zero,
+// the model misses there (see knownMiss) and their transfers are the
+// slowest of the grid to simulate.
 func sweepCorners() []SweepPath {
 	var ps []SweepPath
 	for _, delay := range []time.Duration{5, 150} {
 		for _, jitter := range []time.Duration{0, 20} {
 			for _, loss := range []float64{0, 0.05} {
+				if jitter > delay {
+					continue
+				}
 				ps = append(ps, SweepPath{Delay: delay * time.Millisecond, Jitter: jitter * time.Millisecond, Loss: loss})
 			}
 		}
@@ -53,23 +59,26 @@ func knownMiss(p SweepPath, w SweepWorkload) string {
 // not (those are logged). The whole grid is "tickwire bench transport
 // --sweep".
 func TestSweepCorners(t *testing.T) {
-	var table strings.Builder
-	WriteSweepHeader(&table)
-	var rows []SweepRow
-	err := RunSweep(sweepCorners(), 1, func(r SweepRow) {
-		if rows = append(rows, r); r.Model.Workload == SweepFile {
+	for _, p := range sweepCorners() {
+		t.Run(p.String(), func(t *testing.T) {
+			t.Parallel()
+			var table strings.Builder
+			WriteSweepHeader(&table)
+			var rows []SweepRow
+			err := RunSweep([]SweepPath{p}, 1, func(r SweepRow) {
+				rows = append(rows, r)
+				switch k := knownMiss(p, r.Model.Workload); {
+				case r.Miss != "" && k == "":
+					t.Errorf("%v: %s", r.Model.Workload, r.Miss)
+				case r.Miss != "":
+					t.Logf("%v: %s (known: %s)", r.Model.Workload, r.Miss, k)
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
 			WriteSweepRows(&table, rows)
-			rows = rows[:0]
-		}
-		switch k := knownMiss(r.Model.Path, r.Model.Workload); {
-		case r.Miss != "" && k == "":
-			t.Errorf("%v %v: %s", r.Model.Path, r.Model.Workload, r.Miss)
-		case r.Miss != "":
-			t.Logf("%v %v: %s (known: %s)", r.Model.Path, r.Model.Workload, r.Miss, k)
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
+			t.Logf("\n%s", table.String())
+		})
 	}
-	t.Logf("\n%s", table.String())
 }
