@@ -127,3 +127,71 @@ func TestModelAppLimitedPacing(t *testing.T) {
 		}
 	}
 }
+
+// TestModelInitialRate: before an estimate the pacing rate is Startup's
+// gain times 10 MTUs per min RTT (per 100 ms before an RTT sample), and
+// Startup's window at least that rate times the min RTT.
+func TestModelInitialRate(t *testing.T) {
+	b := newBBR(DefaultMTU, simEpoch)
+	if got, want := b.pacingRate(), bbrStartupGain*10*DefaultMTU/0.1; got != want {
+		t.Errorf("no sample: paced at %.0f B/s, want %.0f", got, want)
+	}
+	b.onAck(simEpoch.Add(50*time.Millisecond), rateSample{rate: 100, rtt: 50 * time.Millisecond, appLimited: true, delivered: 5})
+	if got, want := b.pacingRate(), bbrStartupGain*10*DefaultMTU/0.05; got != want {
+		t.Errorf("min RTT 50 ms: paced at %.0f B/s, want %.0f", got, want)
+	}
+	if got, want := b.window(), int(bbrStartupGain*10*DefaultMTU); got != want {
+		t.Errorf("window %d, want %d", got, want)
+	}
+}
+
+// TestModelCompeteWindow: competing, the window is inflightHi and the
+// pacing keeps up with it over the min RTT.
+func TestModelCompeteWindow(t *testing.T) {
+	b := newBBR(DefaultMTU, simEpoch)
+	b.mode, b.filled, b.gain = bbrProbeBW, true, 1
+	b.btlBw, b.minRTT = 1e6, 40*time.Millisecond
+	b.compete.on, b.compete.inflightHi = true, 100_000
+	if got := b.window(); got != 100_000 {
+		t.Errorf("window %d, want inflightHi 100000", got)
+	}
+	if got, want := b.pacingRate(), 100_000/0.04; got != want {
+		t.Errorf("paced at %.0f B/s, want %.0f", got, want)
+	}
+	b.compete.on = false
+	if got := b.window(); got != int(b.bdp()+b.queueRoom) {
+		t.Errorf("not competing: window %d, want the BDP plus room %.0f", got, b.bdp()+b.queueRoom)
+	}
+}
+
+// TestModelAggregation: acknowledgements that come in bursts (every
+// 20 ms, a burst's worth at once) grow the window by about what a burst
+// delivers beyond the estimate; smooth ones leave it alone.
+func TestModelAggregation(t *testing.T) {
+	f := newBBRFlow(1e6, 40*time.Millisecond, 0, 0, 3)
+	for range 20_000 {
+		f.ack()
+	}
+	if f.b.mode != bbrProbeBW || f.b.aggregation() > 2*DefaultMTU {
+		t.Fatalf("smooth acknowledgements: mode %d, aggregation %.0f", f.b.mode, f.b.aggregation())
+	}
+	smooth := f.b.window()
+	// Now the same rate acknowledged in bursts every 20 ms.
+	const burst = 20 * time.Millisecond
+	per := int(f.rate * burst.Seconds() / DefaultMTU)
+	for range 200 {
+		f.now = f.now.Add(burst)
+		for range per {
+			f.delivered += DefaultMTU
+			f.b.onAck(f.now, rateSample{rate: f.rate, rtt: f.minRTT + burst/2, priorDelivered: f.delivered - uint64(f.rate*f.minRTT.Seconds()),
+				delivered: f.delivered, inFlight: int(f.rate * f.minRTT.Seconds())})
+		}
+	}
+	agg := f.b.aggregation()
+	if want := 0.5 * f.rate * burst.Seconds(); agg < want {
+		t.Errorf("bursts of %v: aggregation %.0f, want at least %.0f", burst, agg, want)
+	}
+	if f.b.mode == bbrProbeBW && float64(f.b.window()) < float64(smooth)+agg/2 {
+		t.Errorf("bursts: window %d, smooth %d, aggregation %.0f", f.b.window(), smooth, agg)
+	}
+}
