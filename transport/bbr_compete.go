@@ -111,8 +111,9 @@ func (b *bbr) adaptCompete(rs rateSample) {
 	}
 }
 
-// standingQueue is the queue that stood through the last competeRounds
-// rounds: the smallest of their smallest RTTs, over the min RTT. A queue
+// standingQueue records the smallest RTT of the round that just ended
+// and returns the queue that stood through the last competeRounds rounds
+// in ProbeBW: the smallest of their smallest RTTs, over the min RTT. A queue
 // of another flow stands for many rounds; the jitter of a path lifts the
 // smallest RTT of one round or another, but not of all of them, so it is
 // not taken for a queue (nor is the loss of a jittery path for its
