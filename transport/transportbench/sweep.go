@@ -88,8 +88,6 @@ type SweepResult struct {
 	P99 time.Duration
 	// Time is the transfer's duration (8 MiB without a bottleneck).
 	Time time.Duration
-	// WireBytes is the bytes both sides sent.
-	WireBytes int
 	// Goodput is the bulk data delivered per second, and QueueP99 the
 	// bottleneck's queueing delay p99 (8 MiB through a bottleneck).
 	Goodput  float64
@@ -132,7 +130,6 @@ type sweepSim struct {
 	path   [2]*netsim.Path
 	events sweepQueue
 	n      int
-	wire   int
 	buf    []byte
 	// queued collects the bottleneck's queueing delay from warm on.
 	queued []time.Duration
@@ -179,7 +176,6 @@ func (m *sweepSim) service(i int) {
 		if m.buf, ok = s.AppendDatagram(m.buf[:0], m.now); !ok {
 			break
 		}
-		m.wire += len(m.buf)
 		depart := m.now
 		if q := m.queue[i]; q != nil {
 			d := q.Decide(m.now, len(m.buf))
@@ -284,7 +280,6 @@ func RunSweepCell(p SweepPath, w SweepWorkload, cc transport.CongestionControl, 
 	default:
 		err = m.messages(&r, w)
 	}
-	r.WireBytes = m.wire
 	return r, err
 }
 
