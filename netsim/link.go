@@ -39,7 +39,8 @@ type Link struct {
 	JitterReorders bool
 	// DeliveryInterval, when positive, releases packets in bursts: a
 	// packet arriving at t is delivered at the next multiple of the
-	// interval (counted from the Unix epoch), together with every other
+	// interval (counted from the Unix epoch, so times must lie within
+	// time.UnixNano's years 1678–2262), together with every other
 	// packet that arrived since the previous one, as a receiver that wakes
 	// on a coarse timer or a path that aggregates acknowledgements does.
 	DeliveryInterval time.Duration
