@@ -219,3 +219,86 @@ func TestModelMinRTTWindow(t *testing.T) {
 		t.Errorf("after ten seconds: mode %d, min RTT %v", b.mode, b.minRTT)
 	}
 }
+
+// competeRoundsWith runs n rounds of adaptCompete in ProbeBW with the
+// given smallest RTT each round and reports whether b competes after.
+func competeRoundsWith(b *bbr, n int, roundMin time.Duration) bool {
+	for range n {
+		b.round++
+		b.roundMinRTT = roundMin
+		b.adaptCompete(rateSample{})
+	}
+	return b.compete.on
+}
+
+// TestModelCompeteStart: the controller competes after competeRounds
+// rounds of a queue deeper than half the min RTT, than 1.5× what its own
+// room explains and than twice the jitter; not one round earlier, and not
+// for a queue at any of those bounds.
+func TestModelCompeteStart(t *testing.T) {
+	const minRTT = 40 * time.Millisecond
+	for _, tc := range []struct {
+		name   string
+		room   float64 // own queue: room / 1 MB/s
+		jitter time.Duration
+		queue  time.Duration
+		on     bool
+	}{
+		{"deep", 4 * DefaultMTU, 0, minRTT/2 + 1, true},
+		{"half the min RTT", 4 * DefaultMTU, 0, minRTT / 2, false},
+		{"own room explains it", 20_000, 0, 30 * time.Millisecond, false}, // own 20 ms × 1.5
+		{"over the own room", 20_000, 0, 30*time.Millisecond + 1, true},
+		{"twice the jitter", 4 * DefaultMTU, 15 * time.Millisecond, 30 * time.Millisecond, false},
+		{"over twice the jitter", 4 * DefaultMTU, 15 * time.Millisecond, 30*time.Millisecond + 1, true},
+	} {
+		b := probeBW()
+		b.queueRoom, b.jitter = tc.room, tc.jitter
+		if competeRoundsWith(b, competeRounds-1, minRTT+tc.queue) {
+			t.Errorf("%s: competing after %d rounds", tc.name, competeRounds-1)
+		}
+		if on := competeRoundsWith(b, 1, minRTT+tc.queue); on != tc.on {
+			t.Errorf("%s: competing %v, want %v", tc.name, on, tc.on)
+		}
+		if tc.on {
+			if want := b.btlBw * (minRTT + tc.queue).Seconds(); b.compete.inflightHi != max(want, b.bdp()+b.queueRoom) {
+				t.Errorf("%s: window %.0f, want the rate over the queue %.0f", tc.name, b.compete.inflightHi, want)
+			}
+		}
+	}
+	// One round without the queue takes competeResume rounds off the count.
+	b := probeBW()
+	b.queueRoom = 4 * DefaultMTU
+	competeRoundsWith(b, competeRounds-1, minRTT+minRTT)
+	competeRoundsWith(b, 1, minRTT)
+	if b.compete.foreign != competeRounds-1-competeResume {
+		t.Errorf("count %d after a round without the queue, want %d", b.compete.foreign, competeRounds-1-competeResume)
+	}
+}
+
+// TestModelCompeteLoss: competing, a round with a loss cuts the window by
+// competeBeta only while a queue stands (over a quarter of the min RTT
+// and twice the jitter); otherwise the window grows by an MTU.
+func TestModelCompeteLoss(t *testing.T) {
+	const minRTT = 40 * time.Millisecond
+	for _, tc := range []struct {
+		name   string
+		queue  time.Duration
+		jitter time.Duration
+		want   float64
+	}{
+		{"queue stands", minRTT/4 + 1, 0, 70_000},
+		{"at the target", minRTT / 4, 0, 100_000 + DefaultMTU},
+		{"jitter, not queue", minRTT/4 + 1, 6 * time.Millisecond, 100_000 + DefaultMTU},
+	} {
+		b := probeBW()
+		b.compete.on, b.compete.inflightHi, b.jitter = true, 100_000, tc.jitter
+		for i := range b.compete.roundMins {
+			b.compete.roundMins[i] = minRTT + tc.queue
+		}
+		b.onLoss(DefaultMTU)
+		competeRoundsWith(b, 1, minRTT+tc.queue)
+		if b.compete.inflightHi != tc.want {
+			t.Errorf("%s: window %.0f, want %.0f", tc.name, b.compete.inflightHi, tc.want)
+		}
+	}
+}
