@@ -38,8 +38,8 @@ func knownMiss(p SweepPath, w SweepWorkload) string {
 	switch {
 	case w != SweepFile:
 		return ""
-	case p.Bottleneck == 0 && p.Jitter > p.Delay:
-		return "jitter above the one-way delay: the min RTT is near zero, and so is the window of one BDP"
+	case p.Bottleneck == 0 && p.Jitter >= p.Delay:
+		return "jitter as large as the one-way delay: the min RTT is near zero, and so is the window of one BDP"
 	case p.Bottleneck == 0 && (p.Jitter > 0 || p.Bursty):
 		return "Startup's climb, and a window of one BDP plus room on a path whose jitter or bursts it does not cover"
 	case p.Bottleneck == 0:
