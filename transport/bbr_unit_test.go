@@ -302,3 +302,43 @@ func TestModelCompeteLoss(t *testing.T) {
 		}
 	}
 }
+
+// TestModelCompeteProbeRTTEnd: a ProbeRTT that still finds a queue over
+// a quarter of the floor keeps the floor as the min RTT and the
+// competition, at most competeKeepFloor-1 times in a row; one that finds
+// the queue drained ends the competition and remembers its window.
+func TestModelCompeteProbeRTTEnd(t *testing.T) {
+	const floor = 40 * time.Millisecond
+	for _, tc := range []struct {
+		name   string
+		minRTT time.Duration
+		kept   int
+		on     bool
+		want   time.Duration // min RTT after
+	}{
+		{"queue still there", floor + floor/4 + 1, 0, true, floor},
+		{"queue at the target", floor + floor/4, 0, false, floor + floor/4},
+		{"kept twice already", floor + floor/2, competeKeepFloor - 1, false, floor + floor/2},
+	} {
+		b := probeBW()
+		b.minRTT = tc.minRTT
+		b.compete = competition{on: true, floor: floor, kept: tc.kept, inflightHi: 90_000, foreign: 7}
+		b.competeProbeRTTDone()
+		c := b.compete
+		if c.on != tc.on || b.minRTT != tc.want {
+			t.Errorf("%s: competing %v, min RTT %v; want %v, %v", tc.name, c.on, b.minRTT, tc.on, tc.want)
+		}
+		switch {
+		case tc.on && c.kept != tc.kept+1:
+			t.Errorf("%s: kept %d, want %d", tc.name, c.kept, tc.kept+1)
+		case !tc.on && (c.kept != 0 || c.foreign != 0 || c.resumeHi != 90_000):
+			t.Errorf("%s: kept %d, foreign %d, resume at %.0f", tc.name, c.kept, c.foreign, c.resumeHi)
+		}
+	}
+	b := probeBW()
+	b.compete.resumeHi = 5
+	b.competeProbeRTTDone()
+	if b.compete.resumeHi != 0 || b.compete.bwMax != b.btlBw {
+		t.Errorf("not competing: resume at %.0f, largest estimate %.0f", b.compete.resumeHi, b.compete.bwMax)
+	}
+}
