@@ -360,3 +360,38 @@ func TestConnRepeatable(t *testing.T) {
 		t.Errorf("two runs differ (%d and %d arrivals)", len(first), len(second))
 	}
 }
+
+// TestConnReordersAndReleasesInBursts: the wrapped PacketConn is the
+// impairing wrapper of the congestion issue (a plain net.PacketConn):
+// with JitterReorders packets sent 1 ms apart swap order, and with
+// DeliveryInterval they arrive only on the grid, several at a time.
+func TestConnReordersAndReleasesInBursts(t *testing.T) {
+	const grid = 5 * time.Millisecond
+	link := Link{Latency: 40 * time.Millisecond, Jitter: 10 * time.Millisecond, JitterReorders: true, DeliveryInterval: grid}
+	synctest.Test(t, func(t *testing.T) {
+		ma, mb := memPair(t)
+		a := Wrap(ma, Config{Seed: 5, Out: link})
+		defer a.Close()
+		epoch := time.Now() // a multiple of the grid since the Unix epoch
+		stop := collect(t, mb)
+		sendEvery(t, a, mb.LocalAddr(), 500, 100, time.Millisecond)
+		time.Sleep(time.Second)
+		got := stop()
+		if len(got) != 500 {
+			t.Fatalf("%d arrivals, want 500", len(got))
+		}
+		swapped, bursts := 0, map[time.Duration]int{}
+		for i, g := range got {
+			if epoch.Add(g.at).UnixNano()%int64(grid) != 0 {
+				t.Fatalf("packet %d arrives at %v, off the %v grid", g.idx, g.at, grid)
+			}
+			if i > 0 && g.idx < got[i-1].idx {
+				swapped++
+			}
+			bursts[g.at]++
+		}
+		if swapped < 50 || len(bursts) > 500/3 {
+			t.Errorf("%d packets overtaken, %d bursts", swapped, len(bursts))
+		}
+	})
+}

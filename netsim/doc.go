@@ -59,9 +59,12 @@
 // would overtake the previous one arrives together with it. (Linux netem
 // draws jitter independently and so reorders heavily at high packet
 // rates, which makes any transport with a reordering threshold, such as
-// QUIC, see spurious losses.) Reorder is the only source of reordering: a
+// QUIC, see spurious losses; Link.JitterReorders asks for that.) Apart
+// from it, Reorder is the only source of reordering: a
 // reordered packet is held back by ReorderDelay (default 20 ms), so
-// packets sent within that time overtake it.
+// packets sent within that time overtake it. Link.DeliveryInterval
+// releases packets in bursts on a grid, as a receiver woken by a coarse
+// timer sees them (or a path that aggregates acknowledgements).
 
 // # Shell
 //

@@ -28,11 +28,22 @@ type Link struct {
 	Latency time.Duration
 	// Jitter adds a delay drawn uniformly from [-Jitter, +Jitter] to each
 	// packet (the total delay never goes below zero). Jitter never
-	// reorders: like a FIFO path, a packet that would overtake the one
-	// before it arrives together with it instead, so when packets are
-	// closer together than the jitter range their delays bunch towards
-	// Latency+Jitter. Reorder is the only source of reordering.
+	// reorders unless JitterReorders: like a FIFO path, a packet that
+	// would overtake the one before it arrives together with it instead,
+	// so when packets are closer together than the jitter range their
+	// delays bunch towards Latency+Jitter. Reorder is then the only source
+	// of reordering.
 	Jitter time.Duration
+	// JitterReorders draws each packet's jitter independently, as Linux
+	// netem does: packets sent less than 2×Jitter apart may swap order.
+	JitterReorders bool
+	// DeliveryInterval, when positive, releases packets in bursts: a
+	// packet arriving at t is delivered at the next multiple of the
+	// interval (counted from the Unix epoch, so times must lie within
+	// time.UnixNano's years 1678–2262), together with every other
+	// packet that arrived since the previous one, as a receiver that wakes
+	// on a coarse timer or a path that aggregates acknowledgements does.
+	DeliveryInterval time.Duration
 	// Loss is the probability that a packet is dropped, independently of
 	// every other packet.
 	Loss float64
@@ -113,7 +124,8 @@ func (l Link) Validate() error {
 	durations := []struct {
 		name string
 		d    time.Duration
-	}{{"latency", l.Latency}, {"jitter", l.Jitter}, {"reorder delay", l.ReorderDelay}}
+	}{{"latency", l.Latency}, {"jitter", l.Jitter}, {"reorder delay", l.ReorderDelay},
+		{"delivery interval", l.DeliveryInterval}}
 	for _, d := range durations {
 		if d.d < 0 {
 			return fmt.Errorf("%w: negative %s %v", ErrInvalidLink, d.name, d.d)

@@ -179,17 +179,25 @@ func (p *Path) burstStep() bool {
 
 // arrival returns when a packet leaving the queue at depart arrives: after
 // the latency plus a jitter drawn from [-Jitter, +Jitter] (never below
-// zero), but not before the previous packet, so jitter never reorders.
+// zero), but not before the previous packet unless JitterReorders, then
+// rounded up to the DeliveryInterval grid.
 func (p *Path) arrival(depart time.Time) time.Time {
 	d := p.link.Latency
 	if j := p.link.Jitter; j > 0 {
 		d += time.Duration(p.jitterRNG.Int64N(2*int64(j)+1)) - j
 	}
 	at := depart.Add(max(d, 0))
-	if at.Before(p.lastAt) {
+	if at.Before(p.lastAt) && !p.link.JitterReorders {
 		at = p.lastAt
 	}
-	p.lastAt = at
+	if g := int64(p.link.DeliveryInterval); g > 0 {
+		if r := at.UnixNano() % g; r != 0 {
+			at = at.Add(time.Duration((g - r) % g))
+		}
+	}
+	if at.After(p.lastAt) {
+		p.lastAt = at
+	}
 	return at
 }
 

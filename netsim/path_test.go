@@ -143,6 +143,44 @@ func TestPathJitterKeepsOrder(t *testing.T) {
 	}
 }
 
+// TestPathJitterReorders: with JitterReorders each delay stays within
+// latency ± jitter and packets sent closer than 2×jitter swap order.
+func TestPathJitterReorders(t *testing.T) {
+	const lat, jit = 40 * time.Millisecond, 10 * time.Millisecond
+	ds := decideN(Link{Latency: lat, Jitter: jit, JitterReorders: true}, 3, 10000, 100, time.Millisecond)
+	swapped := 0
+	for i, d := range ds {
+		delay := d.At.Sub(t0.Add(time.Duration(i) * time.Millisecond))
+		if delay < lat-jit || delay > lat+jit {
+			t.Fatalf("packet %d arrives %v after sending", i, delay)
+		}
+		if i > 0 && d.At.Before(ds[i-1].At) {
+			swapped++
+		}
+	}
+	if swapped < len(ds)/4 {
+		t.Errorf("%d of %d packets overtaken by the next one", swapped, len(ds))
+	}
+}
+
+// TestPathDeliveryInterval: packets arrive only on the grid, in bursts,
+// and never more than one interval late.
+func TestPathDeliveryInterval(t *testing.T) {
+	const lat, grid = 20 * time.Millisecond, 4 * time.Millisecond
+	ds := decideN(Link{Latency: lat, Jitter: time.Millisecond, DeliveryInterval: grid}, 5, 1000, 100, 250*time.Microsecond)
+	bursts := map[time.Time]int{}
+	for i, d := range ds {
+		delay := d.At.Sub(t0.Add(time.Duration(i) * 250 * time.Microsecond))
+		if d.At.UnixNano()%int64(grid) != 0 || delay < lat-time.Millisecond || delay >= lat+time.Millisecond+grid {
+			t.Fatalf("packet %d arrives at %v, %v after sending", i, d.At, delay)
+		}
+		bursts[d.At]++
+	}
+	if len(bursts) > len(ds)/8 {
+		t.Errorf("%d packets in %d bursts", len(ds), len(bursts))
+	}
+}
+
 func TestPathDuplicate(t *testing.T) {
 	ds := decideN(Link{Latency: 5 * time.Millisecond, Jitter: 2 * time.Millisecond, Duplicate: 0.1}, 11, 10000, 100, time.Millisecond)
 	dups := count(ds, func(d Decision) bool { return !d.DupAt.IsZero() })
@@ -317,7 +355,7 @@ func TestLinkValidate(t *testing.T) {
 		t.Errorf("%+v: %v", good, err)
 	}
 	bad := []Link{
-		{Latency: -1}, {Jitter: -1}, {ReorderDelay: -1}, {Loss: 1.5}, {Duplicate: -0.1},
+		{Latency: -1}, {Jitter: -1}, {ReorderDelay: -1}, {DeliveryInterval: -1}, {Loss: 1.5}, {Duplicate: -0.1},
 		{Reorder: math.NaN()}, {Corrupt: 2}, {Burst: Burst{Exit: 3}}, {BandwidthBps: -1}, {QueueLimit: -1},
 	}
 	for _, l := range bad {

@@ -16,6 +16,9 @@ const (
 	// bbrQueueTarget is the standing queue, as a fraction of the min RTT,
 	// above which the flows sharing a bottleneck give back queue room.
 	bbrQueueTarget = 0.25
+	// bbrAggRounds is how many rounds a measure of acknowledgement
+	// aggregation counts for, at least.
+	bbrAggRounds = 5
 )
 
 // bbrCycle is the pacing gain of the probing cycle, one phase per min RTT:
@@ -73,6 +76,23 @@ type bbr struct {
 	queueRoom   float64
 	roundMinRTT time.Duration
 
+	// Acknowledgement aggregation (after BBR's extra_acked): the bytes
+	// acknowledged since aggStart beyond what the estimate explains, whose
+	// largest value over the last 2×bbrAggRounds rounds the window adds
+	// (see aggregation).
+	aggStart   time.Time
+	aggAcked   float64
+	aggExtra   [2]float64
+	aggRound   uint64 // round the current slot started
+	delivered0 uint64 // delivered count of the previous sample
+	// jitter is the mean difference between consecutive RTT samples,
+	// smoothed by 1/16 (the interarrival jitter of RFC 3550), and
+	// lastRTT the latest sample.
+	jitter, lastRTT time.Duration
+	// appLimited is the latest sample's: the flow sent less than the
+	// controller allowed.
+	appLimited bool
+
 	compete competition
 }
 
@@ -95,38 +115,62 @@ func (b *bbr) window() int {
 	if b.mode == bbrProbeRTT {
 		return minW
 	}
+	if !b.filled {
+		// Startup never goes below what its initial pacing rate sends in
+		// a round: an estimate made of the handshake's and an idle flow's
+		// few datagrams measures them, not the path.
+		minW = int(bbrStartupGain * float64(bbrInitWindowMTU*b.mtu))
+	}
 	bdp := b.bdp()
 	if bdp == 0 {
-		return bbrInitWindowMTU * b.mtu
+		return minW
 	}
 	if b.mode == bbrProbeBW && b.compete.on {
 		return max(int(b.compete.inflightHi), minW)
 	}
 	if b.mode == bbrProbeBW {
-		return max(int(bdp+b.queueRoom), minW)
+		return max(int(bdp+b.queueRoom+b.aggregation()), minW)
 	}
-	return max(int(b.cwndGain*bdp), minW)
+	return max(int(b.cwndGain*bdp+b.aggregation()), minW)
 }
 
+// initialRate is the pacing rate before any estimate: the initial window
+// per RTT, times the Startup gain.
+func (b *bbr) initialRate() float64 {
+	rtt := b.minRTT
+	if rtt == 0 {
+		rtt = initialRTT
+	}
+	return bbrStartupGain * float64(bbrInitWindowMTU*b.mtu) / rtt.Seconds()
+}
+
+// pacingRate is the gain times the estimate. Startup never paces below
+// the initial rate (see window), and an application-limited flow never
+// below the estimate: it has no queue to drain, and the estimate is at
+// least its own rate, so its messages leave as they come.
 func (b *bbr) pacingRate() float64 {
-	if b.btlBw == 0 {
-		rtt := b.minRTT
-		if rtt == 0 {
-			rtt = initialRTT
-		}
-		return bbrStartupGain * float64(bbrInitWindowMTU*b.mtu) / rtt.Seconds()
+	gain := b.gain
+	if b.appLimited {
+		gain = max(gain, 1)
 	}
-	if b.mode == bbrProbeBW && b.compete.on {
-		return max(b.gain*b.btlBw, b.compete.inflightHi/b.minRTT.Seconds())
+	rate := gain * b.btlBw
+	switch {
+	case !b.filled:
+		return max(rate, b.initialRate())
+	case b.mode == bbrProbeBW && b.compete.on:
+		return max(rate, b.compete.inflightHi/b.minRTT.Seconds())
 	}
-	return b.gain * b.btlBw
+	return rate
 }
 
 func (b *bbr) onAck(now time.Time, rs rateSample) {
 	b.roundStart = false
+	b.appLimited = rs.appLimited
 	if rs.rtt > 0 && (b.roundMinRTT == 0 || rs.rtt < b.roundMinRTT) {
 		b.roundMinRTT = rs.rtt
 	}
+	b.updateAggregation(now, rs)
+	b.updateJitter(rs.rtt)
 	if rs.priorDelivered >= b.nextRoundStart {
 		b.nextRoundStart = rs.delivered
 		b.round++
@@ -159,6 +203,48 @@ func (b *bbr) updateBw(rs rateSample) {
 			b.btlBw = max(b.btlBw, b.bwRound[j])
 		}
 	}
+}
+
+// updateAggregation measures how far acknowledgements come in bursts:
+// a path that delivers in bursts (a receiver or a link that batches, or
+// jitter that reorders) acknowledges nothing for a while and then a lot
+// at once, and a window of one BDP would sit full in between, so the
+// delivery rate, and the next estimate, would fall. The extra is capped
+// at the window and at 100 ms at the estimate.
+func (b *bbr) updateAggregation(now time.Time, rs rateSample) {
+	acked := float64(rs.delivered - b.delivered0)
+	b.delivered0 = rs.delivered
+	if b.btlBw == 0 || acked <= 0 {
+		return
+	}
+	if b.round-b.aggRound >= bbrAggRounds {
+		b.aggRound = b.round
+		b.aggExtra[0], b.aggExtra[1] = b.aggExtra[1], 0
+	}
+	expected := b.btlBw * now.Sub(b.aggStart).Seconds()
+	if b.aggAcked <= expected {
+		b.aggStart, b.aggAcked, expected = now, 0, 0
+	}
+	b.aggAcked += acked
+	extra := min(b.aggAcked-expected, b.btlBw*0.1, max(b.cwndGain*b.bdp(), float64(bbrInitWindowMTU*b.mtu)))
+	b.aggExtra[1] = max(b.aggExtra[1], extra)
+}
+
+// aggregation is the window's allowance for acknowledgement aggregation.
+func (b *bbr) aggregation() float64 { return max(b.aggExtra[0], b.aggExtra[1]) }
+
+// updateJitter takes an RTT sample into the jitter. A standing queue
+// raises consecutive RTTs alike and leaves it small; a path's jitter
+// does not.
+func (b *bbr) updateJitter(rtt time.Duration) {
+	if rtt <= 0 {
+		return
+	}
+	if b.lastRTT > 0 {
+		d := rtt - b.lastRTT
+		b.jitter += (max(d, -d) - b.jitter) / 16
+	}
+	b.lastRTT = rtt
 }
 
 func (b *bbr) updateMinRTT(now time.Time, rs rateSample) {

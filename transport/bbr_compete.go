@@ -60,6 +60,9 @@ type competition struct {
 	// resumeHi is inflightHi when a ProbeRTT last ended the competition,
 	// until the next ProbeRTT.
 	resumeHi float64
+	// roundMins are the smallest RTTs of the last competeRounds rounds
+	// (see standingQueue).
+	roundMins [competeRounds]time.Duration
 }
 
 // onLoss counts the bytes of a datagram declared lost.
@@ -76,11 +79,11 @@ func (b *bbr) adaptCompete(rs rateSample) {
 	if b.mode != bbrProbeBW || bdp == 0 || b.roundMinRTT == 0 {
 		return
 	}
-	queued := b.roundMinRTT - b.minRTT
+	queued := b.standingQueue()
 	minW := float64(bbrMinWindowMTUs * b.mtu)
 	if c.on {
 		switch {
-		case lost > 0 && float64(queued) > bbrQueueTarget*float64(b.minRTT):
+		case lost > 0 && queued > max(time.Duration(bbrQueueTarget*float64(b.minRTT)), 2*b.jitter):
 			c.inflightHi = max(c.inflightHi*competeBeta, minW)
 		case !rs.appLimited:
 			c.inflightHi += float64(b.mtu)
@@ -89,7 +92,8 @@ func (b *bbr) adaptCompete(rs rateSample) {
 	}
 	c.bwMax = max(c.bwMax, b.btlBw)
 	own := time.Duration(b.queueRoom / c.bwMax * float64(time.Second))
-	if float64(queued) > competeDeep*float64(b.minRTT) && float64(queued) > competeOwn*float64(own) && !rs.appLimited {
+	deep := max(time.Duration(competeDeep*float64(b.minRTT)), 2*b.jitter)
+	if queued > deep && float64(queued) > competeOwn*float64(own) && !rs.appLimited {
 		c.foreign++
 	} else {
 		c.foreign = max(c.foreign-competeResume, 0)
@@ -105,6 +109,28 @@ func (b *bbr) adaptCompete(rs rateSample) {
 		c.inflightHi = max(bdp+b.queueRoom, b.btlBw*b.roundMinRTT.Seconds(), c.resumeHi, minW)
 		c.resumeHi = 0
 	}
+}
+
+// standingQueue records the smallest RTT of the round that just ended
+// and returns the queue that stood through the last competeRounds rounds
+// in ProbeBW: the smallest of their smallest RTTs, over the min RTT. A queue
+// of another flow stands for many rounds; the jitter of a path lifts the
+// smallest RTT of one round or another, but not of all of them, so it is
+// not taken for a queue (nor is the loss of a jittery path for its
+// overflow). Nor is a queue shallower than twice the jitter (see
+// updateJitter) deep: on a path whose jitter dwarfs its min RTT, even
+// the smallest RTT of many rounds stays above the min RTT by a fraction
+// of the jitter.
+func (b *bbr) standingQueue() time.Duration {
+	c := &b.compete
+	c.roundMins[b.round%competeRounds] = b.roundMinRTT
+	low := b.roundMinRTT
+	for _, d := range c.roundMins {
+		if d > 0 && d < low {
+			low = d
+		}
+	}
+	return low - b.minRTT
 }
 
 // competeProbeRTTDone decides, at the end of a ProbeRTT, whether to keep

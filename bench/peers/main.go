@@ -12,12 +12,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tickwire/tickwire/transport"
 	"github.com/tickwire/tickwire/transport/transportbench"
 )
 
 // peers lists the transports that can be measured.
 func peers() map[string]Peer {
-	return map[string]Peer{"kcp": kcpPeer{}, "quic": quicPeer{}, "tickwire": transportbench.Tickwire{}}
+	return map[string]Peer{"kcp": kcpPeer{}, "quic": quicPeer{}, "tickwire": transportbench.Tickwire{},
+		"tickwire-fixed": transportbench.Tickwire{Congestion: transport.CongestionFixedWindow}}
 }
 
 func main() {

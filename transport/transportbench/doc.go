@@ -51,4 +51,13 @@
 // directions at 10 Mbit/s and measures the Critical stream alone for the
 // first third, then under Bulk load, and W5 keeps 1,000 connections idle
 // with a 1 s keepalive.
+//
+// # Congestion sweep
+//
+// [RunSweep] runs tickwire's Sessions in virtual time over netsim Paths
+// (no sockets: deterministic, a cell in milliseconds) on the congestion
+// issue's grid of paths ([SweepPaths]: loss, jitter that reorders, delay,
+// bottleneck, bursty delivery) with three workloads, the model-based
+// controller beside the fixed window, and [SweepCheck] says which bounds
+// a cell misses. "tickwire bench transport --sweep" prints the grid.
 package transportbench

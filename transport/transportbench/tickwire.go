@@ -16,13 +16,14 @@ import (
 // 5% reserve (a 60 Hz input stream needs under 1%) and Bulk may use the
 // other 95%; the Bulk channel accepts at most 256 KiB unacknowledged (a
 // quarter second at W4's cap), so that Send blocks like a stream peer's
-// flow-controlled write instead of queueing seconds of data.
-type Tickwire struct{}
+// flow-controlled write instead of queueing seconds of data. Congestion
+// selects the congestion controller (the zero value is the default).
+type Tickwire struct{ Congestion transport.CongestionControl }
 
 // laneChannel maps a lane to its channel id (lane + 1; 0 is reserved).
 func laneChannel(l Lane) transport.ChannelID { return transport.ChannelID(l) + 1 }
 
-func (Tickwire) config(o Options) transport.Config {
+func (t Tickwire) config(o Options) transport.Config {
 	return transport.Config{
 		Channels: []transport.ChannelConfig{
 			{ID: laneChannel(Ordered), Name: "ordered", Reliability: transport.ReliableOrdered,
@@ -37,6 +38,7 @@ func (Tickwire) config(o Options) transport.Config {
 		MaxMessageSize:    MaxMessageSize,
 		KeepAliveInterval: o.Keepalive,
 		Bandwidth:         transport.BandwidthBudget{MaxBytesPerSecond: int(o.Bandwidth), CriticalReserve: 0.05, BulkMaxFraction: 0.95},
+		CongestionControl: t.Congestion,
 	}
 }
 

@@ -61,17 +61,22 @@ func Workloads() []Workload {
 	}
 }
 
-// CongestionWorkloads returns the workloads of the congestion issue, C1
-// and C2: a bulk transfer through random loss, and small urgent messages
-// through loss, jitter and duplication.
+// CongestionWorkloads returns the workloads of the congestion issues, C1
+// to C3: a bulk transfer through random loss, and small urgent (C2) or
+// normal (C3, over jitter that reorders) messages through loss, jitter
+// and duplication.
 func CongestionWorkloads() []Workload {
 	c1 := netsim.Link{Latency: 20 * time.Millisecond, Loss: 0.02}
 	c2 := netsim.Link{Latency: 40 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.03, Duplicate: 0.01}
+	c3 := c2
+	c3.JitterReorders = true
 	return []Workload{
 		{Name: "C1", About: "one 8 MiB reliable message, 20 ms each way, 2% random loss",
 			Conns: 1, Link: c1, drive: driveBulkMessage(8 << 20)},
 		{Name: "C2", About: "128-byte reliable-ordered Critical messages at 500/s per connection, 40 ± 10 ms each way, 3% loss, 1% duplication, 4 connections",
 			Conns: 4, Link: c2, Full: 30 * time.Second, drive: driveStream(Critical, 128, 500)},
+		{Name: "C3", About: "128-byte reliable-ordered Normal messages at 500/s per connection, 40 ± 10 ms each way (jitter reorders), 3% loss, 1% duplication, 4 connections",
+			Conns: 4, Link: c3, Full: 20 * time.Second, drive: driveStream(Ordered, 128, 500)},
 	}
 }
 
