@@ -252,3 +252,34 @@ func TestTargetsNameHeldEntities(t *testing.T) {
 		t.Logf("seed %d: %d targets sent, each naming a held entity", seed, targets)
 	}
 }
+
+// TestAliasesReuseTheSmallestFree: a freed alias goes to the next entity
+// first seen, the smallest free one first; an alias never given or freed
+// names no entity; retiring an entity without an alias changes nothing.
+func TestAliasesReuseTheSmallestFree(t *testing.T) {
+	var a aliases
+	for id := protocol.EntityID(10); id < 15; id++ {
+		if al := a.of(id); al != id-9 {
+			t.Fatalf("entity %d named %d, want %d", id, al, id-9)
+		}
+	}
+	for _, id := range []protocol.EntityID{14, 11, 13, 99} {
+		a.retire(id)
+	}
+	for _, want := range []protocol.EntityID{2, 4, 5, 6} {
+		id := 20 + want
+		if al := a.of(id); al != want {
+			t.Fatalf("entity %d named %d, want %d (the smallest free)", id, al, want)
+		}
+		if a.sim(want) != id || a.lookup(id) != want {
+			t.Fatalf("alias %d names %d, lookup %d", want, a.sim(want), a.lookup(id))
+		}
+	}
+	if a.sim(0) != 0 || a.sim(7) != 0 {
+		t.Error("an alias never given names an entity")
+	}
+	a.retire(12)
+	if a.sim(3) != 0 || a.lookup(12) != 0 {
+		t.Error("a retired alias still names its entity")
+	}
+}

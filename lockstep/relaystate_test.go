@@ -20,8 +20,8 @@ func TestFeedbackMovesSubmitOffset(t *testing.T) {
 		{msg.TimingFeedback{LateCount: 4, RecommendedOffsetUs: 20000}, 12 * time.Millisecond}, // capped at the deadline
 		{msg.TimingFeedback{AvgArrivalDeltaUs: 30000, RecommendedOffsetUs: -25000}, 11 * time.Millisecond},
 		{msg.TimingFeedback{AvgArrivalDeltaUs: 15000, RecommendedOffsetUs: -9000}, 10 * time.Millisecond}, // above the target: relax
-		{msg.TimingFeedback{AvgArrivalDeltaUs: 8000, RecommendedOffsetUs: -400}, 9600 * time.Microsecond},  // by no more than the excess
-		{msg.TimingFeedback{AvgArrivalDeltaUs: 6000, RecommendedOffsetUs: 1000}, 9600 * time.Microsecond},  // below the target, not late: keep
+		{msg.TimingFeedback{AvgArrivalDeltaUs: 8000, RecommendedOffsetUs: -400}, 9600 * time.Microsecond}, // by no more than the excess
+		{msg.TimingFeedback{AvgArrivalDeltaUs: 6000, RecommendedOffsetUs: 1000}, 9600 * time.Microsecond}, // below the target, not late: keep
 	}
 	for i, s := range steps {
 		st.feedback(&s.fb)

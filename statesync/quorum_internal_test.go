@@ -58,3 +58,41 @@ func TestQuorumPeakFollowsTheRoom(t *testing.T) {
 		t.Fatalf("the peak decayed in %v: faster than one per QuorumDecay", s.now)
 	}
 }
+
+// TestQuorumEdges: the quorum holds at exactly QuorumPct of the peak; a
+// leave never takes the peak below zero; churn counts the last five
+// seconds' buckets, the current one included, and 10% exactly is not
+// more than 10%; an empty room has the base redundancy.
+func TestQuorumEdges(t *testing.T) {
+	s := NewServer(Config{}, 0)
+	q := &s.quorum
+	q.update(s, 10)
+	for s.now = 0; s.now <= 10*time.Second; s.now += time.Second {
+		q.update(s, 6) // 60% of the peak of 10: the quorum exactly
+	}
+	if q.readOnly {
+		t.Fatal("read-only at exactly QuorumPct of the peak")
+	}
+	var e quorum
+	e.left()
+	if e.peak != 0 {
+		t.Fatalf("a leave from an empty room: peak %d, want 0", e.peak)
+	}
+	var c churn
+	now := 20 * time.Second
+	c.add(now - 5*time.Second + churnBucket) // the oldest bucket still counted
+	c.add(now - 5*time.Second)               // just out of the window
+	c.add(now)
+	if got := c.recent(now); got != 2 {
+		t.Fatalf("recent churn %d, want 2 (the current bucket and the oldest kept)", got)
+	}
+	if got := c.redundancy(now, 20); got != BaseRedundancy {
+		t.Fatalf("2 of 20 (10%%): redundancy %d, want the base", got)
+	}
+	if got := c.redundancy(now, 19); got != MaxRedundancy {
+		t.Fatalf("2 of 19: redundancy %d, want the max", got)
+	}
+	if got := c.redundancy(now, 0); got != BaseRedundancy {
+		t.Fatalf("an empty room: redundancy %d, want the base", got)
+	}
+}

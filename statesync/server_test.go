@@ -82,6 +82,12 @@ func TestCorruptionLocalisedAndCorrected(t *testing.T) {
 	if len(corr) != 1 || corr[0].Count != 1 {
 		t.Fatalf("corrections %+v, want one of one bucket", corr)
 	}
+	if st := r.srv.Stats(); st.Desyncs != 1 || st.Corrections != 1 || st.Recovered != 1 || st.SnapshotFallbacks != 0 {
+		t.Fatalf("stats: %d desyncs, %d corrections, %d recovered, %d fallbacks; want 1, 1, 1, 0", st.Desyncs, st.Corrections, st.Recovered, st.SnapshotFallbacks)
+	}
+	if corr[0].Bytes <= 0 || rec[0].Bytes != corr[0].Bytes || rec[0].Frames == 0 {
+		t.Fatalf("correction of %d bytes, recovery of %d bytes in %d frames; want the same bytes, some frames", corr[0].Bytes, rec[0].Bytes, rec[0].Frames)
+	}
 	var diffs []string
 	for _, e := range r.clientEvents[5] {
 		if e.Kind == statesync.ClientCorrected {

@@ -37,7 +37,7 @@ type fogRoom struct {
 	published atomic.Pointer[status]
 	sat       saturation // the dashboard's series (room.Reporter)
 
-	early []room.Envelope // the room's own messages, before the core's (MatchStart)
+	early       []room.Envelope // the room's own messages, before the core's (MatchStart)
 	out         []room.Envelope
 	coreReady   bool // out holds a core Ready to advance
 	done        bool
