@@ -48,7 +48,7 @@ func startPlay(ctx context.Context, addr string, ln *transport.Listener, serverK
 	hl, err := net.Listen("tcp", addr)
 	if err != nil {
 		p.Close()
-		return nil, err
+		return nil, addrFlagError("--play", addr, err)
 	}
 	ps := &playServer{page: p, hs: &http.Server{Handler: p.Handler(), ReadHeaderTimeout: 10 * time.Second},
 		url: "http://" + hl.Addr().String() + "/"}
@@ -146,6 +146,9 @@ func runDemoPlay(ctx context.Context, f *demoPredictFlags, stdout io.Writer) err
 	}
 	defer d.stop()
 	v := &visitorRooms{ctx: ctx, players: f.players, arena: f.arena, ticks: uint64(f.tps) * 600, dial: d.dial}
+	if !page.Embedded() {
+		fmt.Fprintln(stdout, "building the WebAssembly client (first run, about 30 s)…")
+	}
 	ps, err := startPlay(ctx, f.play, d.ln, servedKey(d.client), v.join)
 	if err != nil {
 		return err
