@@ -217,7 +217,7 @@ func TestFailuresNameTheirCause(t *testing.T) {
 		code      int
 		kind      string
 		firstLine string
-		noJSON    bool          // the command has no --json
+		noJSON    bool // the command has no --json
 	}{
 		{"closed port", bot(closed, "--room", "x"), exitConnect, "unreachable",
 			"tickwire bot: " + closed + " refused the connection: nothing listens on that UDP port", false},
