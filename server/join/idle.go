@@ -63,6 +63,7 @@ func (w *IdleWatch) run() {
 	t := time.NewTicker(max(w.after/8, time.Millisecond))
 	defer t.Stop()
 	seen, since := received(w.conn), time.Now()
+	armed := false // as of the last check: the countdown starts at the first check armed
 	for {
 		select {
 		case <-w.stop:
@@ -71,8 +72,9 @@ func (w *IdleWatch) run() {
 			if w.conn.State() == transport.StateDisconnected {
 				return
 			}
-			if n := received(w.conn); n != seen || !w.armed.Load() {
-				seen, since = n, now
+			n := received(w.conn)
+			if n != seen || !armed {
+				seen, since, armed = n, now, w.armed.Load()
 				continue
 			}
 			if now.Sub(since) >= w.after {
@@ -93,8 +95,10 @@ func received(conn *transport.Conn) uint64 {
 	return n
 }
 
-// Arm starts the countdown (from its next check): the match has begun,
-// and from now on its server sends something every tick.
+// Arm starts the countdown, from the watch's next check (so the
+// connection closes between after and after·9/8 of silence past Arm):
+// the match has begun, and from now on its server sends something every
+// tick.
 func (w *IdleWatch) Arm() { w.armed.Store(true) }
 
 // Stop ends the watch and waits for it.
