@@ -72,6 +72,11 @@ func (b burst) Orders(tick uint64) []protocol.TimestampedOrder {
 	return nil
 }
 
+// noOrders is an OrderSource that never issues an order.
+type noOrders struct{}
+
+func (noOrders) Orders(uint64) []protocol.TimestampedOrder { return nil }
+
 // busyResult is one client's game.
 type busyResult struct {
 	id      protocol.PlayerID
@@ -99,9 +104,15 @@ func playBusy(ctx context.Context, rn *relayNet, link netsim.Link, seed uint64, 
 		seated(rc.PlayerID(), conn)
 	}
 	s := &orderSim{}
-	loop := lockstep.GameLoop{Sim: s, Net: rc}
+	// A loop with an OrderSource applies one tick per Step (without one,
+	// a Step applies every tick that has arrived, and how many have
+	// depends on how the goroutines were scheduled): the loop stops at
+	// exactly ticks however busy the machine is.
+	loop := lockstep.GameLoop{Sim: s, Net: rc, Input: noOrders{}}
 	if input != nil {
-		loop.Input = input(rc.PlayerID())
+		if src := input(rc.PlayerID()); src != nil {
+			loop.Input = src
+		}
 	}
 	r := busyResult{id: rc.PlayerID()}
 	for loop.Applied() < ticks && r.err == nil {

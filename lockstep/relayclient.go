@@ -1,6 +1,7 @@
 package lockstep
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -72,6 +73,14 @@ type RelayClientConfig struct {
 	// seat it in a room of another model refuses the join
 	// (join.ErrModelMismatch).
 	MatchType string
+	// IdleTimeout, if positive, ends the client (StatusDisconnected, Err
+	// wrapping join.ErrIdle) when nothing arrived from the relay for that
+	// long once the room is full, although the connection is up
+	// (join.WatchIdle); 0 or negative: no such timeout. A client waiting
+	// for players to fill its room waits as long as it likes. (Not on by
+	// default yet: with it, the rejoin and observer tests of cmd/tickwire
+	// failed under -race with the CPU saturated, not yet understood.)
+	IdleTimeout time.Duration
 }
 
 // RelayClient is the lockstep network model of a player connected to a
@@ -107,7 +116,8 @@ type RelayClient struct {
 	notify chan struct{} // a tick arrived or the status changed
 
 	closeOnce sync.Once
-	end       join.Ending // the match's certified result, when it comes
+	end       join.Ending     // the match's certified result, when it comes
+	idle      *join.IdleWatch // watches conn while the goroutines run
 
 	mu   sync.Mutex
 	core *clientCore
@@ -186,6 +196,7 @@ func newShell(conn *transport.Conn, cfg RelayClientConfig) *RelayClient {
 func (c *RelayClient) start() {
 	c.in = make(chan inbound, 256)
 	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.idle = join.WatchIdle(c.conn, cmp.Or(max(c.cfg.IdleTimeout, 0), -1))
 	c.wg.Add(2)
 	go c.read()
 	go c.run()
@@ -211,7 +222,7 @@ func (c *RelayClient) read() {
 		if err == nil && c.end.Keep(tm.Data) {
 			continue
 		}
-		ev := inbound{at: c.now(), err: err}
+		ev := inbound{at: c.now(), err: c.idle.Err(err)}
 		if err == nil {
 			if ev.msg, err = c.codec.Decode(tm.Data); err != nil {
 				ev.err = fmt.Errorf("%w: %v", ErrProtocol, err)
@@ -232,6 +243,7 @@ func (c *RelayClient) read() {
 // at tick window boundaries and periodic metrics.
 func (c *RelayClient) run() {
 	defer c.wg.Done()
+	defer c.idle.Stop()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
@@ -257,8 +269,12 @@ func (c *RelayClient) run() {
 		c.core.Tick(c.now())
 		c.sendReady()
 		next, ok := c.core.NextDeadline()
-		ended := c.core.st.status >= StatusEnded
+		status := c.core.st.status
+		ended := status >= StatusEnded
 		c.mu.Unlock()
+		if status > StatusConnecting {
+			c.idle.Arm() // the room is full: the relay talks from now on
+		}
 		c.conn.Flush()
 		c.signal()
 		if ended {

@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"crypto/ed25519"
+	"errors"
 	"fmt"
 	"net"
 	"sync"
@@ -226,6 +227,11 @@ func Dial(ctx context.Context, pc net.PacketConn, raddr net.Addr, cfg Config) (*
 		c.mu.Lock()
 		err := c.sess.Err()
 		c.mu.Unlock()
+		if errors.Is(err, ErrTimeout) {
+			return nil, fmt.Errorf("transport: dial %v: %w: no answer to a plaintext handshake; a server that wants encryption "+
+				"(tickwire serve does, unless --insecure) answers only a client dialing with Config.Security "+
+				"(SecurityConfig{ServerKey: its public key, which serve --json prints})", raddr, err)
+		}
 		return nil, fmt.Errorf("transport: dial %v: %w", raddr, err)
 	}
 	return c, nil

@@ -469,7 +469,8 @@ func (ep *endpoint) clientHandshake(ctx context.Context, raddr net.Addr) (*connS
 			rto = min(2*rto, maxHandshakeRTO)
 			resend.Reset(rto)
 		case <-giveUp.C:
-			return nil, fmt.Errorf("%w: secure handshake", ErrTimeout)
+			return nil, fmt.Errorf("%w: no answer to the secure handshake; a server without encryption "+
+				"(tickwire serve --insecure) answers only a client dialing without Config.Security", ErrTimeout)
 		case err := <-ep.unreachable:
 			return nil, err
 		case <-ctx.Done():

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -486,9 +487,10 @@ func TestSecureAndPlaintextPeersDoNotConnect(t *testing.T) {
 		for _, tc := range []struct {
 			name           string
 			server, client Config
+			hint           string // the dial error says which side wants encryption
 		}{
-			{"plaintext client", scfg, Config{}},
-			{"plaintext server", Config{}, ccfg},
+			{"plaintext client", scfg, Config{}, "a server that wants encryption (tickwire serve does, unless --insecure) answers only a client dialing with Config.Security"},
+			{"plaintext server", Config{}, ccfg, "a server without encryption (tickwire serve --insecure) answers only a client dialing without Config.Security"},
 		} {
 			tc.client.HandshakeTimeout = 2 * time.Second
 			mn := netsim.NewMemNetwork()
@@ -498,8 +500,8 @@ func TestSecureAndPlaintextPeersDoNotConnect(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := Dial(t.Context(), a, b.LocalAddr(), tc.client); !errors.Is(err, ErrTimeout) {
-				t.Fatalf("%s: dial error %v, want a timeout", tc.name, err)
+			if _, err := Dial(t.Context(), a, b.LocalAddr(), tc.client); !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), tc.hint) {
+				t.Fatalf("%s: dial error %v, want a timeout saying %q", tc.name, err, tc.hint)
 			}
 			synctest.Wait()
 			if st := l.Stats(); st.Connections != 0 || st.Pending != 0 {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tickwire/tickwire/transport"
+	"github.com/tickwire/tickwire/transport/securebench"
 	"github.com/tickwire/tickwire/transport/transportbench"
 )
 
@@ -23,7 +24,7 @@ type transportReport struct {
 	// one message and ends by itself).
 	DurationS float64                  `json:"duration_s"`
 	Workloads []*transportbench.Result `json:"workloads"`
-	Security  any                      `json:"security"`
+	Security  *securebench.Result      `json:"security"`
 }
 
 // benchTransport runs the transport workloads W1–W5 for tickwire over
@@ -94,13 +95,7 @@ func benchTransport(ctx context.Context, args []string, stdout, stderr io.Writer
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
 	}
-	if sec != nil {
-		b, err := json.Marshal(sec)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "security: %s\n", b)
-	}
+	writeSecurityText(stdout, sec)
 	return nil
 }
 

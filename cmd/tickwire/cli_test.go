@@ -168,9 +168,10 @@ func otherVersionServer(t *testing.T) string {
 // server refuses, a server of another protocol version, a misspelt flag,
 // a bad configuration file) and checks the first line of the message,
 // the exit status, that no summary is printed, and with --json the error
-// object on standard output. The closed port fails at once: with the
-// ICMP error (kind "unreachable", which only the ICMP error gives; the
-// handshake timeout would give "timeout"), within a second.
+// object on standard output. The closed port fails at once, with the
+// ICMP error: its kind is "unreachable", which only the ICMP error gives
+// (the handshake timeout would give "timeout"); the kind, not the time
+// taken, is the verdict, so a loaded machine changes nothing.
 func TestFailuresNameTheirCause(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -216,45 +217,38 @@ func TestFailuresNameTheirCause(t *testing.T) {
 		code      int
 		kind      string
 		firstLine string
-		within    time.Duration // 0: no bound
-		noJSON    bool          // the command has no --json
+		noJSON    bool // the command has no --json
 	}{
 		{"closed port", bot(closed, "--room", "x"), exitConnect, "unreachable",
-			"tickwire bot: " + closed + " refused the connection: nothing listens on that UDP port", time.Second, false},
+			"tickwire bot: " + closed + " refused the connection: nothing listens on that UDP port", false},
 		{"bad host name", bot("no-such-host.invalid:7777", "--room", "x"), exitConnect, "resolve",
-			`tickwire bot: cannot resolve "no-such-host.invalid": no such host`, 0, false},
+			`tickwire bot: cannot resolve "no-such-host.invalid": no such host`, false},
 		{"wrong server key", bot(mainAddr, "--room", "x", "--server-key", otherKey), exitConnect, "server-key",
-			"tickwire bot: the server at " + mainAddr + " proves another key than --server-key", 0, false},
+			"tickwire bot: the server at " + mainAddr + " proves another key than --server-key", false},
 		{"full room", bot(mainAddr, "--room", "full", "--server-key", mainKey), exitConnect, "refused",
-			`tickwire bot: the server refused the join: room full: room "full" has all its 1 players`, 0, false},
+			`tickwire bot: the server refused the join: room full: room "full" has all its 1 players`, false},
 		{"wrong model", bot(fogAddr, "--room", "x", "--server-key", fogKey), exitConnect, "refused",
-			`tickwire bot: the server refused the join: network model unavailable: this server does not host the "lockstep" network model`, 0, false},
+			`tickwire bot: the server refused the join: network model unavailable: this server does not host the "lockstep" network model`, false},
 		{"bad token", bot(tokenAddr, "--room", "ranked", "--server-key", tokenKey, "--identity", identity, "--token", hex.EncodeToString(tok)),
-			exitConnect, "refused", "tickwire bot: the server refused the connection: connect token signature invalid", 0, false},
+			exitConnect, "refused", "tickwire bot: the server refused the connection: connect token signature invalid", false},
 		{"other version", bot(oldAddr, "--room", "x"), exitConnect, "version",
-			"tickwire bot: " + oldAddr + " speaks another protocol version: the server speaks handshake version 2, this client 1", 0, false},
+			"tickwire bot: " + oldAddr + " speaks another protocol version: the server speaks handshake version 2, this client 1", false},
 		{"other version, --insecure", bot(oldAddr, "--room", "x", "--insecure"), exitConnect, "version",
-			"tickwire bot: " + oldAddr + " speaks another protocol version: the server speaks datagram version 3 (hello 1), this client 2 (hello 1)", 2 * time.Second, false},
+			"tickwire bot: " + oldAddr + " speaks another protocol version: the server speaks datagram version 3 (hello 1), this client 2 (hello 1)", false},
 		{"unknown flag", []string{"bot", "--server", mainAddr, "--room", "x", "--player", "2", "--ticks", "10"}, exitUsage, "usage",
-			"tickwire bot: unknown flag --player; did you mean --players?", 0, false},
+			"tickwire bot: unknown flag --player; did you mean --players?", false},
 		{"bad config", []string{"serve", "--config", badConfig, "--check-config"}, exitUsage, "config",
-			"tickwire serve: " + badConfig + ": unknown key relay.max_gamez", 0, false},
+			"tickwire serve: " + badConfig + ": unknown key relay.max_gamez", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			code, out, errOut, took := runBinary(t, tc.args...)
-			if tc.within > 0 && took > tc.within { // a loaded machine may be slow to start a process: once more
-				code, out, errOut, took = runBinary(t, tc.args...)
-			}
+			code, out, errOut, _ := runBinary(t, tc.args...)
 			first, _, _ := strings.Cut(errOut, "\n")
 			if code != tc.code || !strings.HasPrefix(first, tc.firstLine) {
 				t.Fatalf("exit %d, first line %q; want exit %d, %q\nstderr:\n%s", code, first, tc.code, tc.firstLine, errOut)
 			}
 			if strings.Count(strings.TrimSpace(errOut), "\n") > 1 || out != "" {
 				t.Errorf("more than the line and a hint: stdout %q, stderr %q", out, errOut)
-			}
-			if tc.within > 0 && took > tc.within {
-				t.Errorf("failed after %v, want within %v", took, tc.within)
 			}
 			if tc.noJSON {
 				return

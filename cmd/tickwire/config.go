@@ -113,9 +113,18 @@ func loadConfig(path string, ms []mode) (fileConfig, error) {
 		return fc, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(unknown) > 0 {
+		known := tomlKeys("", &fc)
+		for _, m := range ms {
+			if key, table := m.settings(); table != nil {
+				known = append(known, tomlKeys("relay."+key+".", table)...)
+			}
+		}
 		keys := make([]string, len(unknown))
 		for i, k := range unknown {
 			keys[i] = k.String()
+			if s := closest(keys[i], known); s != "" {
+				keys[i] += " (did you mean " + s + "?)"
+			}
 		}
 		return fc, fmt.Errorf("%s: unknown key %s", path, strings.Join(keys, ", "))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"net/http"
 	"os"
 	"strings"
 	"sync"
@@ -41,6 +42,9 @@ type twData struct {
 		Seen     int    `json:"seen_cells"`
 		Players  []int  `json:"players"`
 	} `json:"map"`
+	Legends map[string]string `json:"legends"` // each series chart's legend, by name
+	Status  string            `json:"status"`
+	Empty   string            `json:"empty"` // the rooms table's hint while there are none
 }
 
 // TestDashboardInBrowser plays a lockstep, a fog-authoritative and a
@@ -186,9 +190,35 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 		return data
 	}
+	// An empty server's page says how to start a room; / on the admin
+	// address leads to the page.
+	ehl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty := server.New(server.Config{TickRate: f.tps, Models: models})
+	defer empty.Close()
+	wg.Go(func() { serveAdmin(ctx, ehl, empty, d.ln, "") })
+	resp, err := http.Get("http://" + ehl.Addr().String() + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.Request.URL.Path != "/dashboard/" || resp.StatusCode != http.StatusOK {
+		t.Errorf("/ on the admin address: %s at %s, want the dashboard", resp.Status, resp.Request.URL)
+	}
+	if err := chromedp.Do(bctx, chromedp.Navigate(dashboardURL(ehl)), chromedp.WaitVisible(chromedp.ID("rooms-empty"))); err != nil {
+		t.Fatalf("the empty server's page: %v", err)
+	}
+	waitFor("the empty state", func(d twData) bool {
+		return strings.Contains(d.Empty, "tickwire bot --server ADDR --room NAME") && strings.HasPrefix(d.Status, "0 rooms ·")
+	})
+
+	open("", "demo")
 	waitFor("RTT points for every player", func(d twData) bool {
 		return d.Room == "demo" && len(d.RTT) == f.players && len(d.RTT[0].RTTMs) >= 4 && len(d.RTT[1].RTTMs) >= 4
 	})
+	waitFor("the room count in words", func(d twData) bool { return strings.HasPrefix(d.Status, "3 rooms ·") })
 	before := countFlag(waitFor("on-time order arrivals", func(d twData) bool { return countFlag(d, "") > 0 }), "late")
 
 	// Inject lateness: bot 0's submissions leave 400 ms late for half a
@@ -211,6 +241,9 @@ func TestDashboardInBrowser(t *testing.T) {
 		if late >= 3200*time.Millisecond {
 			waitFor("the injected late orders on the timeline", func(d twData) bool { return countFlag(d, "late") >= before+5 })
 		}
+	}
+	if l := read().Legends[lockstepserver.ArrivalSeries]; !strings.Contains(l, "red: late") {
+		t.Errorf("the order arrivals' legend %q names no late points", l)
 	}
 	screenshot("")
 
@@ -251,6 +284,11 @@ func TestDashboardInBrowser(t *testing.T) {
 		return false
 	})
 	t.Logf("corrections on the dashboard %v after the inputs' delay", time.Since(injected).Round(time.Millisecond))
+	for name, l := range read().Legends { // no late or idle points here: no such legend
+		if strings.Contains(l, "late") || strings.Contains(l, "idle") {
+			t.Errorf("the prediction room's %s legend %q names flags its points do not carry", name, l)
+		}
+	}
 	screenshot("-predict")
 }
 

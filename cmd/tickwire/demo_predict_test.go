@@ -24,9 +24,14 @@ func TestSplitMode(t *testing.T) {
 		{[]string{"--players", "2", "--mode=predict"}, "predict", "--players 2"},
 		{[]string{"--players", "2"}, "", "--players 2"},
 	} {
-		mode, rest := splitMode(tc.args)
-		if mode != tc.mode || strings.Join(rest, " ") != tc.rest {
-			t.Errorf("%v: mode %q rest %v", tc.args, mode, rest)
+		mode, rest, err := splitMode(tc.args)
+		if err != nil || mode != tc.mode || strings.Join(rest, " ") != tc.rest {
+			t.Errorf("%v: mode %q rest %v, %v", tc.args, mode, rest, err)
+		}
+	}
+	for _, args := range [][]string{{"--ticks", "30", "--mode"}, {"--mode", "--ticks", "30"}, {"--mode="}} {
+		if _, _, err := splitMode(args); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "--mode needs a value") {
+			t.Errorf("%v: %v, want --mode needs a value", args, err)
 		}
 	}
 }

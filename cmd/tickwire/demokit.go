@@ -94,10 +94,15 @@ func (f *demoCommon) parse(fs *flag.FlagSet, args []string, maxPlayers int, chec
 			return err
 		}
 	}
-	if err := f.link().Validate(); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+	switch {
+	case f.latency < 0:
+		return fmt.Errorf("%w: --latency %v: must not be negative", errUsage, f.latency)
+	case f.jitter < 0:
+		return fmt.Errorf("%w: --jitter %v: must not be negative", errUsage, f.jitter)
+	case !(f.loss >= 0 && f.loss <= 1): // also rejects NaN
+		return fmt.Errorf("%w: --loss %v: a probability, 0..1 (0.05 is 5%%)", errUsage, f.loss)
 	}
-	return nil
+	return f.link().Validate()
 }
 
 // link is the impairment of each direction of every client.
@@ -245,7 +250,7 @@ func serveLocalRelay(ctx context.Context, ln *transport.Listener, cfg server.Con
 func (d *localRelay) serveDashboard(addr string, w io.Writer) error {
 	hl, err := net.Listen("tcp", addr)
 	if err != nil {
-		return err
+		return addrFlagError("--dashboard", addr, err)
 	}
 	fmt.Fprintf(w, "dashboard: %s\n", dashboardURL(hl))
 	d.wg.Go(func() { serveAdmin(d.ctx, hl, d.srv, d.ln, "") })

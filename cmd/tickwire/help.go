@@ -298,7 +298,10 @@ func printFlags(w io.Writer, fs *flag.FlagSet, keep func(string) bool, hidden []
 		if typ != "" {
 			head += " " + typ
 		}
-		text := wrapText(fmt.Sprintf("%s (default %s)", usage, def), 72)
+		if !strings.Contains(usage, "(default") { // a usage may tell its own default
+			usage = fmt.Sprintf("%s (default %s)", usage, def)
+		}
+		text := wrapText(usage, 72)
 		fmt.Fprintf(w, "%s\n      %s\n", head, strings.ReplaceAll(text, "\n", "\n      "))
 	})
 }

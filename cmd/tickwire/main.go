@@ -66,6 +66,9 @@ func (h *helpRequest) flags() *flag.FlagSet { return h.fs }
 // prints nothing: run tells the mistake, and the help page the flags.
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	fs.SetOutput(io.Discard)
+	if err := missingValue(fs, args); err != nil {
+		return err
+	}
 	err := fs.Parse(args)
 	switch {
 	case err == nil:
@@ -90,6 +93,13 @@ func flagMistake(fs *flag.FlagSet, err error) string {
 		}
 		return msg
 	}
+	var value, name string
+	if _, e := fmt.Sscanf(msg, "invalid value %q for flag -%s", &value, &name); e == nil {
+		name = strings.TrimSuffix(name, ":")
+		if f := fs.Lookup(name); f != nil && isDuration(f) {
+			return fmt.Sprintf("--%s %s: want %s", name, value, durationUnits)
+		}
+	}
 	msg = strings.Replace(msg, "flag -", "flag --", 1)
 	return strings.Replace(msg, "argument: -", "argument: --", 1)
 }
@@ -111,7 +121,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	switch args[0] {
 	case "help", "-h", "-help", "--help":
-		if len(args) == 1 {
+		if len(args) == 1 || args[1] == "help" {
 			usage(stdout, cmds)
 			return exitOK
 		}

@@ -50,7 +50,7 @@ func runMatches(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		d, err := records.OpenReadOnly(ctx, *db)
 		if err != nil {
-			return err
+			return dbFlagError(*db, err)
 		}
 		defer d.Close()
 		ms, err := d.List(ctx, *limit)
@@ -79,7 +79,7 @@ func runMatches(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		d, err := records.OpenReadOnly(ctx, *db)
 		if err != nil {
-			return err
+			return dbFlagError(*db, err)
 		}
 		defer d.Close()
 		m, err := d.Get(ctx, id)

@@ -46,8 +46,8 @@ func TestMatchesCommand(t *testing.T) {
 	if code := run(ctx, []string{"matches", "show", "2", "--db", path}, io.Discard, io.Discard); code != 1 {
 		t.Errorf("show of a missing match: exit %d", code)
 	}
-	if code := run(ctx, []string{"matches", "list", "--db", filepath.Join(dir, "none.db")}, io.Discard, io.Discard); code != 1 {
-		t.Errorf("list of a missing database: exit %d", code)
+	if code := run(ctx, []string{"matches", "list", "--db", filepath.Join(dir, "none.db")}, io.Discard, io.Discard); code != exitUsage {
+		t.Errorf("list of a missing database: exit %d, want %d (a bad --db)", code, exitUsage)
 	}
 
 	pub, key, _ := ed25519.GenerateKey(nil)

@@ -112,7 +112,10 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // pickMode finds the --mode in args (the first of modes if none) and
 // returns it with the other arguments.
 func pickMode(args []string) (mode, []string, error) {
-	name, rest := splitMode(args)
+	name, rest, err := splitMode(args)
+	if err != nil {
+		return nil, nil, err
+	}
 	ms := modes()
 	if name == "" {
 		return ms[0], rest, nil
@@ -130,22 +133,26 @@ func pickMode(args []string) (mode, []string, error) {
 }
 
 // splitMode takes a --mode flag (--mode X or --mode=X) out of args, for
-// subcommands that play several network models.
-func splitMode(args []string) (mode string, rest []string) {
+// subcommands that play several network models; a --mode without its
+// value is a usage error.
+func splitMode(args []string) (mode string, rest []string, err error) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--mode" || a == "-mode":
-			if i+1 < len(args) {
-				mode = args[i+1]
-				i++
+			if i+1 == len(args) || strings.HasPrefix(args[i+1], "-") {
+				return "", nil, fmt.Errorf("%w: --mode needs a value (%s)", errUsage, modeNames(modes()))
 			}
+			mode = args[i+1]
+			i++
 			continue
 		case strings.HasPrefix(a, "--mode=") || strings.HasPrefix(a, "-mode="):
-			_, mode, _ = strings.Cut(a, "=")
+			if _, mode, _ = strings.Cut(a, "="); mode == "" {
+				return "", nil, fmt.Errorf("%w: --mode needs a value (%s)", errUsage, modeNames(modes()))
+			}
 			continue
 		}
 		rest = append(rest, a)
 	}
-	return mode, rest
+	return mode, rest, nil
 }

@@ -95,7 +95,7 @@ type echoReport struct{ *echoclient.Report }
 
 func (r echoReport) table(w io.Writer) {
 	fmt.Fprintf(w, "%4s %6s %6s %6s %9s %9s %9s\n", "id", "said", "echoes", "heard", "reordered", "rtt mean", "rtt max")
-	for _, p := range r.Players {
+	for _, p := range inSeatOrder(r.Players, func(p *echoclient.PlayerReport) int { return int(p.ID) }) {
 		fmt.Fprintf(w, "%4d %6d %6d %6d %9d %7.1fms %7.1fms\n", p.ID, p.Said, p.Echoes, p.Heard, p.OutOfOrder, p.RTTMeanMS, p.RTTMaxMS)
 		if p.Error != "" {
 			fmt.Fprintf(w, "     stopped: %s\n", p.Error)

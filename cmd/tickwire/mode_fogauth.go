@@ -241,7 +241,7 @@ type fogReport struct{ *fogclient.Report }
 func (r fogReport) table(w io.Writer) {
 	fmt.Fprintf(w, "%4s %6s %8s %8s %9s %9s %7s %8s %6s %5s %6s %9s  %s\n", "id", "ticks", "entities", "updates",
 		"down B/s", "up B/s", "enters", "updated", "leaves", "snaps", "reject", "max stale", "consistent")
-	for _, p := range r.Players {
+	for _, p := range inSeatOrder(r.Players, func(p *fogclient.PlayerReport) int { return int(p.ID) }) {
 		fmt.Fprintf(w, "%4d %6d %8d %8d %9.0f %9.0f %7d %8d %6d %5d %6d %9d  %v\n", p.ID, p.Ticks, p.EntitiesTracked,
 			p.UpdatesReceived, p.BytesDownPerS, p.BytesUpPerS, p.Enters, p.Updates, p.Leaves, p.Snaps, p.Rejections, p.MaxStaleTicks, p.Consistent)
 		if p.Error != "" {

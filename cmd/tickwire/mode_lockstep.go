@@ -129,12 +129,22 @@ func runLockstepBot(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	var report summary = lockstepReport{Report: &r}
 	if f.joined != nil {
-		report = pathReport{lockstepReport{Report: &r}, f.joined.route.Path, f.joined.found.Seconds() * 1000,
-			firstTick.Sub(f.joined.start).Seconds() * 1000}
+		p := pathReport{lockstepReport{Report: &r}, f.joined.route.Path, f.joined.found.Seconds() * 1000, 0}
+		p.FirstTickMS = sinceMS(f.joined.start, firstTick)
+		report = p
 	}
 	return f.report(stdout, report, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire bot: %d bots in room %q of %d, %d ticks, relay %s\n", f.players, f.room, f.roomSize, f.ticks, f.server)
 	})
+}
+
+// sinceMS is the time from start to at in milliseconds, or 0 (a JSON
+// field left out) if at never came.
+func sinceMS(start, at time.Time) float64 {
+	if at.IsZero() {
+		return 0
+	}
+	return at.Sub(start).Seconds() * 1000
 }
 
 // joinRoom joins room over conn, which the client (or, on failure,
@@ -152,12 +162,23 @@ func joinRoom(ctx context.Context, conn *transport.Conn, room string, roomSize i
 type lockstepReport struct {
 	*lockstepbot.Report
 	// drill, for a desync drill, is its outcome: the bots are then meant
-	// to disagree, and the verdict is whether the report named the fault.
-	drill *error
+	// to disagree, and the verdict is whether the report named the fault
+	// (drillLine, the table's last line).
+	drill     *error
+	drillLine string
 }
 
 func (r lockstepReport) table(w io.Writer) {
 	printBotReport(w, r.Report)
+	if r.drill != nil {
+		inSync := "no, as the drill meant: one bot's state was corrupted"
+		if r.AllInSync {
+			inSync = "yes: the injected desync went unseen"
+		}
+		fmt.Fprintf(w, "in sync: %s\n", inSync)
+		fmt.Fprintln(w, r.drillLine)
+		return
+	}
 	fmt.Fprintf(w, "in sync: %s\n", verdictLine(r.AllInSync, r.stopped(), "yes: every final hash matches, no desync"))
 }
 
@@ -185,7 +206,7 @@ func (r lockstepReport) stopped() error {
 func printBotReport(w io.Writer, r *lockstepbot.Report) {
 	fmt.Fprintf(w, "%4s %6s %6s %5s %7s %9s %9s %9s %4s %8s %8s  %s\n", "id", "ticks", "orders", "late", "strikes",
 		"rtt p50", "rtt p99", "gap p99", "ra", "up B/s", "down B/s", "final hash")
-	for _, p := range r.Players {
+	for _, p := range inSeatOrder(r.Players, func(p *lockstepbot.PlayerReport) int { return int(p.ID) }) {
 		fmt.Fprintf(w, "%4d %6d %6d %5d %7d %7.1fms %7.1fms %7.1fms %4d %8.0f %8.0f  %s\n", p.ID, p.Ticks, p.OrdersSent,
 			p.LateOrders, p.Strikes, p.RTTP50MS, p.RTTP99MS, p.TickGapP99MS, p.RunAhead, p.BytesUpPerS, p.BytesDownPerS, p.FinalHash)
 		if p.Desyncs > 0 {
@@ -254,20 +275,16 @@ func runLockstepDemo(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	var drill string
 	report := lockstepReport{Report: &r}
 	if f.desync.inject {
 		path, err := checkDrill(&r, f.desync.dir)
 		report.drill = &err
-		drill = fmt.Sprintf("desync drill: %s names the injected entity and field: %s", path, yesNo(err == nil, "yes"))
+		report.drillLine = fmt.Sprintf("desync drill: %s names the injected entity and field: %s", path, yesNo(err == nil, "yes, the drill passed"))
 	}
 	return printReport(stdout, report, f.json, func(w io.Writer) {
 		fmt.Fprintf(w, "tickwire demo: %d bots, %d ticks at %d tps, %s\n", f.players, f.ticks, f.tps, f.impairment())
-		fmt.Fprintf(w, "relay: %d late orders, %d strikes, %d QoS adjustments, %d desyncs, %d bytes in, %d bytes out\n",
+		fmt.Fprintf(w, "relay: %d late orders, %d strikes given, %d QoS adjustments, %d desyncs, %d bytes in, %d bytes out\n",
 			st.lockstep.LateOrders, st.lockstep.Strikes, st.lockstep.QosAdjustments, st.lockstep.Desyncs, st.BytesIn, st.BytesOut)
-		if drill != "" {
-			fmt.Fprintln(w, drill)
-		}
 	})
 }
 

@@ -260,7 +260,7 @@ type predictReport struct{ *predictbot.Report }
 func (r predictReport) table(w io.Writer) {
 	fmt.Fprintf(w, "%4s %6s %6s %6s %6s %7s %5s %8s %8s %6s %8s %8s %9s %8s %8s\n", "id", "ticks", "inputs", "acked",
 		"corr", "corr/s", "snaps", "err mean", "err p99", "replay", "ack p50", "ack p99", "prov m/d", "up B/s", "down B/s")
-	for _, p := range r.Players {
+	for _, p := range inSeatOrder(r.Players, func(p *predictbot.Player) int { return int(p.ID) }) {
 		fmt.Fprintf(w, "%4d %6d %6d %6d %6d %7.2f %5d %8.3f %8.3f %6.0f %6.1fms %6.1fms %4d/%-4d %8.0f %8.0f\n", p.ID, p.Ticks,
 			p.InputsSent, p.InputsAcked, p.Corrections, p.CorrectionsPerS, p.HardSnaps, p.MeanError, p.P99Error, p.ReplayDepthP99,
 			p.InputToAckP50MS, p.InputToAckP99MS, p.ProvisionalMapped, p.ProvisionalDiscarded, p.BytesUpPerS, p.BytesDownPerS)

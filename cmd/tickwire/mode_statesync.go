@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/tickwire/tickwire/metrics"
@@ -236,14 +237,31 @@ func ssSummary(players int, ticks uint64, results []syncclient.Result, rep *host
 func (r ssReport) table(w io.Writer) {
 	fmt.Fprintf(w, "majority agreement %.2f%%; desyncs %d detected, %d recovered (p99 %.0f frames, %.0f bytes)\n",
 		r.MajorityAgreementPct, r.DesyncsDetected, r.DesyncsRecovered, r.RecoveryTicksP99, r.RecoveryBytesP99)
-	fmt.Fprintf(w, "late joins %d (p99 %.0f ms); tiers %v\n", r.LateJoins, r.LateJoinMsP99, r.Tiers)
+	fmt.Fprintf(w, "late joins %d (p99 %.0f ms)\n", r.LateJoins, r.LateJoinMsP99)
+	if len(r.Tiers) > 0 {
+		fmt.Fprintf(w, "frames verified: %s\n", tierLine(r.Tiers))
+	}
 	fmt.Fprintf(w, "per client: upload %.0f B/s, download %.0f B/s; server CPU p99 %.3f ms per frame\n",
 		r.UploadBytesPerClientS, r.DownloadBytesPerClientS, r.ServerCPUMsPerTickP99)
-	fmt.Fprintf(w, "in sync: %s\n", verdictLine(r.AllInSync, r.stopped, "yes: every final hash matches"))
 	if r.hostile > 0 {
 		fmt.Fprintf(w, "hostile bots identified: %d of %d; honest bots: %d desyncs, %d repairs\n",
 			r.HostileIdentified, r.hostile, r.honestDesyncs, r.honestRecovered)
 	}
+	fmt.Fprintf(w, "in sync: %s\n", verdictLine(r.AllInSync, r.stopped, "yes: every final hash matches"))
+}
+
+// tierNames name the server's verification tiers (statesync.Tier), by
+// the keys of ssReport.Tiers.
+var tierNames = [...]string{"", "normal", "degraded", "minimal", "skipped"}
+
+// tierLine tells the frames per verification tier, best first: "900
+// normal, 3 degraded, 0 minimal, 0 skipped".
+func tierLine(tiers map[string]uint64) string {
+	var parts []string
+	for t := 1; t < len(tierNames); t++ {
+		parts = append(parts, fmt.Sprintf("%d %s", tiers[fmt.Sprint(t)], tierNames[t]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // verdict is errStopped when bots did not reach the last frame, and

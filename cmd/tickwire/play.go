@@ -48,12 +48,37 @@ func startPlay(ctx context.Context, addr string, ln *transport.Listener, serverK
 	hl, err := net.Listen("tcp", addr)
 	if err != nil {
 		p.Close()
-		return nil, err
+		return nil, addrFlagError("--play", addr, err)
 	}
 	ps := &playServer{page: p, hs: &http.Server{Handler: p.Handler(), ReadHeaderTimeout: 10 * time.Second},
 		url: "http://" + hl.Addr().String() + "/"}
 	ps.wg.Go(func() { _ = ps.hs.Serve(hl) })
 	return ps, nil
+}
+
+// showElapsed shows what and the seconds elapsed on line, once a
+// second, until the returned stop is called (which erases the line).
+func showElapsed(line *progressLine, what string) (stop func()) {
+	done, finished := make(chan struct{}), make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			line.printf("%s: %.0f s", what, time.Since(start).Seconds())
+			select {
+			case <-t.C:
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+		line.clear()
+	}
 }
 
 func (ps *playServer) stop() {
@@ -146,7 +171,13 @@ func runDemoPlay(ctx context.Context, f *demoPredictFlags, stdout io.Writer) err
 	}
 	defer d.stop()
 	v := &visitorRooms{ctx: ctx, players: f.players, arena: f.arena, ticks: uint64(f.tps) * 600, dial: d.dial}
+	stopBuilding := func() {}
+	if !page.Embedded() {
+		fmt.Fprintln(stdout, "building the WebAssembly client (first run, about 30 s)…")
+		stopBuilding = showElapsed(newProgressLine(f.stderr, false), "building the WebAssembly client")
+	}
 	ps, err := startPlay(ctx, f.play, d.ln, servedKey(d.client), v.join)
+	stopBuilding()
 	if err != nil {
 		return err
 	}

@@ -12,12 +12,15 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
+
+	"github.com/tickwire/tickwire/web/page"
 )
 
 // browserStats is the JSON of the page's tw-stats element.
@@ -62,8 +65,17 @@ func startPlayDemo(t *testing.T, ctx context.Context, bots int) string {
 			t.Errorf("demo --play exited %d", code)
 		}
 	})
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	go io.Copy(io.Discard, pr)
+	// Before it builds the client (the binary does not carry one), it
+	// says so: then comes the URL.
+	br := bufio.NewReader(pr)
+	line, err := br.ReadString('\n')
+	if err == nil && !page.Embedded() {
+		if !strings.HasPrefix(line, "building the WebAssembly client") {
+			t.Errorf("demo --play's first line %q, want the build's announcement", line)
+		}
+		line, err = br.ReadString('\n')
+	}
+	go io.Copy(io.Discard, br)
 	if err != nil {
 		t.Fatalf("demo --play printed no URL: %v", err)
 	}

@@ -39,3 +39,15 @@ func TestDemoProgressNotOnAPipe(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
+
+// TestShowElapsed: the build's progress line counts seconds on a
+// terminal and is erased when the work ends; elsewhere it is silent.
+func TestShowElapsed(t *testing.T) {
+	var b strings.Builder
+	stop := showElapsed(&progressLine{w: &b}, "building")
+	stop()
+	if got := b.String(); !strings.HasPrefix(got, "\r\x1b[Kbuilding: 0 s") || !strings.HasSuffix(got, "\r\x1b[K") {
+		t.Errorf("terminal: %q", got)
+	}
+	showElapsed(&progressLine{}, "building")() // silent, and stops
+}

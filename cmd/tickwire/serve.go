@@ -259,7 +259,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	op.certify(&scfg, resultKey)
 	ln, err := listenRelay(ctx, f.listen, f.readers, tcfg)
 	if err != nil {
-		return err
+		return addrFlagError("--listen", f.listen, err)
 	}
 	scfg.RequireToken = tcfg.Security != nil && tcfg.Security.Matchmaker != nil
 	srv := server.New(scfg)
@@ -274,7 +274,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		hl, err := net.Listen("tcp", f.admin)
 		if err != nil {
 			ln.Close()
-			return err
+			return addrFlagError("--admin", f.admin, err)
 		}
 		if f.adminToken == "" && !isLoopback(f.admin) {
 			log.Warn("admin address is not loopback and has no --admin-token: anyone who reaches it sees every room", "addr", f.admin)

@@ -2,6 +2,10 @@
 // runs the relay in its own process (lockstep/hostrelay) and plays
 // against a remote player who joins it over UDP; both players are bots.
 // Every client simulates every tick, so both end in the same state.
+//
+// With -server it is instead one player, in its own process, of a room
+// on a stock "tickwire serve" (encrypted: -server-key is the server's
+// public key, which serve --json prints): run it twice.
 package main
 
 import (
@@ -20,9 +24,20 @@ import (
 
 func main() {
 	ticks := flag.Uint64("ticks", 120, "ticks to play")
+	server := flag.String("server", "", "join this tickwire serve (host:port) as one player, instead of hosting a match in-process")
+	serverKey := flag.String("server-key", "", "with -server: the server's public key, hex (serve --json's public_key; empty: a plaintext server)")
+	room := flag.String("room", "grid", "with -server: the room to join")
 	flag.Parse()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	if *server != "" {
+		line, err := joinServer(ctx, *server, *serverKey, *room, *ticks)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(line)
+		return
+	}
 	sum, err := run(ctx, *ticks)
 	if err != nil {
 		log.Fatal(err)

@@ -58,11 +58,15 @@ func PlayBot(ctx context.Context, c *Client, m Mind, ticks uint64) {
 }
 
 // onTicks calls f each time new ticks arrived, until f returns true, the
-// connection ends or ctx is done.
+// match is over (f then sees the last ticks), the connection ends or ctx
+// is done.
 func onTicks(ctx context.Context, c *Client, f func() (stop bool)) {
 	for {
 		select {
 		case <-c.Ticked():
+		case <-c.Over():
+			f()
+			return
 		case <-c.Ended():
 			return
 		case <-ctx.Done():
@@ -121,8 +125,8 @@ func (c *Client) lost() bool {
 	return !ended
 }
 
-// Watch consumes the client's ticks (PollTick) until the connection ends
-// or ctx is done: the loop of a spectator that reads the partial world
+// Watch consumes the client's ticks (PollTick) until the match is over,
+// the connection ends or ctx is done: the loop of a spectator that reads the partial world
 // when it likes (WithWorld) rather than tick by tick.
 func Watch(ctx context.Context, c *Client) {
 	onTicks(ctx, c, func() bool {

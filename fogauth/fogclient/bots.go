@@ -200,6 +200,7 @@ func awaitEnd(ctx context.Context, r BotRun, c *Client, p PlayerReport) PlayerRe
 		p.Error = err.Error()
 	}
 	select {
+	case <-c.Over():
 	case <-c.Ended():
 	case <-time.After(r.Settle):
 		p.Error = "no match end from the server"

@@ -38,6 +38,10 @@ type Config struct {
 	// Clock measures the time to apply a StateUpdate; nil means
 	// time.Now.
 	Clock func() time.Time
+	// IdleTimeout ends the client when no message arrived for that long
+	// although the connection is up (join.WatchIdle): 0 means
+	// join.DefaultIdleTimeout, negative never.
+	IdleTimeout time.Duration
 }
 
 // Status is where a client is in its match.
@@ -100,6 +104,8 @@ type Client struct {
 	rejects   []fogauth.Rejection // scratch of observeRejections
 	ticked    chan struct{}       // a value after a new tick arrived
 	done      chan struct{}       // closed when the connection ended
+	over      chan struct{}       // closed when the MatchEnd arrived
+	idle      *join.IdleWatch
 	endErr    error
 	ctx       context.Context
 	cancel    context.CancelFunc
@@ -165,7 +171,7 @@ func joinAs(ctx context.Context, conn *transport.Conn, req join.Request, cfg Con
 
 // seat joins and waits for the MatchStart.
 func seat(ctx context.Context, conn *transport.Conn, req join.Request, cfg Config) (*Client, error) {
-	c := &Client{conn: conn, cfg: cfg, log: cfg.Logger, ticked: make(chan struct{}, 1), done: make(chan struct{})}
+	c := &Client{conn: conn, cfg: cfg, log: cfg.Logger, ticked: make(chan struct{}, 1), done: make(chan struct{}), over: make(chan struct{})}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
@@ -195,6 +201,8 @@ func seat(ctx context.Context, conn *transport.Conn, req join.Request, cfg Confi
 	c.status = StatusPlaying
 	c.began = c.cfg.Clock()
 	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.idle = join.WatchIdle(conn, cfg.IdleTimeout)
+	c.idle.Arm() // the MatchStart came: a StateUpdate every tick from now on
 	c.wg.Add(2)
 	go c.read()
 	go c.flushLoop()
@@ -209,13 +217,14 @@ func (c *Client) read() {
 		tm, err := c.conn.Receive(c.ctx)
 		if err != nil {
 			c.mu.Lock()
-			c.endErr = err
+			c.endErr = c.idle.Err(err)
 			if _, _, ended := c.core.End(); ended {
 				c.status = StatusEnded
 			} else {
 				c.status = StatusDisconnected
 			}
 			c.mu.Unlock()
+			c.idle.Stop() // the connection is gone: nothing left to watch
 			return
 		}
 		if c.end.Keep(tm.Data) {
@@ -237,7 +246,11 @@ func (c *Client) read() {
 		tick := c.core.World().Tick()
 		newTick := tick > c.lastTick
 		c.lastTick = tick
+		_, _, over := c.core.End()
 		c.mu.Unlock()
+		if over && !isClosed(c.over) {
+			close(c.over)
+		}
 		if newTick {
 			select {
 			case c.ticked <- struct{}{}:
@@ -365,6 +378,28 @@ func (c *Client) Ticked() <-chan struct{} { return c.ticked }
 // lost).
 func (c *Client) Ended() <-chan struct{} { return c.done }
 
+// Over is closed when the MatchEnd arrived: the match is over, whether
+// or not the server has closed the connection yet.
+func (c *Client) Over() <-chan struct{} { return c.over }
+
+// Err is why the connection ended (nil while it is up): the transport's
+// error, wrapped in join.ErrIdle if the server went silent.
+func (c *Client) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.endErr
+}
+
+// isClosed reports whether ch is closed; only its closer calls it.
+func isClosed(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
 // End returns the MatchEnd and whether the partial world equalled the
 // server's truth of the view when it arrived.
 func (c *Client) End() (end fogauth.MatchEnd, consistent, ok bool) {
@@ -387,6 +422,7 @@ func (c *Client) WithWorld(f func(w *fogauth.PartialWorld)) {
 func (c *Client) Leave(ctx context.Context) ([]byte, error) {
 	c.cancel()
 	c.wg.Wait()
+	c.idle.Stop()
 	cert, err := c.end.Leave(ctx, c.conn)
 	c.Close()
 	return cert, err
@@ -401,5 +437,6 @@ func (c *Client) Close() error {
 	err := c.conn.Close()
 	c.cancel()
 	c.wg.Wait()
+	c.idle.Stop()
 	return err
 }

@@ -29,6 +29,7 @@ type Remote struct {
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	end     join.Ending // the match's certified result, when it comes
+	idle    *join.IdleWatch
 }
 
 // MaxQueued is how many received messages a Remote holds for Poll.
@@ -36,7 +37,10 @@ const MaxQueued = 4096
 
 // Join joins room (of roomSize players) over conn as a prediction client
 // (server/join's Join) and returns the connection once seated. A refusal
-// is a *join.JoinError. On failure conn is closed.
+// is a *join.JoinError. On failure conn is closed. Once the server has
+// sent a first message, the Remote ends (Poll's error wraps
+// join.ErrIdle) when nothing more arrives for join.DefaultIdleTimeout:
+// a prediction server sends a snapshot every tick.
 func Join(ctx context.Context, conn *transport.Conn, roomName string, roomSize int) (*Remote, error) {
 	seat, err := join.Join(ctx, conn, join.Request{Room: roomName, RoomSize: roomSize, NetworkModel: room.Prediction})
 	if err != nil {
@@ -45,7 +49,7 @@ func Join(ctx context.Context, conn *transport.Conn, roomName string, roomSize i
 	}
 	rctx, cancel := context.WithCancel(context.Background())
 	r := &Remote{conn: conn, player: predict.PlayerID(seat.Player), notify: make(chan struct{}, 1),
-		drained: make(chan struct{}, 1), cancel: cancel}
+		drained: make(chan struct{}, 1), cancel: cancel, idle: join.WatchIdle(conn, 0)}
 	r.wg.Go(func() { r.read(rctx) })
 	return r, nil
 }
@@ -59,8 +63,12 @@ func (r *Remote) Conn() *transport.Conn { return r.conn }
 // read queues every message until the connection ends, waiting for a
 // Poll while the queue is full.
 func (r *Remote) read(ctx context.Context) {
+	defer r.idle.Stop()
 	for {
 		m, err := r.conn.Receive(ctx)
+		if err == nil {
+			r.idle.Arm() // the match talks: it must go on talking
+		}
 		if err == nil && r.end.Keep(m.Data) {
 			continue
 		}
@@ -75,7 +83,7 @@ func (r *Remote) read(ctx context.Context) {
 			r.mu.Lock()
 		}
 		if err != nil {
-			r.err = err
+			r.err = r.idle.Err(err)
 		} else {
 			r.queue = append(r.queue, m.Data)
 		}

@@ -16,7 +16,7 @@ func RequireToken(token string, h http.Handler) http.Handler {
 	}
 	want := []byte("Bearer " + token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		open := r.URL.Path == "/healthz" || r.URL.Path == "/readyz" || r.URL.Path == "/dashboard" || strings.HasPrefix(r.URL.Path, "/dashboard/")
+		open := r.URL.Path == "/" || r.URL.Path == "/healthz" || r.URL.Path == "/readyz" || r.URL.Path == "/dashboard" || strings.HasPrefix(r.URL.Path, "/dashboard/")
 		if !open && subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="tickwire"`)
 			http.Error(w, "unauthorized", http.StatusUnauthorized)

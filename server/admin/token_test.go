@@ -24,6 +24,7 @@ func TestRequireToken(t *testing.T) {
 		{"/readyz", "", 200},
 		{"/dashboard/", "", 200},
 		{"/dashboard/app.js", "", 200},
+		{"/", "", 200}, // a redirect to the page
 	} {
 		r := httptest.NewRequest("GET", c.path, nil)
 		if c.auth != "" {

@@ -97,6 +97,11 @@ func TestAPIFields(t *testing.T) {
 	if code := get(t, mux, "/dashboard/", nil); code != 200 {
 		t.Errorf("page: %d", code)
 	}
+	rec := httptest.NewRecorder()
+	mux.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	if rec.Code != http.StatusFound || rec.Header().Get("Location") != "/dashboard/" {
+		t.Errorf("/: %d to %q, want a redirect to /dashboard/", rec.Code, rec.Header().Get("Location"))
+	}
 }
 
 // TestBounded samples a long match: each player's history stays at

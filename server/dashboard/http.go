@@ -11,7 +11,8 @@ var web embed.FS
 
 // Register adds the API and the page to mux: GET /api/v1/rooms, GET
 // /api/v1/rooms/{name}, GET /api/v1/rooms/{name}/{doc} (a room's
-// document, such as its desync report) and /dashboard/.
+// document, such as its desync report) and /dashboard/, to which / and
+// /dashboard redirect.
 func (d *Dashboard) Register(mux *http.ServeMux) {
 	mux.Handle("GET /api/v1/rooms", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		b, _ := d.encoded("", d.list)
@@ -37,6 +38,7 @@ func (d *Dashboard) Register(mux *http.ServeMux) {
 	page, _ := fs.Sub(web, "web")
 	mux.Handle("GET /dashboard/", http.StripPrefix("/dashboard/", http.FileServerFS(page)))
 	mux.Handle("GET /dashboard", http.RedirectHandler("/dashboard/", http.StatusMovedPermanently))
+	mux.Handle("GET /{$}", http.RedirectHandler("/dashboard/", http.StatusFound)) // the admin address's root
 }
 
 // writeJSON writes an encoded answer.

@@ -128,16 +128,21 @@ func (p *player) fresh() {
 
 // play runs the bot on its connection until it has simulated frame
 // p.ticks or its plan makes it leave, then closes the connection. It
-// returns whether the bot left to come back.
+// returns whether the bot left to come back. Once the server has sent a
+// first message, join.DefaultIdleTimeout without another ends the play
+// (a state-sync server sends a Tick every frame).
 func (p *player) play(ctx context.Context) (churned bool) {
 	defer p.conn.Close()
+	idle := join.WatchIdle(p.conn, 0)
+	defer idle.Stop()
 	p.churn = false
 	for !p.churn {
 		tm, err := p.conn.Receive(ctx)
 		if err != nil {
-			p.res.Err = err
+			p.res.Err = idle.Err(err)
 			break
 		}
+		idle.Arm()
 		p.res.Down += len(tm.Data)
 		if p.end.Keep(tm.Data) {
 			continue

@@ -53,7 +53,7 @@ func New(cfg Config) *Page { return &Page{cfg: cfg} }
 // reports a missing client before anyone loads the page.
 func (p *Page) Prepare(ctx context.Context) error {
 	p.once.Do(func() {
-		if _, err := fs.Stat(assets, "assets/tw.wasm"); err == nil {
+		if Embedded() {
 			p.client, _ = fs.Sub(assets, "assets")
 			return
 		}
@@ -64,6 +64,14 @@ func (p *Page) Prepare(ctx context.Context) error {
 		}
 	})
 	return p.err
+}
+
+// Embedded reports whether the binary carries the WebAssembly client;
+// if not, Prepare builds it (about 30 s on two cores the first time,
+// while the Go build cache is cold).
+func Embedded() bool {
+	_, err := fs.Stat(assets, "assets/tw.wasm")
+	return err == nil
 }
 
 // Close removes a client built by Prepare.

@@ -32,8 +32,8 @@ func TestRoutes(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp, string(b)
 	}
-	if resp, body := get("/"); resp.StatusCode != http.StatusOK || !strings.Contains(body, `id="tw-stats"`) || !strings.Contains(body, `id="tw-canvas"`) {
-		t.Fatalf("/: %s, want the page with tw-stats and tw-canvas", resp.Status)
+	if resp, body := get("/"); resp.StatusCode != http.StatusOK || !strings.Contains(body, `id="tw-stats" hidden`) || !strings.Contains(body, `id="tw-canvas"`) {
+		t.Fatalf("/: %s, want the page with tw-stats (hidden) and tw-canvas", resp.Status)
 	}
 	resp, body := get("/config.json")
 	var j Join

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tickwire/tickwire/examples/echo"
 	"github.com/tickwire/tickwire/internal/botpool"
+	"github.com/tickwire/tickwire/server/join"
 )
 
 // BotRun is a run of echo bots: Players bots join Room, a room of
@@ -93,7 +94,12 @@ func playBot(ctx context.Context, r BotRun, i int) PlayerReport {
 	sayCtx, stop := context.WithCancel(ctx)
 	said := make(chan int, 1)
 	go func() { said <- sayAll(sayCtx, c, r, epoch) }()
-	listen(ctx, c, r.Messages, epoch, &p)
+	// Every bot says a line every Interval: a room silent for much longer
+	// than that lost its server (or its bots), and the bot ends.
+	idle := join.WatchIdle(c.Conn(), max(join.DefaultIdleTimeout, 4*r.Interval))
+	idle.Arm()
+	listen(ctx, c, r.Messages, epoch, &p, idle)
+	idle.Stop()
 	stop()
 	p.Said = <-said
 	if p.Error == "" {
@@ -127,14 +133,15 @@ func sayAll(ctx context.Context, c *Client, r BotRun, epoch time.Time) int {
 }
 
 // listen receives echoes until every seat's messages lines came back
-// (or the connection or ctx ends), recording them in p.
-func listen(ctx context.Context, c *Client, messages int, epoch time.Time, p *PlayerReport) {
+// (or the connection or ctx ends, or idle closed the silent connection),
+// recording them in p.
+func listen(ctx context.Context, c *Client, messages int, epoch time.Time, p *PlayerReport, idle *join.IdleWatch) {
 	next := make(map[uint16]uint32, c.Players())
 	var rttSum time.Duration
 	for p.Heard < c.Players()*messages {
 		e, err := c.Receive(ctx)
 		if err != nil {
-			p.Error = err.Error()
+			p.Error = idle.Err(err).Error()
 			break
 		}
 		p.Heard++

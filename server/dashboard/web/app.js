@@ -27,9 +27,28 @@ function el(tag, text, cls) {
   return e;
 }
 
+// plural is "1 room", "2 rooms".
+function plural(n, noun) {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
+// emptyHint is what the rooms table says while the server has none.
+const emptyHint = "No rooms yet. A room opens when its first player joins: " +
+  "tickwire bot --server ADDR --room NAME --players 2 (ADDR: the server's --listen; " +
+  "add --server-key KEY, serve --json's public_key), or your game's client.";
+
 function drawRooms(rooms) {
   const body = document.querySelector("#rooms tbody");
   body.replaceChildren();
+  if (!rooms.length) {
+    const td = el("td", emptyHint, "empty");
+    td.colSpan = 8;
+    const tr = el("tr");
+    tr.id = "rooms-empty";
+    tr.append(td);
+    body.append(tr);
+    document.getElementById("room").hidden = true;
+  }
   for (const r of rooms) {
     const tr = el("tr");
     tr.dataset.room = r.name;
@@ -59,7 +78,12 @@ function lagometer(p) {
     g.fillRect(i * w, c.height - y, Math.max(w - 1, 1), y);
     g.fillStyle = "#58f";
     g.fillRect(i * w, c.height - ((s.rtt_ms + s.jitter_ms) / top) * c.height, Math.max(w - 1, 1), 1);
-    if (s.loss_percent > 0) { g.fillStyle = "#f33"; g.fillRect(i * w, 0, Math.max(w - 1, 1), 4); }
+    // Loss as the rate of the sample's interval: a bar down from the
+    // top, full height at 10 % (0.9 % is a tick, not a strip).
+    if (s.loss_percent > 0) {
+      g.fillStyle = "#f33";
+      g.fillRect(i * w, 0, Math.max(w - 1, 1), Math.max(Math.min(s.loss_percent / 10, 1) * c.height / 4, 1));
+    }
   });
   fig.append(c, el("figcaption", `player ${p.player}: RTT ${p.rtt_ms.toFixed(1)} ms, jitter ${p.jitter_ms.toFixed(1)} ms, loss ${p.loss_percent.toFixed(1)} %`));
   return fig;
@@ -81,28 +105,34 @@ function drawTicks(t) {
 
 // drawSeries draws every series of the model's report, grouped by name:
 // x is the tick, y the value, flagged points (late, idle) highlighted.
+// Each chart's legend names only the flags its points carry.
 function drawSeries(series) {
   const box = document.getElementById("series");
   box.replaceChildren();
+  const legends = {};
   const byName = new Map();
   for (const s of series) {
     if (!byName.has(s.name)) byName.set(s.name, []);
     byName.get(s.name).push(s);
   }
   for (const [name, list] of byName) {
-    box.append(el("h3", `${name.replaceAll("_", " ")} (${list[0].unit || ""}; red: late, orange: idle, line: zero)`));
+    const pts = list.flatMap((s) => s.points);
+    const flags = new Set(pts.map((p) => p.flag).filter(Boolean));
+    const legend = [list[0].unit || "", "green: a point", flags.has("late") && "red: late", flags.has("idle") && "orange: idle",
+      "line: zero, one row per player"].filter(Boolean).join("; ");
+    legends[name] = legend;
+    box.append(el("h3", `${name.replaceAll("_", " ")} (${legend})`));
     const c = el("canvas");
     c.width = 720; c.height = 40 * list.length + 20;
     c.id = "series-" + name;
     const g = c.getContext("2d");
-    const pts = list.flatMap((s) => s.points);
     if (pts.length) {
       const t0 = Math.min(...pts.map((p) => p.tick)), t1 = Math.max(...pts.map((p) => p.tick), t0 + 1);
       const span = Math.max(1, ...pts.map((p) => Math.abs(p.value)));
       list.forEach((s, row) => {
         const mid = 20 + row * 40 + 20;
         g.fillStyle = "#445"; g.fillRect(0, mid, c.width, 1);
-        g.fillStyle = "#aab"; g.fillText("p" + s.player, 2, mid - 8);
+        g.fillStyle = "#aab"; g.textBaseline = "middle"; g.fillText("p" + s.player, 2, mid); // on its row's zero line
         for (const p of s.points) {
           const x = 24 + ((p.tick - t0) / (t1 - t0)) * (c.width - 30);
           const y = mid - (p.value / span) * 18;
@@ -113,6 +143,7 @@ function drawSeries(series) {
     }
     box.append(c);
   }
+  return legends;
 }
 
 // drawHistograms draws every distribution of the model's report, one
@@ -219,11 +250,11 @@ function drawRoom(room) {
   const lag = document.getElementById("lagometers");
   lag.replaceChildren(...room.player_series.map(lagometer));
   drawTicks(room.tick_timing);
-  drawSeries(room.model.series || []);
+  const legends = drawSeries(room.model.series || []);
   const hists = drawHistograms(room.model.histograms || []);
   const map = drawMap(room.model.map);
   drawSync(room);
-  document.getElementById("tw-data").textContent = JSON.stringify({
+  return {
     room: room.name,
     network_model: room.network_model,
     tick: room.tick,
@@ -236,7 +267,8 @@ function drawRoom(room) {
     histograms: hists,
     map,
     desync_report: (room.links && room.links.desync_report) || null,
-  });
+    legends,
+  };
 }
 
 async function tick() {
@@ -244,8 +276,12 @@ async function tick() {
     const list = await get("/api/v1/rooms");
     if (!selected || !list.rooms.some((r) => r.name === selected)) selected = list.rooms.length ? list.rooms[0].name : null;
     drawRooms(list.rooms);
-    if (selected) drawRoom(await get("/api/v1/rooms/" + encodeURIComponent(selected)));
-    document.getElementById("status").textContent = `${list.rooms.length} rooms · ${new Date().toLocaleTimeString()}`;
+    const data = selected ? drawRoom(await get("/api/v1/rooms/" + encodeURIComponent(selected))) : {};
+    const status = `${plural(list.rooms.length, "room")} · ${new Date().toLocaleTimeString()}`;
+    document.getElementById("status").textContent = status;
+    data.status = status;
+    data.empty = list.rooms.length ? "" : emptyHint;
+    document.getElementById("tw-data").textContent = JSON.stringify(data);
   } catch (e) {
     document.getElementById("status").textContent = String(e);
   }
