@@ -152,7 +152,3 @@ func TestFairnessRealClient(t *testing.T) {
 		}
 	})
 }
-
-type noOrders struct{}
-
-func (noOrders) Orders(uint64) []protocol.TimestampedOrder { return nil }
