@@ -180,6 +180,7 @@ type Server struct {
 	// the server computes each frame's partition count.
 	entities   uint32
 	majorities [64]frameHash // the majority hash of recent frames
+	agreed     frameHash     // the latest frame with a majority hash
 	suspects   map[uint32]time.Duration
 	removed    map[uint32]time.Duration // removed clients, barred until then
 	rng        xorshift128

@@ -429,7 +429,8 @@ func TestTieIsNoMajority(t *testing.T) {
 }
 
 // TestVerdictCounted: a frame whose voters agree gets one verdict, counted
-// in Stats.Verdicts with its agreeing voters.
+// in Stats.Verdicts with its agreeing voters, and its hash is the agreed
+// one the room records as the match's final hash.
 func TestVerdictCounted(t *testing.T) {
 	srv := statesync.NewServer(statesync.Config{}, 0)
 	for id := uint32(1); id <= 3; id++ {
@@ -444,8 +445,14 @@ func TestVerdictCounted(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if _, _, ok := srv.Agreed(); ok {
+		t.Fatal("an agreed hash before any verdict")
+	}
 	srv.Tick(100 * time.Millisecond)
 	if st := srv.Stats(); st.Verdicts != 1 || st.Agreeing != 2 || st.Voters != 3 {
 		t.Fatalf("verdicts %d, agreeing %d of %d voters; want 1, 2 of 3", st.Verdicts, st.Agreeing, st.Voters)
+	}
+	if frame, hash, ok := srv.Agreed(); !ok || frame != f || hash != 7 {
+		t.Fatalf("agreed frame %d hash %d (%v), want frame %d hash 7", frame, hash, ok, f)
 	}
 }

@@ -371,6 +371,9 @@ func (s *Server) decide(r *frameRec) {
 	}
 	r.majority, r.decided = hash, true
 	s.majorities[r.frame%uint32(len(s.majorities))] = frameHash{r.frame, hash}
+	if r.frame >= s.agreed.frame {
+		s.agreed = frameHash{r.frame, hash}
+	}
 	if prev := s.majorities[(r.frame-1)%uint32(len(s.majorities))]; prev.frame == r.frame-1 && r.frame > 1 {
 		r.baseHash, r.knownBase = prev.hash, true
 	}
@@ -567,4 +570,11 @@ func (s *Server) tryAssemble(r *frameRec) {
 func (s *Server) emitTier(r *frameRec, t Tier) {
 	s.stats.Tiers.Add(t)
 	s.emit(Event{Kind: EventTier, Frame: r.frame, Tier: t})
+}
+
+// Agreed returns the latest frame whose state hash a strict majority of
+// the room's ACTIVE clients reported, and that hash; ok is false until a
+// frame had one.
+func (s *Server) Agreed() (frame, hash uint32, ok bool) {
+	return s.agreed.frame, s.agreed.hash, s.agreed.frame > 0
 }

@@ -2,6 +2,7 @@ package fogserver
 
 import (
 	"crypto/rand"
+	"fmt"
 	"log/slog"
 	"slices"
 	"sync/atomic"
@@ -316,8 +317,18 @@ func (r *fogRoom) Status(now time.Duration) room.Status {
 	if r.core.Finished() {
 		phase = "settling"
 	}
-	pub := &status{Status: room.Status{Phase: phase, Tick: r.core.Tick()}, bytesPerClient: perClient,
+	pub := &status{Status: room.Status{Phase: phase, Tick: r.core.Tick(), FinalHash: finalHash(r.core.Game())}, bytesPerClient: perClient,
 		tickP99: r.tickTimes.Quantile(0.99), costP99: r.costTimes.Quantile(0.99)}
 	r.published.Store(pub)
 	return pub.Status
+}
+
+// finalHash is the hosted game's state hash in hex, for the match's
+// record, if the game has one (a StateHash method: the reference RTS
+// does); "" otherwise.
+func finalHash(g fogauth.Game) string {
+	if h, ok := g.(interface{ StateHash() uint64 }); ok {
+		return fmt.Sprintf("%016x", h.StateHash())
+	}
+	return ""
 }

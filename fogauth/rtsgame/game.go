@@ -29,6 +29,10 @@ func New(mapData sim.MapData, rules sim.Config, seed uint64) (*Game, error) {
 // Sim is the simulation. Callers must not change it.
 func (g *Game) Sim() *sim.Sim { return g.s }
 
+// StateHash is the simulation's state hash (sim.Sim.StateHash): the
+// room records it as the match's final hash.
+func (g *Game) StateHash() uint64 { return g.s.StateHash() }
+
 // Fog is the radius fog, updated by UpdateSight.
 func (g *Game) Fog() *sim.RadiusFogProvider { return g.fog }
 

@@ -146,7 +146,8 @@ type Status struct {
 	// FinalHash is the model's hash of the match's state as it stands, in
 	// hex ("" if it has none), recorded as the match's final hash:
 	// lockstep's last sync hash every player agreed on, prediction's
-	// authoritative state hash.
+	// authoritative state hash, state sync's latest majority hash, the
+	// fog-authoritative game's state hash (when the game has one).
 	FinalHash string
 	// Turns are the processing times of the driver's last turns (up to
 	// TurnHistory, oldest first) and Budget the tick interval they are

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"sync/atomic"
@@ -282,7 +283,11 @@ func (r *ssRoom) Done() bool { return !slices.Contains(r.open, true) }
 
 // Status implements room.Core.
 func (r *ssRoom) Status(time.Duration) room.Status {
-	return room.Status{Phase: "playing", Tick: uint64(r.core.Frame())}
+	st := room.Status{Phase: "playing", Tick: uint64(r.core.Frame())}
+	if _, h, ok := r.core.Agreed(); ok {
+		st.FinalHash = fmt.Sprintf("%08x", h) // the latest majority hash
+	}
+	return st
 }
 
 // End implements room.Core: the room's report.
