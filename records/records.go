@@ -139,7 +139,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 // migration reads user_version and applies its step as one (and two
 // writers never deadlock upgrading a read lock).
 func openWriter(path string) *sql.DB {
-	db, _ := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+	db, _ := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate")
 	return db // sql.Open of a registered driver only fails on a bad name
 }
 
@@ -171,12 +171,33 @@ func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 // IMMEDIATE), so that two first opens racing (the writer lock aside:
 // a filesystem without locks) apply each step once.
 func (d *DB) migrate(ctx context.Context) error {
+	wait := 5 * time.Millisecond
+	deadline := time.Now().Add(10 * time.Second)
 	for {
 		done, err := d.migrateStep(ctx)
+		if busy(err) && time.Now().Before(deadline) {
+			// Several first opens of a fresh file race for the switch to
+			// WAL and the write lock; SQLite can refuse at once instead
+			// of waiting its busy timeout. Wait and try the step again.
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(wait):
+			}
+			wait = min(2*wait, 200*time.Millisecond)
+			continue
+		}
 		if done || err != nil {
 			return err
 		}
 	}
+}
+
+// busy reports whether err is SQLite's SQLITE_BUSY (the database is
+// locked by another connection).
+func busy(err error) bool {
+	var coded interface{ Code() int }
+	return errors.As(err, &coded) && coded.Code()&0xff == 5
 }
 
 // migrateStep applies the next migration, if any; done reports there was
