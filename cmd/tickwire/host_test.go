@@ -37,23 +37,12 @@ func TestHostAndJoinByURI(t *testing.T) {
 	rv := loopback.ClosedUDP(t)
 	go runRendezvous(ctx, []string{"--listen", rv}, io.Discard, io.Discard)
 	pngFile := filepath.Join(t.TempDir(), "join.png")
-	pr, pw := io.Pipe()
-	hostDone := make(chan error, 1)
-	go func() {
-		err := runHost(ctx, []string{"--rendezvous", rv, "--ticks", "40", "--json", "--qr", "--qr-png", pngFile}, pw, io.Discard)
-		pw.CloseWithError(err)
-		hostDone <- err
-	}()
-	lines := bufio.NewScanner(pr)
-	if !lines.Scan() {
-		t.Fatalf("no join line: %v", <-hostDone)
-	}
-	var first map[string]string
-	if err := json.Unmarshal(lines.Bytes(), &first); err != nil || !strings.HasPrefix(first["join"], "tickwire://join/TICK-") || !strings.HasSuffix(first["join"], "@"+rv) {
-		t.Fatalf("first line %q: %v", lines.Text(), err)
+	lines, join, hostDone := startHost(t, ctx, "--rendezvous", rv, "--ticks", "40", "--json", "--qr", "--qr-png", pngFile)
+	if !strings.HasPrefix(join, "tickwire://join/TICK-") || !strings.HasSuffix(join, "@"+rv) {
+		t.Fatalf("join URI %q", join)
 	}
 	var botOut bytes.Buffer
-	if err := run(ctx, []string{"bot", "--join", first["join"], "--players", "1", "--ticks", "40", "--json"}, &botOut, io.Discard); err != 0 {
+	if err := run(ctx, []string{"bot", "--join", join, "--players", "1", "--ticks", "40", "--json"}, &botOut, io.Discard); err != 0 {
 		t.Fatalf("bot exited %d: %s", err, botOut.String())
 	}
 	var joiner, host joinedSummary
@@ -115,24 +104,13 @@ func TestJoinerToldWhyHostGaveUp(t *testing.T) {
 	defer cancel()
 	rv := loopback.ClosedUDP(t)
 	go runRendezvous(ctx, []string{"--listen", rv}, io.Discard, io.Discard)
-	pr, pw := io.Pipe()
-	hostDone := make(chan error, 1)
+	lines, join, hostDone := startHost(t, ctx, "--rendezvous", rv, "--players", "3", "--wait", "3s", "--json")
 	go func() {
-		err := runHost(ctx, []string{"--rendezvous", rv, "--players", "3", "--wait", "3s", "--json"}, pw, io.Discard)
-		pw.CloseWithError(err)
-		hostDone <- err
+		for lines.Scan() {
+		}
 	}()
-	lines := bufio.NewScanner(pr)
-	if !lines.Scan() {
-		t.Fatalf("no join line: %v", <-hostDone)
-	}
-	var first map[string]string
-	if err := json.Unmarshal(lines.Bytes(), &first); err != nil {
-		t.Fatal(err)
-	}
-	go io.Copy(io.Discard, pr)
 	var out, errOut bytes.Buffer
-	code := run(ctx, []string{"bot", "--join", first["join"], "--players", "1", "--ticks", "40"}, &out, &errOut)
+	code := run(ctx, []string{"bot", "--join", join, "--players", "1", "--ticks", "40"}, &out, &errOut)
 	if code == 0 || !strings.Contains(out.String()+errOut.String(), "the host stopped waiting") {
 		t.Fatalf("joiner exit %d: %s%s", code, out.String(), errOut.String())
 	}
@@ -147,4 +125,27 @@ func TestJoinerToldWhyNoRoute(t *testing.T) {
 	if err := f.resolveJoinURI(); err == nil || !strings.Contains(err.Error(), "the host never admitted this joiner") {
 		t.Fatalf("resolveJoinURI: %v", err)
 	}
+}
+
+// startHost runs "tickwire host args..." (with --json) and returns its
+// standard output's lines after the first, the join URI that first line
+// gives, and the host's end.
+func startHost(t *testing.T, ctx context.Context, args ...string) (*bufio.Scanner, string, <-chan error) {
+	t.Helper()
+	pr, pw := io.Pipe()
+	hostDone := make(chan error, 1)
+	go func() {
+		err := runHost(ctx, args, pw, io.Discard)
+		pw.CloseWithError(err)
+		hostDone <- err
+	}()
+	lines := bufio.NewScanner(pr)
+	if !lines.Scan() {
+		t.Fatalf("no join line: %v", <-hostDone)
+	}
+	var first map[string]string
+	if err := json.Unmarshal(lines.Bytes(), &first); err != nil {
+		t.Fatalf("first line %q: %v", lines.Text(), err)
+	}
+	return lines, first["join"], hostDone
 }
